@@ -1,0 +1,179 @@
+"""Typed, frozen events emitted by the crawl scheduler.
+
+Every driver (SimPy, threads, asyncio) and every view (terminal app, notebook)
+consumes these and nothing else, so that what a view draws is exactly what the
+scheduler decided.  Each event carries the time ``t`` the driver passed in;
+the core never reads a clock.
+
+Events serialise to flat JSON objects (``event_to_dict``/``event_from_dict``)
+and a trace is one such object per line (JSONL).  The ``type`` key names the
+class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+SkipReason = Literal["seen", "scope", "robots", "depth", "cap", "malformed", "scheme"]
+"""Why a link was not added to the frontier.
+
+``seen``: its canonical form was already discovered; ``scope``: outside the
+configured scope or allow/deny patterns; ``robots``: disallowed by the host's
+robots.txt; ``depth``: beyond ``depth_limit``; ``cap``: ``max_pages`` or
+``max_pages_per_host`` reached; ``malformed``: could not be parsed as a URL;
+``scheme``: not http(s) (mailto:, javascript:, ...).
+"""
+
+FetchKind = Literal["page", "robots"]
+DeferReason = Literal["gap", "crawl-delay", "retry-after"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base class: ``t`` is the driver's time (seconds) when it happened."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered(Event):
+    """A new canonical URL entered the frontier (and the seen set)."""
+
+    url: str
+    host: str
+    depth: int
+    parent: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped(Event):
+    """A link found on ``parent`` (or a seed) was not queued, and why."""
+
+    url: str
+    parent: str | None
+    reason: SkipReason
+    href: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchStarted(Event):
+    """A fetch was handed to the driver.
+
+    ``slot`` is the lowest free worker slot (0 .. workers-1): views draw one
+    lane per slot.  ``page`` is the page's true identity (the driver's
+    ``page_of``); ``duplicate`` is true when that page was already fetched
+    under another spelling -- wasted work that only weak normalization allows.
+    """
+
+    fetch_id: int
+    url: str
+    host: str
+    kind: FetchKind
+    depth: int
+    attempt: int
+    slot: int
+    page: str
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FetchFinished(Event):
+    """A fetch returned a response (any status that is not retried)."""
+
+    fetch_id: int
+    url: str
+    host: str
+    kind: FetchKind
+    status: int
+    links: int
+    new_links: int
+    duplicate_of: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FetchFailed(Event):
+    """A fetch failed.  ``final`` means no retry follows: the page is recorded
+    as failed with ``reason`` and still counts as found."""
+
+    fetch_id: int
+    url: str
+    host: str
+    kind: FetchKind
+    reason: str
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RetryScheduled(Event):
+    """A failed or throttled fetch will be retried at ``at``."""
+
+    url: str
+    host: str
+    attempt: int
+    at: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostDeferred(Event):
+    """No request may start on ``host`` before ``until``, and why."""
+
+    host: str
+    until: float
+    reason: DeferReason
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsLoaded(Event):
+    """A host's robots.txt was applied (``crawl_delay`` after the cap)."""
+
+    host: str
+    status: int
+    crawl_delay: float | None
+    disallow_all: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Event):
+    """Frontier empty, nothing in flight, no retry pending."""
+
+    pages: int
+    fetches: int
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        Discovered,
+        Skipped,
+        FetchStarted,
+        FetchFinished,
+        FetchFailed,
+        RetryScheduled,
+        HostDeferred,
+        RobotsLoaded,
+        Done,
+    )
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """Flat JSON-ready dict with a ``type`` key naming the event class."""
+    data = asdict(event)
+    data["type"] = type(event).__name__
+    return data
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Inverse of :func:`event_to_dict`; raises ``ValueError`` on an unknown
+    type or missing field, so a corrupt trace fails with a clear message."""
+    name = data.get("type")
+    cls = EVENT_TYPES.get(str(name))
+    if cls is None:
+        raise ValueError(f"unknown event type {name!r}")
+    names = {f.name for f in fields(cls)}
+    missing = names - data.keys()
+    if missing:
+        raise ValueError(f"{name} event is missing {sorted(missing)}")
+    return cls(**{k: data[k] for k in names})

@@ -1,0 +1,473 @@
+"""The crawl scheduler: the one copy of the crawl algorithm.
+
+It is sans-I/O, in the manner of h11 and aioquic: it never reads a clock and
+never touches the network.  A driver feeds it seeds and results, each with
+the time ``now`` by the driver's own clock, and asks it what may start::
+
+    sched = Scheduler(options)
+    sched.add_seeds(["http://a.com/"], now=0.0)
+    while not sched.done:
+        for fetch in sched.poll(now):          # start these
+            ...
+        wake = sched.next_wakeup()             # or sleep until this time
+        ...
+        sched.on_response(fetch.id, now, status=200, links=[...])
+
+The invariant it keeps (seed 000's): every URL in the frontier or in flight
+is already in the seen set, and nothing in the seen set is queued again --
+URLs are marked seen when discovered, never when fetched.  The crawl is done
+when the frontier is empty *and* nothing is in flight *and* no retry is
+pending; any one alone is not enough.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from crawlsim.core.content import ContentIndex
+from crawlsim.core.events import (
+    Discovered,
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchKind,
+    FetchStarted,
+    HostDeferred,
+    RetryScheduled,
+    RobotsLoaded,
+    Skipped,
+    SkipReason,
+)
+from crawlsim.core.frontier import ROBOTS_KEY, Entry, HostState, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.options import CrawlOptions
+from crawlsim.core.retry import backoff_delay, parse_retry_after
+from crawlsim.core.robots import RobotsPolicy, policy_from_response, unreachable_policy
+from crawlsim.core.scope import Scope
+from crawlsim.core.seen import make_seen
+from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise, split_host
+
+
+@dataclass(frozen=True, slots=True)
+class Fetch:
+    """One request the driver should make now."""
+
+    id: int
+    url: str
+    host: str
+    kind: FetchKind
+    depth: int
+    attempt: int
+    slot: int
+
+    @property
+    def robots_url(self) -> bool:
+        return self.kind == "robots"
+
+
+@dataclass(slots=True)
+class CrawlStats:
+    """Running counters; cheap enough to keep even with events off."""
+
+    fetches: int = 0
+    """Page fetches started (retries and duplicates included; robots.txt not)."""
+    robots_fetches: int = 0
+    pages_fetched: int = 0
+    """Distinct pages (by true identity) that got a response."""
+    duplicate_fetches: int = 0
+    """Fetches of a page already fetched under another spelling."""
+    retries: int = 0
+    failed: int = 0
+    """Pages recorded as failed (final error or HTTP status >= 400)."""
+    content_duplicates: int = 0
+    discovered: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    peak_in_flight: int = 0
+    peak_frontier: int = 0
+
+
+@dataclass(slots=True)
+class _InFlight:
+    fetch: Fetch
+    entry: Entry
+    duplicate: bool
+
+
+class Scheduler:
+    """Frontier, seen set, scope, politeness, robots.txt, retries and caps."""
+
+    def __init__(self, options: CrawlOptions | None = None, *, page_of: Callable[[str], str] | None = None) -> None:
+        self.options = opts = options or CrawlOptions()
+        self.stats = CrawlStats()
+        self._steps = opts.normalize_steps
+        self._page_of = page_of
+        self._track_pages = page_of is not None or not (SAFE_STEPS <= self._steps)
+        self._fetched_pages: set[str] = set()
+        self._seen = make_seen(opts.seen, opts.bloom_capacity, opts.bloom_error_rate)
+        self._scope = Scope(opts.scope, opts.allow, opts.deny)
+        self._content = ContentIndex(opts.content_dedup, opts.simhash_distance)
+        per_host = opts.per_host or opts.workers
+        self._frontier: PerHostFrontier | SingleQueueFrontier = (
+            PerHostFrontier(per_host) if opts.frontier == "per-host" else SingleQueueFrontier(per_host)
+        )
+        self._hosts: dict[str, HostState] = {}
+        self._in_flight: dict[int, _InFlight] = {}
+        self._free_slots: list[int] = list(range(opts.workers))
+        self._retries: list[tuple[float, int, str, Entry]] = []
+        self._attempts: dict[str, int] = {}
+        self._events: list[Event] = []
+        self._record = opts.record_events
+        self._rng = random.Random(opts.seed)
+        self._next_id = 0
+        self._seq = 0
+        self._batch = 0
+        self._accepted = 0
+        self._done_emitted = False
+        self._now = 0.0
+        self.failures: dict[str, str] = {}
+        """Pages recorded as failed, with the reason (they still count as found)."""
+        self.robots_blocked: set[str] = set()
+        self.content_duplicate_of: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ input
+
+    def add_seeds(self, urls: Iterable[str], now: float) -> None:
+        """Canonicalize the seeds, put their hosts in scope, and queue them."""
+        self._now = now
+        seeds = []
+        for href in urls:
+            try:
+                url = canonical_or_raise(href, None, self._steps)
+            except CanonicalizeError as err:
+                self._skip(now, href, None, err.reason, href)  # type: ignore[arg-type]
+                continue
+            self._scope.add_seed(url)
+            seeds.append(url)
+        self._batch += 1
+        for url in seeds:
+            self._accept(url, None, 0, now)
+
+    def poll(self, now: float) -> list[Fetch]:
+        """Every fetch that may start at ``now``, within all limits."""
+        self._now = now
+        self._release_retries(now)
+        started: list[Fetch] = []
+        workers = self.options.workers
+        frontier = self._frontier
+        while len(self._in_flight) < workers:
+            picked = frontier.pop(now)
+            if picked is None:
+                break
+            host, entry = picked
+            fetch = self._start(host, entry, now)
+            if fetch is not None:
+                started.append(fetch)
+        self._maybe_done(now)
+        return started
+
+    def next_wakeup(self) -> float | None:
+        """When something becomes startable without any fetch finishing, or None
+        (nothing is time-blocked, or every worker is busy)."""
+        if len(self._in_flight) >= self.options.workers:
+            return None
+        times = [t for t in (self._frontier.next_time(), self._retries[0][0] if self._retries else None) if t is not None]
+        return min(times) if times else None
+
+    def on_response(
+        self,
+        fetch_id: int,
+        now: float,
+        *,
+        status: int = 200,
+        links: Sequence[str] = (),
+        headers: Mapping[str, str] | None = None,
+        body: str | None = None,
+        content: str | None = None,
+        final_url: str | None = None,
+    ) -> None:
+        """A fetch got an HTTP response.  ``links`` are hrefs as written on the
+        page (resolved against ``final_url`` or the fetched URL); ``body`` is
+        the robots.txt text for a robots fetch; ``content`` the page text for
+        content fingerprints."""
+        self._now = now
+        flight = self._finish(fetch_id, now)
+        fetch, host = flight.fetch, self._hosts[flight.fetch.host]
+        headers = {k.lower(): v for k, v in (headers or {}).items()}
+        if status in self.options.retry_statuses:
+            retry_after = parse_retry_after(headers.get("retry-after"), headers.get("date"))
+            if retry_after is not None:
+                until = now + retry_after
+                if until > host.ready_at:
+                    host.ready_at = until
+                    self._emit(HostDeferred(now, host.name, until, "retry-after"))
+            if self._retry(flight, now, f"HTTP {status}", retry_after):
+                self._frontier.reconsider(host, now)
+                return
+        if fetch.kind == "robots":
+            self._robots_loaded(host, policy_from_response(status, body, self.options.user_agent), status, now)
+            self._finished_event(now, fetch, status, 0, 0, None)
+            return
+        self._page_done(flight, f"HTTP {status}" if status >= 400 else None)
+        duplicate_of = None
+        if content is not None and status < 400 and self.options.content_dedup != "off":
+            duplicate_of = self._content.check_and_add(fetch.url, content)
+            if duplicate_of is not None:
+                self.stats.content_duplicates += 1
+                self.content_duplicate_of[fetch.url] = duplicate_of
+        new = 0
+        if duplicate_of is None:
+            new = self._expand(final_url or fetch.url, links, fetch.depth, now)
+        self._finished_event(now, fetch, status, len(links), new, duplicate_of)
+        self._frontier.reconsider(host, now)
+
+    def on_error(self, fetch_id: int, now: float, reason: str, *, transient: bool = True) -> None:
+        """A fetch failed without a usable response (timeout, reset, garbage).
+        Transient errors are retried with backoff; the rest fail the page."""
+        self._now = now
+        flight = self._finish(fetch_id, now)
+        host = self._hosts[flight.fetch.host]
+        if transient and self._retry(flight, now, reason, None):
+            self._frontier.reconsider(host, now)
+            return
+        fetch = flight.fetch
+        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
+        if fetch.kind == "robots":
+            self._robots_loaded(host, unreachable_policy(self.options.user_agent), 0, now)
+            return
+        self._page_done(flight, reason)
+        self._frontier.reconsider(host, now)
+
+    # ----------------------------------------------------------------- output
+
+    def drain_events(self) -> list[Event]:
+        """Events since the last drain, oldest first."""
+        events, self._events = self._events, []
+        return events
+
+    @property
+    def done(self) -> bool:
+        return not self._in_flight and not len(self._frontier) and not self._retries
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._in_flight)
+
+    @property
+    def frontier_size(self) -> int:
+        return len(self._frontier)
+
+    def host_states(self) -> dict[str, HostState]:
+        """Per-host politeness state, read-only by convention (views show it)."""
+        return self._hosts
+
+    def found(self) -> list[str]:
+        """Sorted canonical URLs found: queued or fetched, failed ones included,
+        robots-disallowed ones excluded.  Needs the ``exact`` seen set."""
+        urls = getattr(self._seen, "_urls", None)
+        if urls is None:
+            raise RuntimeError("found() needs seen='exact'; hash and bloom sets cannot list their URLs")
+        return sorted(urls - self.robots_blocked)
+
+    # -------------------------------------------------------------- internals
+
+    def _emit(self, event: Event) -> None:
+        if self._record:
+            self._events.append(event)
+
+    def _skip(self, now: float, url: str, parent: str | None, reason: SkipReason, href: str = "") -> None:
+        self.stats.skipped[reason] += 1
+        if self._record:
+            self._events.append(Skipped(now, url, parent, reason, href))
+
+    def _host(self, name: str, scheme: str) -> HostState:
+        """The host's state; on first sight, queue its robots.txt first."""
+        host = self._hosts.get(name)
+        if host is None:
+            host = self._hosts[name] = HostState(name)
+            if self.options.robots:
+                host.robots = "pending"
+                self._frontier.push(host, (ROBOTS_KEY, f"{scheme}://{name}/robots.txt", 0), self._now)
+        return host
+
+    def _key(self, priority_url: str, depth: int) -> tuple[float, ...]:
+        self._seq += 1
+        order = self.options.order
+        if order == "bfs":
+            return (self._seq,)
+        if order == "dfs":
+            return (-self._batch, self._seq)
+        assert self.options.priority is not None
+        return (self.options.priority(priority_url, depth), self._seq)
+
+    def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
+        """Checks that need the canonical URL; queue it if it passes."""
+        opts = self.options
+        if url in self._seen:
+            self._skip(now, url, parent, "seen")
+            return False
+        if opts.depth_limit is not None and depth > opts.depth_limit:
+            self._skip(now, url, parent, "depth")
+            return False
+        if opts.max_pages is not None and self._accepted >= opts.max_pages:
+            self._skip(now, url, parent, "cap")
+            return False
+        name, hostname = split_host(url)
+        if not self._scope.allows(url, hostname):
+            self._skip(now, url, parent, "scope")
+            return False
+        host = self._host(name, url[: url.index(":")])
+        if opts.max_pages_per_host is not None and host.pages >= opts.max_pages_per_host:
+            self._skip(now, url, parent, "cap")
+            return False
+        policy = host.robots
+        if isinstance(policy, RobotsPolicy) and not policy.allowed(url):
+            self._seen.add(url)
+            self.robots_blocked.add(url)
+            self._skip(now, url, parent, "robots")
+            return False
+        self._seen.add(url)
+        self._accepted += 1
+        host.pages += 1
+        self.stats.discovered += 1
+        if self._record:
+            self._events.append(Discovered(now, url, name, depth, parent))
+        self._frontier.push(host, (self._key(url, depth), url, depth), now)
+        size = len(self._frontier)
+        if size > self.stats.peak_frontier:
+            self.stats.peak_frontier = size
+        return True
+
+    def _expand(self, base: str, links: Sequence[str], depth: int, now: float) -> int:
+        """Canonicalize, filter and queue the links of one page."""
+        self._batch += 1
+        steps = self._steps
+        new = 0
+        child_depth = depth + 1
+        for href in links:
+            try:
+                url = canonical_or_raise(href, base, steps)
+            except CanonicalizeError as err:
+                self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
+                continue
+            if self._accept(url, base, child_depth, now):
+                new += 1
+        return new
+
+    def _start(self, host: HostState, entry: Entry, now: float) -> Fetch | None:
+        key, url, depth = entry
+        kind: FetchKind = "robots" if key == ROBOTS_KEY else "page"
+        if kind == "page" and isinstance(host.robots, RobotsPolicy) and not host.robots.allowed(url):
+            self.robots_blocked.add(url)
+            self._skip(now, url, None, "robots")
+            self._frontier.reconsider(host, now)
+            return None
+        attempt = self._attempts.get(url, 0) + 1
+        self._next_id += 1
+        slot = heapq.heappop(self._free_slots)
+        fetch = Fetch(self._next_id, url, host.name, kind, depth, attempt, slot)
+        host.in_flight += 1
+        gap = max(self.options.gap, host.crawl_delay)
+        if gap > 0:
+            if self.options.randomize_gap:
+                gap *= self._rng.uniform(0.5, 1.5)
+            host.ready_at = now + gap
+            reason = "crawl-delay" if host.crawl_delay > self.options.gap else "gap"
+            self._emit(HostDeferred(now, host.name, host.ready_at, reason))
+        self._frontier.reconsider(host, now)
+        stats = self.stats
+        if kind == "robots":
+            stats.robots_fetches += 1
+            page, duplicate = url, False
+        else:
+            stats.fetches += 1
+            page, duplicate = self._page_identity(url, attempt)
+        self._in_flight[fetch.id] = _InFlight(fetch, entry, duplicate)
+        if len(self._in_flight) > stats.peak_in_flight:
+            stats.peak_in_flight = len(self._in_flight)
+        if self._record:
+            self._events.append(FetchStarted(now, fetch.id, url, host.name, kind, depth, attempt, slot, page, duplicate))
+        return fetch
+
+    def _page_identity(self, url: str, attempt: int) -> tuple[str, bool]:
+        """The page's true identity, and whether it was fetched before under
+        another spelling (only possible when normalization is weak)."""
+        if not self._track_pages:
+            return url, False
+        if self._page_of is not None:
+            page = self._page_of(url)
+        else:
+            try:
+                page = canonical_or_raise(url, None, SAFE_STEPS)
+            except CanonicalizeError:
+                page = url
+        if attempt > 1:
+            return page, False
+        if page in self._fetched_pages:
+            self.stats.duplicate_fetches += 1
+            return page, True
+        self._fetched_pages.add(page)
+        return page, False
+
+    def _finish(self, fetch_id: int, now: float) -> _InFlight:
+        flight = self._in_flight.pop(fetch_id, None)
+        if flight is None:
+            raise KeyError(f"no fetch {fetch_id} is in flight")
+        heapq.heappush(self._free_slots, flight.fetch.slot)
+        self._hosts[flight.fetch.host].in_flight -= 1
+        return flight
+
+    def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
+        fetch = flight.fetch
+        if fetch.attempt > self.options.max_retries:
+            return False
+        delay = retry_after
+        if delay is None:
+            delay = backoff_delay(fetch.attempt, self.options.backoff_base, self.options.backoff_max, self._rng)
+        at = now + delay
+        self._attempts[fetch.url] = fetch.attempt
+        self.stats.retries += 1
+        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
+        self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
+        heapq.heappush(self._retries, (at, fetch.id, fetch.host, flight.entry))
+        return True
+
+    def _release_retries(self, now: float) -> None:
+        while self._retries and self._retries[0][0] <= now:
+            _, _, host_name, entry = heapq.heappop(self._retries)
+            self._frontier.push(self._hosts[host_name], entry, now)
+
+    def _robots_loaded(self, host: HostState, policy: RobotsPolicy, status: int, now: float) -> None:
+        host.robots = policy
+        delay = policy.crawl_delay
+        if delay is not None:
+            host.crawl_delay = min(delay, self.options.max_crawl_delay)
+            if host.crawl_delay > 0 and host.ready_at < now:
+                host.ready_at = max(host.ready_at, now)
+        self._emit(RobotsLoaded(now, host.name, status, host.crawl_delay if delay is not None else None, policy.disallow_all))
+        for _, url, _ in self._frontier.purge(host, lambda e: not policy.allowed(e[1]), now):
+            self.robots_blocked.add(url)
+            self._skip(now, url, None, "robots")
+        self._frontier.reconsider(host, now)
+
+    def _page_done(self, flight: _InFlight, failure: str | None) -> None:
+        """Record a page's outcome; a duplicate fetch adds nothing new."""
+        if failure is not None:
+            self.failures[flight.fetch.url] = failure
+            if not flight.duplicate:
+                self.stats.failed += 1
+        elif not flight.duplicate:
+            self.stats.pages_fetched += 1
+
+    def _finished_event(self, now: float, fetch: Fetch, status: int, links: int, new: int, dup: str | None) -> None:
+        if self._record:
+            self._events.append(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, dup))
+        self._maybe_done(now)
+
+    def _maybe_done(self, now: float) -> None:
+        if not self._done_emitted and self.done and (self._next_id or self._accepted or self.stats.skipped):
+            self._done_emitted = True
+            self._emit(Done(now, self._accepted, self.stats.fetches))

@@ -1,0 +1,246 @@
+"""URL canonicalization: what counts as "the same page".
+
+A link is first resolved against the page it was found on, then put through
+a set of *steps*.  Four named modes are presets of steps:
+
+``off``
+    resolved against its page, otherwise kept exactly as written.
+``fragment``
+    drop the ``#fragment`` only (the interview answer).
+``rfc3986``
+    the safe steps of RFC 3986 section 6: lowercase scheme and host, drop the
+    default port, remove ``.``/``..`` segments, drop the fragment.  With all
+    four on, parsing is done by a WHATWG URL parser (``ada-url``), which also
+    percent-encodes and rewrites hosts the way browsers do; that is what makes
+    the mode match the web-platform-tests URL cases.
+``aggressive``
+    the safe steps plus the risky ones a production crawler often takes:
+    drop ``www.``, treat http as https, strip trailing slashes, sort query
+    parameters, delete session-id parameters.
+
+Each step can be switched on or off on its own: ``"rfc3986-dot_segments"``,
+``"fragment+www"`` or a set of step names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
+
+from ada_url import URL as _WhatwgURL
+
+SAFE_STEPS = frozenset({"lowercase", "default_port", "dot_segments", "fragment"})
+RISKY_STEPS = frozenset({"www", "https", "trailing_slash", "sort_query", "session_ids"})
+STEPS: tuple[str, ...] = (
+    "lowercase",
+    "default_port",
+    "dot_segments",
+    "fragment",
+    "www",
+    "https",
+    "trailing_slash",
+    "sort_query",
+    "session_ids",
+)
+MODES: dict[str, frozenset[str]] = {
+    "off": frozenset(),
+    "fragment": frozenset({"fragment"}),
+    "rfc3986": SAFE_STEPS,
+    "aggressive": SAFE_STEPS | RISKY_STEPS,
+}
+SESSION_PARAMS = frozenset({"sessionid", "session_id", "sid", "jsessionid", "phpsessid", "aspsessionid", "sessid"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# An absolute URL that a WHATWG parser would return unchanged (lowercase
+# host whose last label starts with a letter, no port, no dot segments, only
+# unreserved characters): skipping the parser for it is a pure speed-up.
+_ALREADY_CANONICAL = re.compile(
+    r"https?://(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9-]*[a-z0-9])?"
+    r"(?:/(?!\.\.?(?:[/?]|$))[A-Za-z0-9._~-]*)+(?:\?[A-Za-z0-9._~=&-]*)?"
+)
+
+
+class CanonicalizeError(ValueError):
+    """Why a link has no canonical form: ``reason`` is ``malformed`` or ``scheme``."""
+
+    def __init__(self, reason: str, href: str) -> None:
+        super().__init__(f"{reason}: {href!r}")
+        self.reason = reason
+
+
+def parse_steps(spec: str | Iterable[str]) -> frozenset[str]:
+    """Turn a mode name, a ``mode+step-step`` string or a set of steps into a
+    set of step names; ``ValueError`` names the unknown part."""
+    if isinstance(spec, str):
+        tokens = re.findall(r"[+-]?[^+-]+", spec.strip())
+        if not tokens:
+            raise ValueError(f"expected one of {', '.join(MODES)} (or steps joined by + and -), got {spec!r}")
+        steps: set[str] = set()
+        for i, token in enumerate(tokens):
+            sign, name = ("+", token) if token[0] not in "+-" else (token[0], token[1:])
+            name = name.strip()
+            if name in MODES and i == 0 and sign == "+":
+                steps |= MODES[name]
+            elif name in STEPS:
+                (steps.add if sign == "+" else steps.discard)(name)
+            else:
+                raise ValueError(
+                    f"unknown normalization {name!r}; expected a mode ({', '.join(MODES)}) "
+                    f"or steps ({', '.join(STEPS)})"
+                )
+        return frozenset(steps)
+    steps = set(spec)
+    unknown = steps - set(STEPS)
+    if unknown:
+        raise ValueError(f"unknown normalization steps {sorted(unknown)}; expected some of {', '.join(STEPS)}")
+    return frozenset(steps)
+
+
+def canonicalize(href: str, base: str | None = None, mode: str | Iterable[str] = "rfc3986") -> str | None:
+    """One canonical absolute URL for ``href`` found on page ``base``, or
+    ``None`` when it is malformed or not http(s).  Never raises on a URL."""
+    try:
+        return canonical_or_raise(href, base, parse_steps(mode))
+    except CanonicalizeError:
+        return None
+
+
+def canonical_or_raise(href: str, base: str | None, steps: frozenset[str]) -> str:
+    """Like :func:`canonicalize` with pre-parsed steps, raising
+    :class:`CanonicalizeError` with the reason -- the scheduler's hot path."""
+    if SAFE_STEPS <= steps:
+        if _ALREADY_CANONICAL.fullmatch(href):
+            url = href
+        else:
+            url = _whatwg(href, base)
+    else:
+        url = _resolve_as_written(href, base, steps)
+    if steps & RISKY_STEPS:
+        url = _risky(url, steps)
+    return url
+
+
+def host_of(url: str) -> str:
+    """The politeness key of an absolute URL: lowercase host plus any port."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if port is not None else host
+
+
+def hostname_of(url: str) -> str:
+    """Lowercase hostname without the port (scope compares these)."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+def _whatwg(href: str, base: str | None) -> str:
+    try:
+        parsed = _WhatwgURL(href, base) if base else _WhatwgURL(href)
+    except ValueError:
+        raise CanonicalizeError("malformed", href) from None
+    if parsed.protocol not in ("http:", "https:"):
+        raise CanonicalizeError("scheme", href)
+    parsed.hash = ""
+    return parsed.href
+
+
+def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> str:
+    href = href.strip()
+    try:
+        url = urljoin(base, href) if base else href
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise CanonicalizeError("malformed", href) from None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise CanonicalizeError("scheme" if scheme else "malformed", href)
+    if not parts.hostname:
+        raise CanonicalizeError("malformed", href)
+    netloc = parts.netloc
+    if "lowercase" in steps or "default_port" in steps:
+        userinfo, _, hostport = netloc.rpartition("@")
+        host = parts.hostname if "lowercase" in steps else hostport.rsplit(":", 1)[0] if port else hostport
+        if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
+            host = f"{host}:{port}"
+        netloc = f"{userinfo}@{host}" if userinfo else host
+    path = parts.path
+    if "dot_segments" in steps:
+        path = remove_dot_segments(path or "/")
+    out = SplitResult(
+        scheme if "lowercase" in steps else parts.scheme,
+        netloc,
+        path,
+        parts.query,
+        "" if "fragment" in steps else parts.fragment,
+    )
+    text = urlunsplit(out)
+    if "fragment" not in steps and url.endswith("#") and not text.endswith("#"):
+        text += "#"
+    if "fragment" in steps and "#" in text:
+        text = text.split("#", 1)[0]
+    return text
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4: resolve ``.`` and ``..``; ``..`` never climbs above the root."""
+    out: list[str] = []
+    segments = path.split("/")[1:] if path.startswith("/") else path.split("/")
+    for seg in segments:
+        if seg == "..":
+            if out:
+                out.pop()
+        elif seg != ".":
+            out.append(seg)
+    result = "/" + "/".join(out)
+    if segments and segments[-1] in (".", "..") and not result.endswith("/"):
+        result += "/"
+    return result
+
+
+def _risky(url: str, steps: frozenset[str]) -> str:
+    parts = urlsplit(url)
+    scheme, netloc, path, query, fragment = parts
+    if "https" in steps and scheme.lower() == "http":
+        scheme = "https"
+        if netloc.endswith(":80"):
+            netloc = netloc[:-3]
+    if "www" in steps:
+        userinfo, at, hostport = netloc.rpartition("@")
+        if hostport.lower().startswith("www."):
+            hostport = hostport[4:]
+        netloc = f"{userinfo}{at}{hostport}"
+    if "trailing_slash" in steps:
+        path = path.rstrip("/") or "/"
+    if "session_ids" in steps:
+        path = re.sub(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", "", path, flags=re.IGNORECASE)
+    if "session_ids" in steps or "sort_query" in steps:
+        params = [p for p in query.split("&") if p]
+        if "session_ids" in steps:
+            params = [p for p in params if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
+        if "sort_query" in steps:
+            params.sort()
+        query = "&".join(params)
+    return urlunsplit((scheme, netloc, path, query, fragment))
+
+
+def split_host(url: str) -> tuple[str, str]:
+    """``(host[:port], hostname)`` of a canonical absolute URL, without a full
+    parse: the scheduler calls this for every accepted link."""
+    start = url.find("://") + 3
+    end = start
+    n = len(url)
+    while end < n and url[end] not in "/?#":
+        end += 1
+    netloc = url[start:end]
+    if "@" in netloc:
+        netloc = netloc.rpartition("@")[2]
+    netloc = netloc.lower()
+    if netloc.endswith("]"):
+        return netloc, netloc
+    hostname, _, port = netloc.partition(":")
+    return netloc, hostname

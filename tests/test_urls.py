@@ -1,0 +1,127 @@
+"""canonicalize(): each mode reproduces its seed's examples; conformance."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from crawlsim import canonicalize
+from crawlsim.core.urls import MODES, STEPS, parse_steps
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+PAGE = "https://a.com/docs/guide/"
+
+
+# seed 000: the safe RFC 3986 steps
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("../api?x=1#top", "https://a.com/docs/api?x=1"),
+        ("HTTP://Example.COM:80/a/./b/../c#frag", "http://example.com/a/c"),
+        ("https://a.com", "https://a.com/"),
+        ("//cdn.a.com:8443/x", "https://cdn.a.com:8443/x"),
+        ("mailto:hi@a.com", None),
+    ],
+)
+def test_rfc3986_mode_matches_seed_000(href: str, expected: str | None) -> None:
+    assert canonicalize(href, PAGE, mode="rfc3986") == expected
+
+
+def test_rfc3986_keeps_paths_case_sensitive() -> None:
+    assert canonicalize("/Docs", PAGE) != canonicalize("/docs", PAGE)
+
+
+# seed 002: the aggressive steps
+def test_aggressive_mode_matches_seed_002_printed_example() -> None:
+    assert canonicalize("http://WWW.Example.com/Page/?sessionid=99&lang=en", mode="aggressive") == (
+        "https://example.com/Page?lang=en"
+    )
+
+
+def test_aggressive_mode_answers_seed_002_recall_question() -> None:
+    assert canonicalize("HTTP://Site.example/News/?ref=homepage&id=42", mode="aggressive") == (
+        "https://site.example/News?id=42&ref=homepage"
+    )
+
+
+def test_aggressive_merges_seed_002_three_spellings() -> None:
+    spellings = ["http://www.example.com/page/", "https://example.com/page", "https://example.com/page?sessionid=8827"]
+    assert len({canonicalize(u, mode="aggressive") for u in spellings}) == 1
+    assert len({canonicalize(u, mode="rfc3986") for u in spellings}) == 3
+
+
+# seed 001: the fragment only
+def test_fragment_mode_drops_only_the_fragment() -> None:
+    assert canonicalize("http://a.com/x#top", mode="fragment") == "http://a.com/x"
+    assert canonicalize("http://A.com:80/./x#top", mode="fragment") == "http://A.com:80/./x"
+
+
+def test_off_mode_resolves_against_the_page_and_keeps_the_rest() -> None:
+    assert canonicalize("x#top", "http://a.com/d/", mode="off") == "http://a.com/d/x#top"
+    assert canonicalize("http://A.com:80/x", mode="off") == "http://A.com:80/x"
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("href", ["http://[::1", "http://a.com:99999/", "javascript:void(0)", "", "http://"])
+def test_malformed_or_foreign_links_give_none_in_every_mode(mode: str, href: str) -> None:
+    # "" is a link to the page itself, which every mode keeps
+    assert canonicalize(href, "http://a.com/", mode=mode) in (None, canonicalize("http://a.com/", mode=mode))
+
+
+def test_each_step_switches_on_its_own() -> None:
+    url = "HTTP://WWW.A.com:80/x/./y/?b=2&a=1&sid=9#f"
+    assert canonicalize(url, mode="lowercase") == "http://www.a.com:80/x/./y/?b=2&a=1&sid=9#f"
+    # the scheme always comes out lowercase: Python's URL splitter reports it so
+    assert canonicalize(url, mode="default_port") == "http://WWW.A.com/x/./y/?b=2&a=1&sid=9#f"
+    assert canonicalize(url, mode="dot_segments") == "http://WWW.A.com:80/x/y/?b=2&a=1&sid=9#f"
+    assert canonicalize(url, mode="rfc3986+sort_query") == "http://www.a.com/x/y/?a=1&b=2&sid=9"
+    assert canonicalize(url, mode="rfc3986+session_ids") == "http://www.a.com/x/y/?b=2&a=1"
+    assert canonicalize(url, mode="aggressive-www") == "https://www.a.com/x/y?a=1&b=2"
+    assert canonicalize(url, mode="aggressive-trailing_slash-https") == "http://a.com/x/y/?a=1&b=2"
+
+
+def test_unknown_step_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown normalization 'rfc'"):
+        parse_steps("rfc")
+    assert parse_steps(["www", "fragment"]) == {"www", "fragment"}
+    assert set(STEPS) == set(MODES["aggressive"])
+
+
+def _wpt_cases() -> list[dict]:
+    return [c for c in json.loads((CONFORMANCE / "urltestdata.json").read_text()) if isinstance(c, dict)]
+
+
+def test_rfc3986_mode_matches_wpt_http_cases() -> None:
+    cases = [c for c in _wpt_cases() if not c.get("failure") and c["href"].startswith(("http:", "https:"))]
+    matched = sum(canonicalize(c["input"], c["base"]) == c["href"].split("#", 1)[0] for c in cases)
+    assert len(cases) == 229
+    assert matched / len(cases) >= 0.99, f"{matched}/{len(cases)}"
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_no_wpt_input_raises_in_any_mode(mode: str) -> None:
+    for case in _wpt_cases():
+        result = canonicalize(case["input"], case["base"], mode=mode)
+        assert result is None or result.lower().startswith(("http:", "https:"))
+
+
+def test_wpt_failure_cases_are_rejected() -> None:
+    failures = [c for c in _wpt_cases() if c.get("failure") and (c["base"] or "").startswith("http")]
+    assert failures
+    assert all(canonicalize(c["input"], c["base"]) is None for c in failures)
+
+
+@given(st.text(max_size=40), st.sampled_from(list(MODES)))
+def test_never_raises_on_arbitrary_text(href: str, mode: str) -> None:
+    canonicalize(href, "http://a.com/b/", mode=mode)
+
+
+@given(st.from_regex(r"https?://[a-z]{1,5}\.com(/[a-z.]{0,4}){0,3}", fullmatch=True))
+def test_rfc3986_is_idempotent(url: str) -> None:
+    once = canonicalize(url)
+    assert once is not None
+    assert canonicalize(once) == once
