@@ -63,10 +63,8 @@ class Fetch:
     depth: int
     attempt: int
     slot: int
-
-    @property
-    def robots_url(self) -> bool:
-        return self.kind == "robots"
+    duplicate: bool = False
+    """The page was already fetched under another spelling (wasted work)."""
 
 
 @dataclass(slots=True)
@@ -116,7 +114,8 @@ class Scheduler:
         )
         self._hosts: dict[str, HostState] = {}
         self._in_flight: dict[int, _InFlight] = {}
-        self._free_slots: list[int] = list(range(opts.workers))
+        self._free_slots: list[int] = []  # released slots below _next_slot
+        self._next_slot = 0
         self._retries: list[tuple[float, int, str, Entry]] = []
         self._attempts: dict[str, int] = {}
         self._events: list[Event] = []
@@ -367,8 +366,19 @@ class Scheduler:
             return None
         attempt = self._attempts.get(url, 0) + 1
         self._next_id += 1
-        slot = heapq.heappop(self._free_slots)
-        fetch = Fetch(self._next_id, url, host.name, kind, depth, attempt, slot)
+        if self._free_slots:
+            slot = heapq.heappop(self._free_slots)
+        else:
+            slot = self._next_slot
+            self._next_slot += 1
+        stats = self.stats
+        if kind == "robots":
+            stats.robots_fetches += 1
+            page, duplicate = url, False
+        else:
+            stats.fetches += 1
+            page, duplicate = self._page_identity(url, attempt)
+        fetch = Fetch(self._next_id, url, host.name, kind, depth, attempt, slot, duplicate)
         host.in_flight += 1
         gap = max(self.options.gap, host.crawl_delay)
         if gap > 0:
@@ -378,13 +388,6 @@ class Scheduler:
             reason = "crawl-delay" if host.crawl_delay > self.options.gap else "gap"
             self._emit(HostDeferred(now, host.name, host.ready_at, reason))
         self._frontier.reconsider(host, now)
-        stats = self.stats
-        if kind == "robots":
-            stats.robots_fetches += 1
-            page, duplicate = url, False
-        else:
-            stats.fetches += 1
-            page, duplicate = self._page_identity(url, attempt)
         self._in_flight[fetch.id] = _InFlight(fetch, entry, duplicate)
         if len(self._in_flight) > stats.peak_in_flight:
             stats.peak_in_flight = len(self._in_flight)
