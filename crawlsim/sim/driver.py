@@ -81,9 +81,11 @@ def simulate(
     if opts.record_events != trace:
         opts = opts.with_(record_events=trace)
     web = scenario.web
-    # Ground truth for duplicate fetches is needed only where spelling variants
-    # go beyond what RFC 3986 merges; otherwise the core's default suffices.
-    sched = Scheduler(opts, page_of=web.page_of if web.variants is not None else None)
+    # The web's ground truth tells a duplicate fetch (two spellings, one page).
+    # It costs a set of page identities, so a large untraced run of a web
+    # without spelling variants skips it (the core then uses RFC 3986 identity).
+    use_truth = web.variants is not None or opts.record_events
+    sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
     env = simpy.Environment()
     rng = random.Random(scenario.seed)
     models: dict[str, Callable[[random.Random], float]] = {}

@@ -1,0 +1,635 @@
+"""Scenarios: one TOML file = a web, crawler options and host latencies.
+
+A scenario is how a person asks crawlsim a what-if without writing Python,
+so a mistake in one must come back as one clear line -- which file, which
+key, what was expected, what was given -- never a traceback.  The CLI prints
+``str(ScenarioError)`` and exits 2.
+
+The smallest scenario::
+
+    start = "http://a.com/"
+    seed = 7
+    [crawl]                      # any CrawlOptions field; CLI flags override
+    workers = 4
+    per_host = 1
+    [hosts."a.com"]
+    latency = 1.0                # or {model = "lognormal", median = 2.0, sigma = 0.5}
+    [pages]                      # page URL -> links exactly as written
+    "http://a.com/" = ["/x", "x#top", "http://b.com/"]
+
+Beyond that: ``title``, ``description``, ``try`` (suggested experiments);
+``[web]`` for a generated web (``kind = "site_tree"`` or ``"power_law"``) and
+spelling variants; ``[[traps]]`` (``calendar``, ``session``); per host
+``robots``, ``fail_rate``, ``fail_status``, ``dead_rate``, ``throttle`` and
+``mirror_of``; ``[hosts."*"]`` for every host not named.  The full reference
+is ``scenarios/README.md``.
+
+Shipped scenarios are found by bare name (``load_scenario("see-it")``) in
+``crawlsim/scenarios_data/`` and then in the source tree's ``scenarios/``.
+The TOML files live in ``scenarios/``; ``crawlsim/scenarios_data`` is a
+symlink to it, so a wheel build copies them into the package (they match the
+``*.toml`` package-data rule) while a checkout or an editable install reads
+them in place -- and still does if a platform drops the symlink.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_names
+from crawlsim.sim.compose import CombinedWeb, MirrorWeb
+from crawlsim.sim.explicit import ExplicitWeb, PageSpec
+from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
+from crawlsim.sim.latency import (
+    DEFAULT_LATENCY,
+    LatencyModel,
+    LatencySpecError,
+    LatencyTable,
+    latency_from_spec,
+    show_value,
+)
+from crawlsim.sim.policies import HostPolicies, HostPolicy, Throttle
+from crawlsim.sim.traps import CalendarTrap, SessionTrap
+from crawlsim.sim.variants import KINDS, Variants
+from crawlsim.sim.web import Web, rfc3986_identity
+
+DEFAULT_SCENARIO = "see-it"
+"""The scenario every front end opens when none is named."""
+
+TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps")
+HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
+THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
+PAGE_KEYS = ("links", "content", "status", "headers")
+WEB_KINDS = ("explicit", "site_tree", "power_law")
+WEB_COMMON_KEYS = ("kind", "variant_rate", "variants")
+WEB_KEYS: dict[str, tuple[str, ...]] = {
+    "explicit": (),
+    "site_tree": ("host", "branching", "depth", "duplicate_rate", "near_duplicate_rate"),
+    "power_law": (
+        "pages",
+        "hosts",
+        "zipf",
+        "branching",
+        "host_branching",
+        "extra_links",
+        "cross_rate",
+        "duplicate_rate",
+        "near_duplicate_rate",
+    ),
+}
+TRAP_KEYS: dict[str, tuple[str, ...]] = {
+    "calendar": ("kind", "host", "prefix", "start", "linked_from"),
+    "session": ("kind", "host", "prefix", "items", "linked_from"),
+}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+
+
+class ScenarioError(ValueError):
+    """A scenario cannot be loaded.  ``str()`` is the one line to show:
+    ``file: key: message`` (``file: line N, column M: ...`` for TOML syntax)."""
+
+    def __init__(self, message: str, *, path: str | None = None, key: str | None = None, line: str | None = None):
+        self.path = path
+        self.key = key
+        self.message = message
+        super().__init__(": ".join(p for p in (path, line, key, message) if p))
+
+
+def key_path(*parts: str | int) -> str:
+    """Dotted TOML key for messages: ``hosts."b.com".latency.median``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            text = part if _BARE_KEY.fullmatch(part) else '"' + part.replace('"', '\\"') + '"'
+            out += f".{text}" if out else text
+    return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded scenario: everything a driver needs to run it."""
+
+    name: str
+    title: str
+    seeds: list[str]
+    seed: int
+    options: CrawlOptions
+    web: Web
+    latency: LatencyTable
+    path: Path | None = None
+    description: str = ""
+    tips: tuple[str, ...] = ()
+    """Suggested experiments (the file's ``try`` list), for front ends to show."""
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The parsed TOML, kept for :meth:`reseeded` and for tools that display it."""
+
+    def latency_for(self, host: str) -> LatencyModel:
+        """The latency model of ``host`` (the ``[hosts."*"]`` one if not named)."""
+        return self.latency.for_host(host)
+
+    def with_options(self, **overrides: Any) -> Scenario:
+        """A copy with crawler options overridden (CLI flags win over the file).
+
+        Raises :class:`ScenarioError` whose key is the option name.
+        """
+        try:
+            options = self.options.with_(**overrides)
+        except OptionError as err:
+            raise ScenarioError(err.message, key=err.key) from None
+        return replace(self, options=options)
+
+    def reseeded(self, seed: int) -> Scenario:
+        """The same scenario with another random seed (a different generated
+        web; crawler jitter too unless the file fixes ``crawl.seed``)."""
+        again = scenario_from_dict({**self.data, "seed": seed}, path=str(self.path or "<scenario>"), name=self.name)
+        return replace(again, path=self.path, options=again.options.with_(**_changed(self.options, again.options)))
+
+
+def _changed(mine: CrawlOptions, fresh: CrawlOptions) -> dict[str, Any]:
+    """Options overridden after loading (so :meth:`Scenario.reseeded` keeps them)."""
+    return {k: v for k, v in mine.as_mapping().items() if k != "seed" and v != getattr(fresh, k)}
+
+
+# -- finding files -------------------------------------------------------------
+
+
+def scenario_dirs() -> list[Path]:
+    """Folders searched for shipped scenarios, in order: the package's
+    ``scenarios_data`` (installed wheel), then the source tree's ``scenarios``."""
+    here = Path(__file__).resolve().parent
+    found: list[Path] = []
+    for folder in (here / "scenarios_data", here.parent / "scenarios"):
+        if folder.is_dir() and folder.resolve() not in found:
+            found.append(folder.resolve())
+    return found
+
+
+def list_scenarios() -> list[str]:
+    """Names of the shipped scenarios, sorted."""
+    names = {p.stem for d in scenario_dirs() for p in d.glob("*.toml")}
+    return sorted(names)
+
+
+def find_scenario(name: str) -> Path:
+    """Path of the shipped scenario ``name`` (``"see-it"`` or ``"see-it.toml"``)."""
+    stem = name.removesuffix(".toml")
+    for folder in scenario_dirs():
+        candidate = folder / f"{stem}.toml"
+        if candidate.is_file():
+            return candidate
+    shipped = list_scenarios()
+    raise ScenarioError(
+        f"no scenario file or shipped scenario named {show_value(name)}{did_you_mean(stem, shipped)}; "
+        f"shipped: {', '.join(shipped) or 'none found'}"
+    )
+
+
+def load_scenario(path_or_name: str | os.PathLike[str] = DEFAULT_SCENARIO) -> Scenario:
+    """Load a scenario file, or a shipped scenario by bare name."""
+    given = os.fspath(path_or_name)
+    path = Path(given)
+    if not path.is_file():
+        if os.sep in given or "/" in given or path.exists():
+            raise ScenarioError("no such scenario file", path=given)
+        path = find_scenario(given)
+        given = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ScenarioError(f"cannot read: {reason}", path=given) from None
+    scenario = parse_scenario(text, path=given, name=path.stem)
+    return replace(scenario, path=path)
+
+
+def parse_scenario(text: str, path: str = "<scenario>", name: str | None = None) -> Scenario:
+    """Parse scenario TOML text; ``path`` is only used in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        where = _TOML_POSITION.search(message)
+        line = f"line {where[1]}, column {where[2]}" if where else None
+        message = _TOML_POSITION.sub("", message)
+        raise ScenarioError(f"invalid TOML: {message}", path=path, line=line) from None
+    return scenario_from_dict(data, path=path, name=name)
+
+
+def scenario_from_dict(data: Mapping[str, Any], path: str = "<scenario>", name: str | None = None) -> Scenario:
+    """Build a scenario from already-parsed TOML (a notebook can pass a dict)."""
+    return _Builder(path).build(data, name or Path(path).stem or "scenario")
+
+
+# -- validation and building ---------------------------------------------------
+
+
+class _Builder:
+    """Checks one scenario's values and builds its parts; every complaint is
+    a :class:`ScenarioError` naming the file and the dotted key."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._trap_of: dict[str, int] = {}
+
+    def fail(self, key: str, message: str) -> ScenarioError:
+        return ScenarioError(message, path=self.path, key=key or None)
+
+    # small checkers ------------------------------------------------------------
+
+    def table(self, value: object, key: str, example: str = "") -> dict[str, Any]:
+        if not isinstance(value, dict):
+            hint = f" such as {example}" if example else ""
+            raise self.fail(key, f"expected a table{hint}, got {show_value(value)}")
+        return value
+
+    def known(self, table: Mapping[str, Any], allowed: Sequence[str], *prefix: str | int) -> None:
+        for k in table:
+            if k not in allowed:
+                raise self.fail(
+                    key_path(*prefix, k),
+                    f"unknown key{did_you_mean(k, allowed)}; expected one of {', '.join(allowed)}",
+                )
+
+    def number(self, value: object, key: str, *, minimum: float = 0.0, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+            raise self.fail(key, f"expected a number, got {show_value(value)}")
+        if value < minimum or (positive and value == minimum):
+            raise self.fail(key, f"expected a number {'>' if positive else '>='} {minimum:g}, got {value!r}")
+        return float(value)
+
+    def integer(self, value: object, key: str, *, minimum: int | None = 0, maximum: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"expected a whole number, got {show_value(value)}")
+        if minimum is not None and value < minimum:
+            raise self.fail(key, f"expected a whole number >= {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise self.fail(key, f"expected a whole number <= {maximum}, got {value!r}")
+        return value
+
+    def rate(self, value: object, key: str) -> float:
+        rate = self.number(value, key)
+        if rate > 1.0:
+            raise self.fail(key, f"expected a rate between 0 and 1, got {value!r}")
+        return rate
+
+    def string(self, value: object, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {show_value(value)}")
+        return value
+
+    def strings(self, value: object, key: str) -> list[str]:
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list of strings, got {show_value(value)}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.fail(f"{key}[{i}]", f"expected a string, got {show_value(item)}")
+        return list(value)
+
+    def url(self, value: object, key: str) -> str:
+        url = self.string(value, key)
+        if rfc3986_identity(url) is None:
+            raise self.fail(key, f'expected an absolute http(s) URL such as "http://a.com/", got {show_value(url)}')
+        return url
+
+    def status(self, value: object, key: str) -> int:
+        return self.integer(value, key, minimum=100, maximum=599)
+
+    def host(self, value: object, key: str) -> str:
+        host = self.string(value, key).strip().lower()
+        if not host or "/" in host or " " in host or "@" in host:
+            raise self.fail(key, f'expected a host name such as "a.com", got {show_value(value)}')
+        return host
+
+    # the parts --------------------------------------------------------------------
+
+    def build(self, data: Mapping[str, Any], name: str) -> Scenario:
+        self.known(data, TOP_KEYS)
+        title = self.string(data.get("title", name), "title")
+        description = self.string(data.get("description", ""), "description")
+        tips = tuple(self.strings(data.get("try", []), "try"))
+        seed = self.integer(data.get("seed", 0), "seed", minimum=None)
+        latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)
+        if "pages" not in data and "web" not in data:
+            raise self.fail("", "expected a [pages] table (links by page) or a [web] table (a generated web)")
+        generated, variants = self.generated(data.get("web", {}), seed, "pages" in data)
+        explicit = self.pages(data["pages"]) if "pages" in data else None
+        traps, entries = self.traps(data.get("traps", []), seed)
+        parts: list[Web] = [*traps, *([generated] if generated else []), *([explicit] if explicit else [])]
+        web = self.combine(parts, entries)
+        if mirrors:
+            web = CombinedWeb([*(MirrorWeb(host, of, web) for host, of in mirrors), web])
+        seeds = self.start(data.get("start"), explicit or generated or web)
+        web.configure(seeds=seeds, policies=policies, variants=variants)
+        options = self.options(data.get("crawl", {}), seed)
+        return Scenario(
+            name=name,
+            title=title,
+            seeds=seeds,
+            seed=seed,
+            options=options,
+            web=web,
+            latency=latency,
+            description=description,
+            tips=tips,
+            data=dict(data),
+        )
+
+    def start(self, value: object, web: Web) -> list[str]:
+        if value is None:
+            if not web.seeds:
+                raise self.fail("start", "missing; expected a start URL or a list of them")
+            return list(web.seeds)
+        if isinstance(value, str):
+            return [self.url(value, "start")]
+        if not isinstance(value, list) or not value:
+            raise self.fail("start", f"expected a URL or a non-empty list of URLs, got {show_value(value)}")
+        return [self.url(v, f"start[{i}]") for i, v in enumerate(value)]
+
+    def options(self, value: object, seed: int) -> CrawlOptions:
+        crawl = self.table(value, "crawl", "{workers = 4}")
+        known = option_names()
+        types = {f.name: str(f.type) for f in fields(CrawlOptions) if f.init}
+        values: dict[str, Any] = {}
+        for k, v in crawl.items():
+            key = key_path("crawl", k)
+            if k not in known:
+                raise self.fail(key, f"unknown crawler option{did_you_mean(k, known)}")
+            if k == "priority":
+                raise self.fail(key, 'a priority function cannot be written in a file; use order = "bfs" or "dfs"')
+            values[k] = self.option_value(v, key, types[k])
+        if values.get("order") == "best":
+            raise self.fail(
+                "crawl.order", 'order = "best" needs a priority function, which a file cannot give; use "bfs" or "dfs"'
+            )
+        values.setdefault("seed", seed)
+        try:
+            return CrawlOptions.from_mapping(values)
+        except OptionError as err:
+            raise self.fail(key_path("crawl", err.key), err.message) from None
+        except (TypeError, ValueError) as err:
+            raise self.fail("crawl", str(err)) from None
+
+    def option_value(self, value: object, key: str, annotation: str) -> object:
+        """Type checks the core leaves to Python (a TOML file can hold anything)."""
+        if annotation == "bool" and not isinstance(value, bool):
+            raise self.fail(key, f"expected true or false, got {show_value(value)}")
+        if annotation in ("int", "int | None") and (isinstance(value, bool) or not isinstance(value, int)):
+            raise self.fail(key, f"expected a whole number, got {show_value(value)}")
+        if annotation == "float":
+            self.number(value, key, minimum=float("-inf"))
+        if annotation == "str":
+            self.string(value, key)
+        if annotation.startswith("tuple[str"):
+            return (self.string(value, key),) if isinstance(value, str) else tuple(self.strings(value, key))
+        if annotation.startswith("tuple[int"):
+            if not isinstance(value, list):
+                raise self.fail(key, f"expected a list of status codes, got {show_value(value)}")
+            return tuple(self.status(v, f"{key}[{i}]") for i, v in enumerate(value))
+        if annotation.startswith("str | frozenset"):
+            if isinstance(value, list):
+                return frozenset(self.strings(value, key))
+            self.string(value, key)
+        return value
+
+    def hosts(self, value: object, seed: int) -> tuple[LatencyTable, HostPolicies, list[tuple[str, str]]]:
+        hosts = self.table(value, "hosts", '{"a.com" = {latency = 1.0}}')
+        default_latency = DEFAULT_LATENCY
+        latencies: dict[str, LatencyModel] = {}
+        default_policy = HostPolicy()
+        policies: dict[str, HostPolicy] = {}
+        mirrors: list[tuple[str, str]] = []
+        for raw, spec in hosts.items():
+            host = raw.lower() if raw == "*" else self.host(raw, key_path("hosts", raw))
+            spec = self.table(spec, key_path("hosts", raw), "{latency = 1.0}")
+            self.known(spec, HOST_KEYS, "hosts", raw)
+            if "latency" in spec:
+                model = self.latency(spec["latency"], "hosts", raw, "latency")
+                if host == "*":
+                    default_latency = model
+                else:
+                    latencies[host] = model
+            policy = self.policy(spec, raw)
+            if host == "*":
+                default_policy = policy
+            elif policy != HostPolicy():
+                policies[host] = policy
+            if "mirror_of" in spec:
+                key = key_path("hosts", raw, "mirror_of")
+                if host == "*":
+                    raise self.fail(key, 'every host cannot be a mirror; name the mirror host, e.g. [hosts."m.com"]')
+                of = self.host(spec["mirror_of"], key)
+                if of == host:
+                    raise self.fail(key, f"a host cannot mirror itself, got {show_value(of)}")
+                mirrors.append((host, of))
+        return LatencyTable(default_latency, latencies), HostPolicies(default_policy, policies, seed), mirrors
+
+    def latency(self, value: object, *prefix: str) -> LatencyModel:
+        try:
+            return latency_from_spec(value)
+        except LatencySpecError as err:
+            raise self.fail(key_path(*prefix, *([err.key] if err.key else [])), err.message) from None
+
+    def policy(self, spec: Mapping[str, Any], raw: str) -> HostPolicy:
+        def key(*rest: str) -> str:
+            return key_path("hosts", raw, *rest)
+
+        robots = spec.get("robots")
+        if robots is not None:
+            robots = self.string(robots, key("robots"))
+        throttle = None
+        if "throttle" in spec:
+            t = self.table(spec["throttle"], key("throttle"), "{status = 429, retry_after = 2, rate = 0.3}")
+            self.known(t, THROTTLE_KEYS, "hosts", raw, "throttle")
+            retry_after = t.get("retry_after", 1.0)
+            every = t.get("every")
+            throttle = Throttle(
+                status=self.status(t.get("status", 429), key("throttle", "status")),
+                retry_after=self.number(retry_after, key("throttle", "retry_after")),
+                rate=self.rate(t.get("rate", 0.0), key("throttle", "rate")),
+                attempts=self.integer(t.get("attempts", 1), key("throttle", "attempts"), minimum=1),
+                every=None if every is None else self.number(every, key("throttle", "every"), positive=True),
+                duration=self.number(t.get("duration", 0.0), key("throttle", "duration")),
+            )
+            if not throttle.rate and not throttle.every:
+                raise self.fail(
+                    key("throttle"), "expected rate (a share of pages) or every and duration (bursts in time)"
+                )
+        return HostPolicy(
+            robots=robots,
+            fail_rate=self.rate(spec.get("fail_rate", 0.0), key("fail_rate")),
+            fail_status=self.status(spec.get("fail_status", 503), key("fail_status")),
+            dead_rate=self.rate(spec.get("dead_rate", 0.0), key("dead_rate")),
+            throttle=throttle,
+        )
+
+    def pages(self, value: object) -> ExplicitWeb:
+        pages = self.table(value, "pages", '{"http://a.com/" = ["/x"]}')
+        specs: dict[str, PageSpec] = {}
+        first_spelling: dict[str, str] = {}
+        for url, spec in pages.items():
+            key = key_path("pages", url)
+            ident = rfc3986_identity(url)
+            if ident is None:
+                raise self.fail(
+                    key, f'expected pages keyed by absolute http(s) URLs such as "http://a.com/", got {show_value(url)}'
+                )
+            if ident in first_spelling:
+                raise self.fail(key, f"same page as {show_value(first_spelling[ident])} ({ident}); list each page once")
+            first_spelling[ident] = url
+            if isinstance(spec, list):
+                specs[url] = PageSpec(tuple(self.strings(spec, key)))
+            elif isinstance(spec, dict):
+                self.known(spec, PAGE_KEYS, "pages", url)
+                headers = self.table(spec.get("headers", {}), key_path("pages", url, "headers"))
+                for name, text in headers.items():
+                    self.string(text, key_path("pages", url, "headers", name))
+                content = spec.get("content")
+                specs[url] = PageSpec(
+                    links=tuple(self.strings(spec.get("links", []), key_path("pages", url, "links"))),
+                    content=None if content is None else self.string(content, key_path("pages", url, "content")),
+                    status=self.status(spec.get("status", 200), key_path("pages", url, "status")),
+                    headers=dict(headers),
+                )
+            else:
+                raise self.fail(
+                    key,
+                    f"expected a list of links as written, or a table {{links = [...], status = 404}}; got {show_value(spec)}",
+                )
+        return ExplicitWeb(specs)
+
+    def generated(self, value: object, seed: int, has_pages: bool) -> tuple[Web | None, Variants | None]:
+        web = self.table(value, "web", '{kind = "power_law", pages = 1000, hosts = 10}')
+        kind = web.get("kind", "explicit" if has_pages or not web else None)
+        if kind is None:
+            raise self.fail("web.kind", f"missing; expected one of {', '.join(WEB_KINDS[1:])}")
+        if kind not in WEB_KINDS:
+            hint = did_you_mean(kind, WEB_KINDS) if isinstance(kind, str) else ""
+            raise self.fail("web.kind", f"expected one of {', '.join(WEB_KINDS)}; got {show_value(kind)}{hint}")
+        self.known(web, WEB_COMMON_KEYS + WEB_KEYS[kind], "web")
+        variants = None
+        if "variant_rate" in web or "variants" in web:
+            kinds = self.strings(web.get("variants", list(KINDS)), "web.variants")
+            for i, k in enumerate(kinds):
+                if k not in KINDS:
+                    raise self.fail(
+                        f"web.variants[{i}]",
+                        f"expected one of {', '.join(KINDS)}; got {show_value(k)}{did_you_mean(k, KINDS)}",
+                    )
+            variants = Variants(self.rate(web.get("variant_rate", 0.1), "web.variant_rate"), tuple(kinds), seed)
+        if kind == "explicit":
+            if not has_pages:
+                raise self.fail("web.kind", 'kind = "explicit" needs a [pages] table')
+            return None, variants
+
+        def get_int(name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+            return self.integer(web.get(name, default), f"web.{name}", minimum=minimum, maximum=maximum)
+
+        dup = self.rate(web.get("duplicate_rate", 0.0), "web.duplicate_rate")
+        near = self.rate(web.get("near_duplicate_rate", 0.0), "web.near_duplicate_rate")
+        if dup + near > 1.0:
+            raise self.fail(
+                "web.near_duplicate_rate", f"expected duplicate_rate + near_duplicate_rate <= 1, got {dup + near:g}"
+            )
+        if kind == "site_tree":
+            return SiteTreeWeb(
+                self.host(web.get("host", "a.com"), "web.host"),
+                branching=get_int("branching", 3, 1, 1000),
+                depth=get_int("depth", 3, 0, 64),
+                seed=seed,
+                duplicate_rate=dup,
+                near_duplicate_rate=near,
+            ), variants
+        host_count = get_int("hosts", 100, 1, 1 << 30)
+        page_count = get_int("pages", max(10_000, host_count), host_count, (1 << 32) - 1)
+        return PowerLawWeb(
+            page_count,
+            host_count,
+            seed=seed,
+            zipf=self.number(web.get("zipf", 1.0), "web.zipf"),
+            branching=get_int("branching", 4, 1, 1000),
+            host_branching=get_int("host_branching", 8, 1, 1000),
+            extra_links=get_int("extra_links", 3, 0, 1000),
+            cross_rate=self.rate(web.get("cross_rate", 0.1), "web.cross_rate"),
+            duplicate_rate=dup,
+            near_duplicate_rate=near,
+        ), variants
+
+    def traps(self, value: object, seed: int) -> tuple[list[Web], dict[str, list[str]]]:
+        """The traps, and the links that lead into them by page (``linked_from``)."""
+        if not isinstance(value, list):
+            raise self.fail("traps", f"expected [[traps]] tables (a list), got {show_value(value)}")
+        traps: list[Web] = []
+        entries: dict[str, list[str]] = {}
+        for i, spec in enumerate(value):
+            where = f"traps[{i}]"
+            spec = self.table(spec, where, '{kind = "calendar", host = "a.com"}')
+            kind = spec.get("kind")
+            if kind not in TRAP_KEYS:
+                hint = did_you_mean(kind, TRAP_KEYS) if isinstance(kind, str) else ""
+                raise self.fail(
+                    f"{where}.kind", f"expected one of {', '.join(TRAP_KEYS)}; got {show_value(kind)}{hint}"
+                )
+            self.known(spec, TRAP_KEYS[kind], "traps", i)
+            host = self.host(spec.get("host", "a.com"), f"{where}.host")
+            prefix = self.string(spec.get("prefix", "/cal/" if kind == "calendar" else "/shop"), f"{where}.prefix")
+            if not prefix.startswith("/") or prefix.strip("/") == "":
+                raise self.fail(f"{where}.prefix", f'expected a path such as "/cal/", got {show_value(prefix)}')
+            trap: CalendarTrap | SessionTrap
+            if kind == "calendar":
+                trap = CalendarTrap(host, prefix, self.day(spec.get("start", date(2024, 1, 1)), f"{where}.start"))
+            else:
+                items = self.integer(spec.get("items", 5), f"{where}.items", minimum=1, maximum=10_000)
+                trap = SessionTrap(host, prefix, items, seed=seed)
+            linked_from = self.url(spec.get("linked_from", f"http://{host}/"), f"{where}.linked_from")
+            entries.setdefault(linked_from, []).append(trap.entry)
+            self._trap_of.setdefault(linked_from, i)
+            traps.append(trap)
+        return traps, entries
+
+    def day(self, value: object, key: str) -> date:
+        if isinstance(value, date):
+            return value
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            try:
+                return date.fromisoformat(value)
+            except ValueError:
+                pass
+        raise self.fail(key, f"expected a date such as 2024-01-01, got {show_value(value)}")
+
+    def combine(self, parts: list[Web], entries: dict[str, list[str]]) -> Web:
+        if len(parts) == 1 and not entries:
+            return parts[0]
+        probe = CombinedWeb(parts)
+        for url, i in self._trap_of.items():
+            loc = probe._locate(url)
+            if loc is None or loc[2] is None:
+                raise self.fail(
+                    f"traps[{i}].linked_from",
+                    f"no page {show_value(url)} in this web to link the trap from; name one of its pages",
+                )
+        return CombinedWeb(parts, entries)
+
+
+__all__ = [
+    "DEFAULT_SCENARIO",
+    "Scenario",
+    "ScenarioError",
+    "find_scenario",
+    "key_path",
+    "list_scenarios",
+    "load_scenario",
+    "parse_scenario",
+    "scenario_dirs",
+    "scenario_from_dict",
+]

@@ -1,0 +1,128 @@
+"""A web written out by hand: page URL -> links exactly as written.
+
+This is the form of every teaching example (the "See it" demo, the ISRO
+trace, the interview cases): small enough to draw, exact enough to check a
+crawl order against.  A page's identity is its RFC 3986 canonical form, so
+``http://A.com/x#top`` and ``http://a.com/x`` are one page while
+``/x`` and ``/x/`` stay two, as on a real server.  A URL with no entry is a
+page with no links (status 200), like a leaf the author did not bother to
+write down.
+
+One leniency: a page listed under ``http://`` is also served under
+``https://``, because most servers answer both and the aggressive
+normalization rewrites every link to https.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from crawlsim.core.urls import canonicalize, host_of
+from crawlsim.sim.policies import NO_HEADERS
+from crawlsim.sim.web import Loc, Unlisted, Web, rfc3986_identity
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One written-out page: links as written, optional fixed text and status."""
+
+    links: tuple[str, ...] = ()
+    content: str | None = None
+    """Page text; pages with equal text are mirrors of each other."""
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=lambda: NO_HEADERS)
+
+
+class ExplicitWeb(Web):
+    """Pages from a mapping ``url -> links`` (or ``url -> PageSpec``)."""
+
+    def __init__(self, pages: Mapping[str, PageSpec | Sequence[str]], seeds: Sequence[str] | None = None) -> None:
+        super().__init__()
+        self._pages: dict[str, PageSpec] = {}
+        self._written: dict[str, str] = {}
+        for url, spec in pages.items():
+            ident = rfc3986_identity(url)
+            if ident is None:
+                raise ValueError(f"expected an absolute http(s) URL as a page, got {url!r}")
+            if ident in self._pages:
+                raise ValueError(f"{url!r} and {self._written[ident]!r} are the same page ({ident})")
+            if not isinstance(spec, PageSpec):
+                if isinstance(spec, str):
+                    raise TypeError(f"links of {url!r} must be a list of strings, got a string")
+                spec = PageSpec(tuple(spec))
+            self._pages[ident] = spec
+            self._written[ident] = url
+        self._known: set[str] | None = None
+        first = next(iter(pages), None)
+        self.seeds = tuple(seeds) if seeds else ((first,) if first is not None else ())
+
+    @property
+    def pages(self) -> Mapping[str, PageSpec]:
+        """Written pages by identity (read-only view for tools and tests)."""
+        return self._pages
+
+    def _locate(self, url: str) -> Loc | None:
+        ident = rfc3986_identity(url)
+        if ident is None:
+            return None
+        if ident in self._pages:
+            return ident, host_of(ident), ident
+        if ident.startswith("https://"):
+            plain = "http://" + ident[8:]
+            if plain in self._pages:
+                return plain, host_of(plain), plain
+        return ident, host_of(ident), Unlisted(ident)
+
+    def _links_at(self, key: Hashable) -> list[str]:
+        spec = self._pages.get(key) if isinstance(key, str) else None
+        return list(spec.links) if spec is not None else []
+
+    def _content_at(self, key: Hashable) -> tuple[str, str | None]:
+        if isinstance(key, Unlisted):
+            return key.page, None
+        spec = self._pages[str(key)]
+        if spec.content is not None:
+            return spec.content, spec.content
+        return str(key), None
+
+    def _status_at(self, key: Hashable) -> tuple[int, Mapping[str, str]]:
+        spec = self._pages.get(key) if isinstance(key, str) else None
+        return (spec.status, spec.headers) if spec is not None else (200, NO_HEADERS)
+
+    def known_pages(self) -> set[str]:
+        """Identities of every written page and every link target (a linked URL
+        with no entry is a page too); the finite page set of this web."""
+        if self._known is None:
+            known = set(self._pages)
+            for ident, spec in self._pages.items():
+                for href in spec.links:
+                    target = canonicalize(href, ident)
+                    if target is not None:
+                        loc = self._locate(target)
+                        known.add(loc[0] if loc is not None else target)
+            self._known = known
+        return self._known
+
+    def hosts(self) -> Iterator[str]:
+        """Hosts of written pages and of every link target, in order of appearance."""
+        seen: dict[str, None] = {}
+        for ident, spec in self._pages.items():
+            seen.setdefault(host_of(ident))
+            for href in spec.links:
+                target = canonicalize(href, ident)
+                if target is not None:
+                    seen.setdefault(host_of(target))
+        return iter(seen)
+
+    def host_size(self, host: str) -> int | None:
+        """Pages on ``host``: written ones plus link targets without an entry."""
+        return self._count_pages(host, self)
+
+    def _count_pages(self, host: str, top: Web) -> int | None:
+        host = host.lower()
+        count = sum(1 for ident in self.known_pages() if host_of(ident) == host and top._serving(ident) is self)
+        return count or None
+
+
+__all__ = ["ExplicitWeb", "PageSpec"]

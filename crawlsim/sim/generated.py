@@ -1,0 +1,314 @@
+"""Generated webs: pages computed on demand from a seed, nothing stored per link.
+
+Both kinds number their pages so that every page is linked from a "parent"
+(page ``k`` of a host is a child of page ``(k - 1) // branching``, and the
+home page of host ``i`` a child of host ``(i - 1) // host_branching``).  That
+guarantees every page is reachable from the seeds whatever the random links
+do, so a complete crawl has a known answer: every page.
+
+Random links come from one 64-bit hash of (seed, page) stepped with a linear
+congruential generator -- a few hundred nanoseconds per link, against
+several microseconds for ``random.Random`` -- because link generation is the
+floor of a million-page simulation.
+
+Content: a fraction ``duplicate_rate`` of pages repeat their parent's text
+exactly, and ``near_duplicate_rate`` repeat it with two words changed.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Hashable, Iterator
+
+from crawlsim.sim.hashing import LCG_A, LCG_C, M64, mix64, salt_of, stable_hash, unit
+from crawlsim.sim.text import near_key
+from crawlsim.sim.web import Loc, Web, loose_identity
+
+_M32 = 0xFFFFFFFF
+
+
+def _check_rate(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name}: expected a rate between 0 and 1, got {value!r}")
+
+
+class _DupMixin:
+    """Exact and near-duplicate content, decided per page by a hash."""
+
+    _dup_rate: float
+    _near_rate: float
+    _dup_salt: int
+
+    def _dup_kind(self, h: int) -> str:
+        """``"dup"``, ``"near"`` or ``""`` for the page whose hash is ``h``."""
+        if not (self._dup_rate or self._near_rate):
+            return ""
+        u = unit(mix64(h ^ self._dup_salt))
+        if u < self._dup_rate:
+            return "dup"
+        if u < self._dup_rate + self._near_rate:
+            return "near"
+        return ""
+
+
+class SiteTreeWeb(_DupMixin, Web):
+    """One host whose pages form a tree: ``branching`` children per page, down
+    to ``depth`` levels below the home page.
+
+    Paths are the child numbers: ``/``, ``/0``, ``/0/2``, ...  Each page links
+    (root-relative) to its children, then its parent, then home.
+    """
+
+    def __init__(
+        self,
+        host: str = "a.com",
+        branching: int = 3,
+        depth: int = 3,
+        *,
+        seed: int = 0,
+        duplicate_rate: float = 0.0,
+        near_duplicate_rate: float = 0.0,
+    ) -> None:
+        super().__init__()
+        if branching < 1 or depth < 0:
+            raise ValueError(f"expected branching >= 1 and depth >= 0, got {branching}, {depth}")
+        _check_rate("duplicate_rate", duplicate_rate)
+        _check_rate("near_duplicate_rate", near_duplicate_rate)
+        self.host = host.lower()
+        self.branching = branching
+        self.depth = depth
+        self._prefix = f"http://{self.host}"
+        self._path_re = re.compile(re.escape(self._prefix) + r"/((?:0|[1-9]\d*)(?:/(?:0|[1-9]\d*))*)?")
+        self._dup_rate = duplicate_rate
+        self._near_rate = near_duplicate_rate
+        self._dup_salt = salt_of(seed, "duplicates")
+        self.seeds = (self._prefix + "/",)
+
+    def _locate(self, url: str) -> Loc | None:
+        m = self._path_re.fullmatch(url)
+        ident = url
+        if m is None:
+            loose = loose_identity(url)
+            if loose is None or not (loose == self._prefix or loose.startswith(self._prefix + "/")):
+                return None
+            ident = loose
+            m = self._path_re.fullmatch(ident)
+            if m is None:
+                return ident, self.host, None
+        key = tuple(int(s) for s in m[1].split("/")) if m[1] else ()
+        if len(key) > self.depth or any(c >= self.branching for c in key):
+            return ident, self.host, None
+        return ident, self.host, key
+
+    def _links_at(self, key: Hashable) -> list[str]:
+        path: tuple[int, ...] = key  # type: ignore[assignment]
+        here = "".join(f"/{c}" for c in path)
+        out = [f"{here}/{c}" for c in range(self.branching)] if len(path) < self.depth else []
+        if path:
+            parent = "".join(f"/{c}" for c in path[:-1]) or "/"
+            out.append(parent)
+            if parent != "/":
+                out.append("/")
+        return out
+
+    def _content_at(self, key: Hashable) -> tuple[str, str | None]:
+        path: tuple[int, ...] = key  # type: ignore[assignment]
+        return self._content_key(path), None
+
+    def _content_key(self, path: tuple[int, ...]) -> str:
+        ident = self._prefix + ("".join(f"/{c}" for c in path) or "/")
+        kind = self._dup_kind(stable_hash(ident)) if path else ""
+        if kind == "dup":
+            return self._content_key(path[:-1])
+        if kind == "near":
+            return near_key(self._content_key(path[:-1]), ident)
+        return ident
+
+    def hosts(self) -> Iterator[str]:
+        return iter((self.host,))
+
+    def host_size(self, host: str) -> int | None:
+        if host.lower() != self.host:
+            return None
+        b, d = self.branching, self.depth
+        return d + 1 if b == 1 else (b ** (d + 1) - 1) // (b - 1)
+
+
+class PowerLawWeb(_DupMixin, Web):
+    """Many hosts of Zipf-skewed sizes, mostly intra-host links plus some
+    cross-host ones; scales lazily to millions of pages.
+
+    Host ``i`` is ``h{i}.example`` with pages ``/`` (page 0) and ``/p1`` ..
+    ``/p{size-1}``; host 0 is the largest.  Page ``k`` links to: its host's home,
+    its tree parent, its tree children, and ``extra_links`` random targets --
+    each one on another host with probability ``cross_rate`` (a uniformly
+    random page of the whole web, so big hosts draw more inlinks), otherwise
+    a page of its own host drawn with a bias toward low numbers (popular
+    pages get many inlinks: a heavy-tailed in-degree).  A home page also
+    links to ``host_branching`` other homes, which makes every host reachable
+    from ``http://h0.example/``.
+    """
+
+    def __init__(
+        self,
+        pages: int = 10_000,
+        hosts: int = 100,
+        *,
+        seed: int = 0,
+        zipf: float = 1.0,
+        branching: int = 4,
+        host_branching: int = 8,
+        extra_links: int = 3,
+        cross_rate: float = 0.1,
+        duplicate_rate: float = 0.0,
+        near_duplicate_rate: float = 0.0,
+    ) -> None:
+        super().__init__()
+        if hosts < 1 or pages < hosts:
+            raise ValueError(f"expected at least one page per host, got pages={pages}, hosts={hosts}")
+        if pages >= 1 << 32 or hosts >= 1 << 31:
+            raise ValueError("expected fewer than 2**32 pages")
+        if zipf < 0:
+            raise ValueError(f"zipf: expected an exponent >= 0, got {zipf!r}")
+        if branching < 1 or host_branching < 1 or extra_links < 0:
+            raise ValueError("expected branching >= 1, host_branching >= 1 and extra_links >= 0")
+        _check_rate("cross_rate", cross_rate)
+        _check_rate("duplicate_rate", duplicate_rate)
+        _check_rate("near_duplicate_rate", near_duplicate_rate)
+        self.page_count = pages
+        self.host_count = hosts
+        self.zipf = zipf
+        self.branching = branching
+        self.host_branching = host_branching
+        self.extra_links = extra_links
+        self.cross_rate = cross_rate
+        self._sizes, self._offsets = _zipf_sizes(pages, hosts, zipf)
+        self._salt = salt_of(seed, "power-law")
+        self._cross_cut = int(cross_rate * 1024)
+        self._dup_rate = duplicate_rate
+        self._near_rate = near_duplicate_rate
+        self._dup_salt = salt_of(seed, "duplicates")
+        self._url_re = re.compile(r"http://h(0|[1-9]\d*)\.example/(?:p([1-9]\d*))?")
+        self._host_re = re.compile(r"(?:www\.)?h(0|[1-9]\d*)\.example")
+        self.seeds = ("http://h0.example/",)
+
+    @staticmethod
+    def url(host: int, page: int) -> str:
+        """The canonical URL of page ``page`` of host ``host``."""
+        return f"http://h{host}.example/p{page}" if page else f"http://h{host}.example/"
+
+    def size_of(self, host: int) -> int:
+        """Page count of host number ``host``."""
+        return self._sizes[host]
+
+    def _locate(self, url: str) -> Loc | None:
+        m = self._url_re.fullmatch(url)
+        ident = url
+        if m is None:
+            loose = loose_identity(url)
+            if loose is None:
+                return None
+            m = self._url_re.fullmatch(loose)
+            if m is None:
+                rest = loose[7:] if loose.startswith("http://") else ""
+                hm = self._host_re.fullmatch(rest.split("/", 1)[0])
+                if hm is None or int(hm[1]) >= self.host_count:
+                    return None
+                return loose, f"h{hm[1]}.example", None
+            ident = loose
+        h = int(m[1])
+        if h >= self.host_count:
+            return None
+        k = int(m[2]) if m[2] else 0
+        host = f"h{h}.example"
+        if k >= self._sizes[h]:
+            return ident, host, None
+        return ident, host, (h << 32) | k
+
+    def _links_at(self, key: Hashable) -> list[str]:
+        g: int = key  # type: ignore[assignment]
+        h = g >> 32
+        k = g & _M32
+        size = self._sizes[h]
+        base = f"http://h{h}.example/"
+        b = self.branching
+        if k:
+            out = [base]
+            parent = (k - 1) // b
+            if parent:
+                out.append(f"{base}p{parent}")
+        else:
+            out = []
+            hb = self.host_branching
+            first = h * hb + 1
+            for c in range(first, min(first + hb, self.host_count)):
+                out.append(f"http://h{c}.example/")
+        first = k * b + 1
+        for c in range(first, min(first + b, size)):
+            out.append(f"{base}p{c}")
+        x = mix64(self._salt ^ g)
+        cut = self._cross_cut
+        for _ in range(self.extra_links):
+            x = (x * LCG_A + LCG_C) & M64
+            u = (x >> 22) & _M32
+            if (x >> 54) < cut:
+                t = (u * self.page_count) >> 32
+                th = bisect_right(self._offsets, t) - 1
+                tk = t - self._offsets[th]
+                out.append(f"http://h{th}.example/p{tk}" if tk else f"http://h{th}.example/")
+            else:
+                t = (((u * u) >> 32) * size) >> 32
+                out.append(f"{base}p{t}" if t else base)
+        return out
+
+    def _content_at(self, key: Hashable) -> tuple[str, str | None]:
+        g: int = key  # type: ignore[assignment]
+        return self._content_key(g), None
+
+    def _content_key(self, g: int) -> str:
+        h, k = g >> 32, g & _M32
+        kind = self._dup_kind(g ^ self._salt) if k else ""
+        if kind == "dup":
+            return self._content_key((h << 32) | (k - 1) // self.branching)
+        if kind == "near":
+            return near_key(self._content_key((h << 32) | (k - 1) // self.branching), self.url(h, k))
+        return self.url(h, k)
+
+    def hosts(self) -> Iterator[str]:
+        return (f"h{i}.example" for i in range(self.host_count))
+
+    def host_size(self, host: str) -> int | None:
+        m = self._host_re.fullmatch(host.lower())
+        if m is None or int(m[1]) >= self.host_count:
+            return None
+        return self._sizes[int(m[1])]
+
+
+def _zipf_sizes(pages: int, hosts: int, s: float) -> tuple[array[int], array[int]]:
+    """Host sizes proportional to ``1 / (rank + 1) ** s`` (at least one page
+    each, summing to ``pages``) and their running offsets; two flat arrays,
+    so ten thousand hosts cost about 160 KB."""
+    total_w = 0.0
+    for i in range(hosts):
+        total_w += (i + 1) ** -s
+    spare = pages - hosts
+    sizes = array("q", bytes(8 * hosts))
+    used = 0
+    for i in range(hosts):
+        extra = int(spare * ((i + 1) ** -s) / total_w)
+        sizes[i] = 1 + extra
+        used += extra
+    for i in range(spare - used):
+        sizes[i % hosts] += 1
+    offsets = array("q", bytes(8 * (hosts + 1)))
+    running = 0
+    for i in range(hosts):
+        offsets[i] = running
+        running += sizes[i]
+    offsets[hosts] = running
+    return sizes, offsets
+
+
+__all__ = ["PowerLawWeb", "SiteTreeWeb"]
