@@ -1,0 +1,198 @@
+"""The verdict of `crawlsim check`: checks, the rubric level, rendering.
+
+A :class:`CheckResult` is one line of the report.  ``kind`` separates what
+makes the exit status non-zero (``correctness``) from what only informs the
+level (``performance``) and from observations that pass or fail no one
+(``note``).  ``level`` says which rubric level a check belongs to; the level
+reached is the highest one whose checks, and all below it, passed.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from crawlsim.core.events import Event, event_to_dict
+
+if TYPE_CHECKING:
+    from crawlsim.check.runner import CaseRun
+
+CheckKind = Literal["correctness", "performance", "note"]
+LEVELS = ("below L4", "L4", "L5", "L6-observable")
+
+UNOBSERVABLE = (
+    "Not observable by a checker: the rest of L6 -- politeness, rate limits and robots.txt, retries with "
+    "backoff, memory limits on the frontier, a distributed design (host partitioning, shared dedupe store, "
+    "durable frontier, distributed termination), observability -- and every 'explains why' of L5 "
+    "(the race, the GIL, when asyncio is the better choice). Those are for the conversation."
+)
+
+TRACE_CASE = "diamond-50"
+"""The case ``--trace`` writes by default: fifty pages all linking each other
+at eight workers shows the lanes filling, and any duplicate fetch."""
+
+
+@dataclass
+class CheckResult:
+    """One check: its name, whether it passed, and why, in plain words."""
+
+    name: str
+    passed: bool
+    explanation: str
+    details: dict[str, Any] = field(default_factory=dict)
+    kind: CheckKind = "correctness"
+    level: Literal["L4", "L5", "L6"] | None = None
+    title: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "kind": self.kind,
+            "level": self.level,
+            "passed": self.passed,
+            "explanation": self.explanation,
+            "details": self.details,
+        }
+
+
+def level_reached(checks: Iterable[CheckResult]) -> tuple[str, list[str]]:
+    """The level reached and, if it is not the top, what stands in the way
+    of the next one (failing check names)."""
+    failing: dict[str, list[str]] = {"L4": [], "L5": [], "L6": []}
+    for check in checks:
+        if check.kind != "note" and check.level is not None and not check.passed:
+            failing[check.level].append(check.name)
+    for index, level in enumerate(("L4", "L5", "L6")):
+        if failing[level]:
+            return LEVELS[index], failing[level]
+    return LEVELS[-1], []
+
+
+@dataclass
+class CheckReport:
+    """All checks of one run of `crawlsim check` on one crawler."""
+
+    target: str
+    mode: Literal["threads", "asyncio"]
+    quick: bool
+    checks: list[CheckResult]
+    elapsed: float
+    partial: bool = False
+    """Only some cases were run (``only=``): the level covers those."""
+    runs: dict[str, CaseRun] = field(default_factory=dict, repr=False)
+    """The raw observations per case, for traces (not serialised)."""
+
+    @property
+    def ok(self) -> bool:
+        """Every correctness check passed (the CLI's exit status)."""
+        return all(c.passed for c in self.checks if c.kind == "correctness")
+
+    @property
+    def level(self) -> str:
+        return level_reached(self.checks)[0]
+
+    @property
+    def blocking(self) -> list[str]:
+        """Checks that keep the crawler from the next level."""
+        return level_reached(self.checks)[1]
+
+    def check(self, name: str) -> CheckResult:
+        for result in self.checks:
+            if result.name == name:
+                return result
+        raise KeyError(f"no check named {name!r}; have {', '.join(c.name for c in self.checks)}")
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.passed and c.kind != "note"]
+
+    # ------------------------------------------------------------ output
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "mode": self.mode,
+            "quick": self.quick,
+            "partial": self.partial,
+            "ok": self.ok,
+            "level": self.level,
+            "blocking": self.blocking,
+            "elapsed_s": round(self.elapsed, 3),
+            "checks": [c.to_dict() for c in self.checks],
+            "not_observable": UNOBSERVABLE,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    def render(self, width: int = 100) -> str:
+        """The report as plain text (what the CLI prints)."""
+        lines = [
+            f"crawlsim check {self.target}  ({self.mode}, {'quick' if self.quick else 'full'} run, "
+            f"{self.elapsed:.1f} s)",
+            "",
+        ]
+        name_width = max((len(c.name) for c in self.checks), default=4)
+        for c in self.checks:
+            mark = (
+                "PASS" if c.passed else ("note" if c.kind == "note" else "FAIL" if c.kind == "correctness" else "WARN")
+            )
+            head = f"  {mark}  {c.name:<{name_width}}  "
+            body = c.explanation
+            if c.title and not c.passed:
+                body = f"[{c.title}] {body}"
+            wrapped = textwrap.wrap(body, width=max(40, width - len(head))) or [""]
+            lines.append(head + wrapped[0])
+            lines.extend(" " * len(head) + more for more in wrapped[1:])
+        correctness = [c for c in self.checks if c.kind == "correctness"]
+        failed = [c.name for c in correctness if not c.passed]
+        lines.append("")
+        if failed:
+            lines.append(f"Correctness: {len(failed)} of {len(correctness)} checks failed: {', '.join(failed)}.")
+        else:
+            lines.append(f"Correctness: all {len(correctness)} checks passed.")
+        level_line = f"Level reached: {self.level}"
+        if self.blocking:
+            level_line += f" (the next level needs: {', '.join(self.blocking)})"
+        if self.partial:
+            level_line += " -- partial run, only the checks above count"
+        lines.append(level_line + ".")
+        lines.extend(textwrap.wrap(UNOBSERVABLE, width=width))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __rich__(self) -> Any:
+        """Colour for rich consoles (and the terminal app): the plain text with
+        PASS/FAIL/WARN marks styled."""
+        from rich.text import Text
+
+        text = Text(self.render())
+        for word, style in (("PASS", "green"), ("FAIL", "bold red"), ("WARN", "yellow"), ("note", "cyan")):
+            text.highlight_words([f"  {word}  "], style=style)
+        return text
+
+    # ------------------------------------------------------------ traces
+
+    def trace(self, case: str = TRACE_CASE) -> list[Event]:
+        """The events of the user's run of ``case``, for replay."""
+        from crawlsim.check.trace import run_events
+
+        if case not in self.runs:
+            raise KeyError(f"no run of case {case!r}; have {', '.join(self.runs)}")
+        return run_events(self.runs[case])
+
+    def write_trace(self, path: str | Path, case: str = TRACE_CASE) -> int:
+        """Write ``case``'s trace as JSONL (one ``event_to_dict`` per line) for
+        ``crawlsim tui --trace`` and the notebook; returns the event count."""
+        events = self.trace(case)
+        with open(path, "w", encoding="utf-8") as out:
+            for event in events:
+                out.write(json.dumps(event_to_dict(event)) + "\n")
+        return len(events)
