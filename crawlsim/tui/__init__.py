@@ -1,0 +1,90 @@
+"""``crawlsim tui``: the terminal app that animates a crawl and answers "what if".
+
+``main(argv)`` parses ``[SCENARIO] [--trace FILE] [crawler flags]`` and runs
+the app.  Textual is imported only when the app starts, so importing this
+package (the CLI does, to dispatch) stays cheap and loads no front end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.core.options import OptionError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crawlsim tui",
+        description=(
+            "Watch a simulated crawl on the simulated clock, then change a knob (workers, politeness, gap, "
+            "normalization, BFS/DFS) and see the finish time move. Keys are listed at the bottom of the screen."
+        ),
+    )
+    parser.add_argument("scenario", nargs="?", help="a shipped scenario name or a .toml path (default: see-it)")
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="replay a JSONL trace (from `crawlsim trace` or `crawlsim check --trace`) as recorded",
+    )
+    parser.add_argument("--paused", action="store_true", help="start with the clock stopped")
+    parser.add_argument("--at", type=float, metavar="SECONDS", help="start at this simulated time")
+    parser.add_argument("--speed", type=float, metavar="X", help="simulated seconds per real second")
+    add_crawler_flags(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the terminal app; returns the process exit code (2 for a user mistake)."""
+    from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
+    from crawlsim.tui.session import load_trace
+
+    args = build_parser().parse_args(argv)
+    scenario = None
+    events = None
+    try:
+        overrides = overrides_from_args(args)
+        if args.speed is not None and not args.speed > 0:
+            raise OptionError("--speed", f"expected a number > 0, got {args.speed:g}")
+        if args.at is not None and not args.at >= 0:
+            raise OptionError("--at", f"expected a time >= 0, got {args.at:g}")
+        if args.trace:
+            if args.scenario:
+                raise OptionError("--trace", "give a scenario or --trace FILE, not both")
+            if overrides:
+                raise OptionError(
+                    "--trace",
+                    f"crawler flags ({', '.join(sorted(overrides))}) need a scenario; a trace replays as recorded",
+                )
+            events = load_trace(args.trace)
+        else:
+            scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
+            if overrides:
+                scenario = scenario.with_options(**overrides)
+    except (ScenarioError, OptionError, ValueError) as err:
+        print(f"crawlsim: error: {err}", file=sys.stderr)
+        return 2
+    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
+        print(
+            "crawlsim: error: the terminal app needs a terminal; `crawlsim run SCENARIO` prints a summary instead",
+            file=sys.stderr,
+        )
+        return 2
+
+    from crawlsim.tui.app import CrawlApp
+
+    app = CrawlApp(
+        scenario,
+        trace=events,
+        trace_file=args.trace or "",
+        paused=args.paused,
+        at=args.at,
+        speed=args.speed,
+    )
+    code = app.run()
+    return int(code or 0)
+
+
+__all__ = ["build_parser", "main"]

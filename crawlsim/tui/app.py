@@ -1,0 +1,427 @@
+"""The terminal app: watch a simulated crawl, change a knob, see what changed.
+
+The app owns a clock and nothing else: the crawl is run once per setting by
+the SimPy driver (:func:`~crawlsim.tui.session.run_session`), and every frame
+seeks the resulting :class:`~crawlsim.tui.model.Replay` to the simulated time
+``t`` and refreshes the panels.  ``t`` comes from the wall clock times the
+speed since the last anchor (play, pause, seek or speed change), never from
+counting timer ticks, so a slow frame never slows the crawl down and a
+paused app is perfectly still -- which is what makes snapshot tests exact.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from textual import events, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+
+from crawlsim.core.events import Event
+from crawlsim.core.options import OptionError
+from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
+from crawlsim.tui.picker import ScenarioPicker
+from crawlsim.tui.session import (
+    SPEED_LADDER,
+    THREAD_PAGES,
+    Knobs,
+    Result,
+    default_speed,
+    interactive_cap,
+    run_session,
+    step,
+    trace_result,
+    web_size,
+)
+from crawlsim.tui.widgets import (
+    BoundsView,
+    CountersBar,
+    EventLog,
+    HostsView,
+    KeyBar,
+    LanesView,
+    PagesView,
+    Panel,
+    StatusBar,
+    Timeline,
+    ViewState,
+)
+
+WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order"})
+"""Actions that rerun the crawl: off when replaying a trace file."""
+
+
+class CrawlApp(App[int]):
+    """crawlsim's terminal app.
+
+    ``scenario``: run and animate this scenario; or ``trace``: replay these
+    events as recorded (what-if keys are off).  ``paused``/``at`` start the
+    clock still at a given time; ``animate=False`` creates no timer at all
+    (snapshot tests); ``threaded`` forces the simulation on or off a worker
+    thread (default: on for webs above a few hundred pages).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "crawlsim"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "play_pause", "play/pause"),
+        Binding("full_stop", "step", "step", key_display="."),
+        Binding("f", "faster", "faster/slower"),
+        Binding("s", "slower", "faster/slower"),
+        Binding("r", "restart", "restart"),
+        Binding("n", "normalize", "normalize"),
+        Binding("plus,equals_sign", "workers(1)", "workers", key_display="+"),
+        Binding("minus,underscore", "workers(-1)", "workers", key_display="-"),
+        Binding("p", "polite", "polite"),
+        Binding("left_square_bracket", "gap(-1)", "gap", key_display="["),
+        Binding("right_square_bracket", "gap(1)", "gap", key_display="]"),
+        Binding("o", "order", "BFS/DFS"),
+        Binding("c", "pick", "scenario"),
+        Binding("left", "seek(-1)", "seek", key_display="←"),
+        Binding("right", "seek(1)", "seek", key_display="→"),
+        Binding("home", "seek_to_start", "start", show=False),
+        Binding("end", "seek_to_end", "end", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(
+        self,
+        scenario: Scenario | None = None,
+        *,
+        trace: list[Event] | None = None,
+        trace_file: str = "",
+        paused: bool = False,
+        at: float | None = None,
+        animate: bool = True,
+        speed: float | None = None,
+        threaded: bool | None = None,
+        fps: float = 30.0,
+    ) -> None:
+        super().__init__()
+        if (scenario is None) == (trace is None):
+            raise ValueError("give a scenario or a trace")
+        self.scenario = scenario
+        self.trace_events = trace
+        self.trace_file = trace_file
+        self.playing = not paused
+        self.t = at or 0.0
+        self._start_at = at
+        self.animated = animate
+        self.speed = speed or 0.0
+        self.threaded = threaded
+        self.fps = fps
+        self.result: Result | None = None
+        self.view: ViewState | None = None
+        self.knobs: Knobs | None = Knobs.from_options(scenario.options) if scenario else None
+        self.cap: int | None = interactive_cap(scenario) if scenario else None
+        self.previous_finish: float | None = None
+        self.change = ""
+        self.message = ""
+        self.simulating = False
+        self._generation = 0
+        self._fresh = True
+        """The next installed run is the first of its scenario (no comparison)."""
+        self._anchor = (time.monotonic(), self.t)
+        self._panels: list[Panel] = []
+
+    # -- layout --------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        yield CountersBar(id="counters")
+        with Horizontal(id="main"):
+            yield PagesView(id="pages")
+            with Vertical(id="side"):
+                yield HostsView(id="hosts")
+                yield EventLog(id="log")
+        yield LanesView(id="lanes")
+        yield BoundsView(id="bounds")
+        yield Timeline(id="timeline")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        self._panels = list(self.query(Panel))
+        self.query_one("#pages").border_title = "pages by host"
+        self.query_one("#hosts").border_title = "hosts: politeness"
+        self.query_one("#log").border_title = "events"
+        self.query_one("#lanes").border_title = "workers over time"
+        self.query_one("#bounds").border_title = "what bounds the finish time"
+        self._fit_to_size()
+        if self.scenario is not None:
+            self._announce_cap()
+            self._rerun(self.knobs)  # type: ignore[arg-type]
+        else:
+            assert self.trace_events is not None
+            self._install(trace_result(self.trace_events), self._generation)
+        if self.animated:
+            self.set_interval(1.0 / self.fps, self._tick, name="frame clock")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_to_size()
+
+    def _fit_to_size(self) -> None:
+        """Classes the stylesheet uses to drop panels on small terminals."""
+        width, height = self.size
+        self.screen.set_class(height < 40, "-short")
+        self.screen.set_class(height < 30, "-tiny")
+        self.screen.set_class(width < 120, "-narrow")
+
+    # -- the clock -------------------------------------------------------------------
+
+    @property
+    def end(self) -> float:
+        return self.result.replay.end if self.result else 0.0
+
+    def _reanchor(self) -> None:
+        self._anchor = (time.monotonic(), self.t)
+
+    def _tick(self) -> None:
+        """One animation frame: t from the wall clock since the last anchor."""
+        if not self.playing or self.result is None or self.simulating:
+            return
+        real, sim = self._anchor
+        t = sim + (time.monotonic() - real) * self.speed
+        if t >= self.end:
+            t = self.end
+            self.playing = False
+        self.show(t)
+
+    def show(self, t: float) -> None:
+        """Draw the crawl as it was at simulated time ``t``."""
+        result = self.result
+        if result is None:
+            return
+        t = max(0.0, min(t, result.replay.end))
+        self.t = t
+        result.replay.seek(t)
+        self.view = ViewState(
+            result=result,
+            t=t,
+            playing=self.playing,
+            speed=self.speed,
+            name=self.scenario.name if self.scenario else "trace",
+            title=self.scenario.title if self.scenario else self.trace_file,
+            knobs=self.knobs,
+            previous_finish=self.previous_finish,
+            change=self.change,
+            simulating=self.simulating,
+            message=self.message,
+            trace_file=self.trace_file,
+            per_host=result.options.per_host if result.options else None,
+        )
+        for panel in self._panels:
+            panel.update(self.view)
+        title = f"pages by host ({len(result.replay.page_list)})"
+        pages = self.query_one(PagesView)
+        if pages.border_title != title:
+            pages.border_title = title
+
+    def seek_to(self, t: float) -> None:
+        """Jump to ``t`` (timeline click or drag); playing goes on from there."""
+        self.show(t)
+        self._reanchor()
+
+    # -- running the crawl ----------------------------------------------------------------
+
+    def _announce_cap(self) -> None:
+        if self.cap is not None and self.scenario is not None:
+            self.message = f"{self.scenario.name}: first {self.cap:,} pages only"
+            self.notify(
+                f"{self.scenario.name} is too big to animate whole: the app crawls its first {self.cap:,} pages "
+                f"(max_pages). `crawlsim run {self.scenario.name}` runs all of it.",
+                timeout=6,
+            )
+
+    def _use_thread(self) -> bool:
+        if self.threaded is not None:
+            return self.threaded
+        assert self.scenario is not None
+        size = web_size(self.scenario)
+        limits = [v for v in (size, self.scenario.options.max_pages, self.cap) if v is not None]
+        return not limits or min(limits) > THREAD_PAGES
+
+    def _rerun(self, knobs: Knobs) -> None:
+        """Run the crawl with ``knobs`` (in a thread for large webs)."""
+        if self.scenario is None:
+            return
+        self.knobs = knobs
+        self._generation += 1
+        if self._use_thread():
+            self.simulating = True
+            if self.result is not None:
+                self.show(self.t)
+            self._simulate_in_thread(self.scenario, knobs, self._generation)
+            return
+        try:
+            result = run_session(self.scenario, knobs, cap=self.cap)
+        except (ScenarioError, OptionError) as err:
+            self._failed(err, self._generation)
+            return
+        self._install(result, self._generation)
+
+    @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
+    def _simulate_in_thread(self, scenario: Scenario, knobs: Knobs, generation: int) -> None:
+        try:
+            result = run_session(scenario, knobs, cap=self.cap)
+        except Exception as err:  # noqa: BLE001 -- shown to the user; the app goes on
+            self.call_from_thread(self._failed, err, generation)
+            return
+        self.call_from_thread(self._install, result, generation)
+
+    def _failed(self, err: Exception, generation: int) -> None:
+        if generation != self._generation:
+            return
+        self.simulating = False
+        if self.result is not None and self.result.knobs is not None:
+            self.knobs = self.result.knobs
+        self.notify(f"cannot run that: {err}", severity="error")
+        self.show(self.t)
+
+    def _install(self, result: Result, generation: int) -> None:
+        """Show a finished run; keep the previous finish time for comparison.
+
+        The clock stays where it was (clamped), so the same moment of the new
+        run is on screen; a run watched to its end shows the new end."""
+        if generation != self._generation:
+            return  # a later key press superseded this run
+        previous = self.result
+        self.simulating = False
+        if previous is None or self._fresh:
+            self._fresh = False
+            previous = None
+            self.t = self._start_at or 0.0
+            if not self.speed:
+                self.speed = default_speed(result.finish)
+        else:
+            at_end = self.t >= previous.replay.end
+            if previous.knobs is not None and result.knobs is not None:
+                self.previous_finish = previous.finish
+                self.change = result.knobs.diff(previous.knobs)
+            if at_end:
+                self.t = result.replay.end
+        self.result = result
+        if result.note:
+            self.message = result.note
+        self.show(self.t)
+        self._reanchor()
+        self.query_one(LanesView).refresh(layout=True)
+        self.query_one(BoundsView).refresh(layout=True)
+
+    # -- keys ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """What-if keys are shown but off (dimmed) when replaying a trace."""
+        if action in WHAT_IF_ACTIONS and self.scenario is None:
+            return None
+        return True
+
+    def action_play_pause(self) -> None:
+        if not self.playing and self.t >= self.end:
+            self.t = 0.0
+        self.playing = not self.playing
+        self._reanchor()
+        self.show(self.t)
+
+    def action_step(self) -> None:
+        """Pause, and move to the next instant at which an event happens."""
+        self.playing = False
+        if self.result is None:
+            return
+        following = self.result.replay.next_time(self.t)
+        self.show(following if following is not None else self.end)
+        self._reanchor()
+
+    def action_faster(self) -> None:
+        self.speed = step(SPEED_LADDER, self.speed, 1)
+        self._reanchor()
+        self.show(self.t)
+
+    def action_slower(self) -> None:
+        self.speed = step(SPEED_LADDER, self.speed, -1)
+        self._reanchor()
+        self.show(self.t)
+
+    def action_restart(self) -> None:
+        self.playing = True
+        self.show(0.0)
+        self._reanchor()
+
+    def action_seek(self, direction: int) -> None:
+        self.seek_to(self.t + direction * max(self.end / 40.0, 0.05))
+
+    def action_seek_to_start(self) -> None:
+        self.seek_to(0.0)
+
+    def action_seek_to_end(self) -> None:
+        self.seek_to(self.end)
+
+    def action_normalize(self) -> None:
+        if self.knobs is not None:
+            self._rerun(self.knobs.cycle_normalize())
+
+    def action_workers(self, direction: int) -> None:
+        if self.knobs is not None:
+            knobs = self.knobs.more_workers() if direction > 0 else self.knobs.fewer_workers()
+            if knobs != self.knobs:
+                self._rerun(knobs)
+
+    def action_polite(self) -> None:
+        if self.knobs is not None:
+            self._rerun(self.knobs.toggle_polite())
+
+    def action_gap(self, direction: int) -> None:
+        if self.knobs is not None:
+            knobs = self.knobs.gap_up() if direction > 0 else self.knobs.gap_down()
+            if knobs != self.knobs:
+                self._rerun(knobs)
+
+    def action_order(self) -> None:
+        if self.knobs is not None:
+            self._rerun(self.knobs.toggle_order())
+
+    def action_pick(self) -> None:
+        choices = []
+        for name in list_scenarios():
+            try:
+                title = load_scenario(name).title
+            except ScenarioError as err:
+                title = f"(cannot load: {err})"
+            choices.append((name, title))
+        current = self.scenario.name if self.scenario else None
+        self.push_screen(ScenarioPicker(choices, current), self._picked)
+
+    def _picked(self, name: str | None) -> None:
+        if not name:
+            return
+        try:
+            scenario = load_scenario(name)
+        except ScenarioError as err:
+            self.notify(str(err), severity="error")
+            return
+        self.open_scenario(scenario)
+
+    def open_scenario(self, scenario: Scenario) -> None:
+        """Switch to another scenario, with its own settings, from t = 0."""
+        self.scenario = scenario
+        self.trace_events = None
+        self.trace_file = ""
+        self._fresh = True
+        self.previous_finish = None
+        self.change = ""
+        self.message = ""
+        self.speed = 0.0
+        self._start_at = 0.0
+        self.t = 0.0
+        self.playing = True
+        self.knobs = Knobs.from_options(scenario.options)
+        self.cap = interactive_cap(scenario)
+        self._announce_cap()
+        self.refresh_bindings()
+        self.query_one(KeyBar).refresh(layout=True)  # what-if keys come back on after a trace
+        self._rerun(self.knobs)
+
+    async def action_quit(self) -> None:
+        self.exit(0)

@@ -1,0 +1,316 @@
+"""The one- and two-line panels: status, counters, bounds, event log,
+timeline, and the key bar that replaces Textual's one-line footer."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.widget import Widget
+
+from crawlsim.core.events import (
+    Discovered,
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchStarted,
+    HostDeferred,
+    RetryScheduled,
+    Skipped,
+)
+from crawlsim.tui.base import (
+    STATE_STYLE,
+    Panel,
+    Runs,
+    ViewState,
+    fit,
+    join_lines,
+    seconds,
+)
+from crawlsim.tui.model import PageState, describe_event
+
+# -- top bars ------------------------------------------------------------------------
+
+
+class StatusBar(Panel):
+    """Scenario, play state, the knobs, and the what-if finish comparison."""
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        first = Runs()
+        replay = view.replay
+        at_end = view.t >= replay.end
+        if view.simulating:
+            state, style = "⟳ simulating…", "bold yellow"
+        elif view.playing:
+            state, style = f"▶ playing {view.speed:g}x", "bold green"
+        elif at_end:
+            state, style = "■ finished", "bold"
+        else:
+            state, style = f"❚❚ paused ({view.speed:g}x)", "bold yellow"
+        first.add(f" {state} ", style)
+        first.add(" ")
+        first.add(view.name, "bold")
+        first.add(f" — {view.title}")
+        finish = Runs()
+        if view.previous_finish is not None:
+            change = f"{view.change}: " if view.change else ""
+            finish.add(f"{change}finish {seconds(view.previous_finish)} -> ", "bold")
+            delta = replay.end - view.previous_finish
+            colour = "bold green" if delta < -1e-9 else "bold red" if delta > 1e-9 else "bold"
+            finish.add(seconds(replay.end), colour)
+        else:
+            finish.add(f"finish {seconds(replay.end)}", "bold")
+        line1 = first.text()
+        right = finish.text()
+        room = width - right.cell_len - 1
+        if line1.cell_len > room:
+            line1.truncate(max(room, 0), overflow="ellipsis")
+        line1.append(" " * max(1, width - line1.cell_len - right.cell_len))
+        line1.append_text(right)
+        second = Runs()
+        if view.knobs is not None:
+            second.add(" " + view.knobs.describe(), "")
+        elif view.trace_file:
+            second.add(f" trace {view.trace_file}: replayed as recorded; what-if keys need a scenario (c picks one)")
+        if view.message:
+            second.add("  " + view.message, "italic yellow")
+        return join_lines([line1, second.text()])
+
+
+class CountersBar(Panel):
+    """t, fetched, duplicates, wasted worker-seconds, frontier, in flight."""
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        c = view.replay.counters()
+        narrow = width < 110
+        runs = Runs()
+        runs.add(" t ", "dim")
+        runs.add(f"{c.t:.1f}", "bold")
+        runs.add(f"/{c.end:.1f} s", "dim")
+        lanes = max(1, len(view.replay.lanes))
+        items = [
+            ("fetched", f"{c.fetched}/{c.pages}", STATE_STYLE[PageState.DONE]),
+            ("dup", str(c.duplicates), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
+            ("wasted", f"{c.wasted:.1f} w·s", STATE_STYLE[PageState.DUPLICATE] if c.wasted else ""),
+            ("frontier", str(c.frontier), STATE_STYLE[PageState.FRONTIER]),
+            ("in flight", str(c.in_flight), STATE_STYLE[PageState.IN_FLIGHT]),
+        ]
+        if c.failed or not narrow:
+            items.insert(3, ("failed", str(c.failed), STATE_STYLE[PageState.FAILED] if c.failed else ""))
+        if c.retries:
+            items.insert(4, ("retries", str(c.retries), STATE_STYLE[PageState.FAILED]))
+        if c.capped:
+            items.insert(4, ("over cap", str(c.capped), STATE_STYLE[PageState.SKIPPED]))
+        if not narrow:
+            items.append(("workers busy", f"{c.busy / lanes / c.t:.0%}" if c.t > 0 else "–", ""))
+        gap = " " if narrow else "  "
+        for label, value, style in items:
+            runs.add(gap + label + " ", "dim")
+            runs.add(value, ("bold " + style).strip())
+        return runs.text()
+
+
+# -- bounds and the event log ---------------------------------------------------------------
+
+
+class BoundsView(Panel):
+    """The three lower bounds, which one binds, and the one-sentence diagnosis."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        view = self.view
+        if view is None:
+            return 2
+        return len(self.draw(view, width, 10).wrap(self.app.console, max(width, 1)))
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        bounds = view.result.bounds
+        if bounds is None:
+            return Text(
+                "bounds need the scenario (a trace alone does not say what the crawl could have done)", style="dim"
+            )
+        narrow = width < 100
+        host = bounds.busiest_host_name
+        values = {
+            "depth": (f"depth {seconds(bounds.depth)}", bounds.depth),
+            "busiest_host": (
+                (f"{host} {seconds(bounds.busiest_host)}" if narrow else f"busiest host {seconds(bounds.busiest_host)}")
+                + ("" if narrow or not host else f" ({host}, {bounds.busiest_host_pages} requests)"),
+                bounds.busiest_host,
+            ),
+            "work": (f"work {seconds(bounds.work)}", bounds.work),
+        }
+        text = Text()
+        text.append("bounds" if narrow else "lower bounds", "bold")
+        for key, (label, _) in values.items():
+            style = "bold reverse" if key == bounds.binding else "dim"
+            text.append(f" {label} ", style)
+            text.append(" ")
+        text.append(f"{'' if narrow else 'efficiency '}{bounds.efficiency:.0%}", "dim")
+        if view.result.note:
+            text.append(f"  ({view.result.note})", "italic yellow")
+        text.append("\n")
+        text.append(bounds.explanation)
+        return text
+
+
+class EventLog(Panel):
+    """The last few events up to t, newest at the bottom."""
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        replay = view.replay
+        hide = len(replay.page_list) > 60
+        events = replay.recent(max(1, height), hide_seen=hide)
+        lines = []
+        for e in events:
+            runs = Runs()
+            runs.add(f"{e.t:7.2f} ", "dim")
+            runs.add(fit(describe_event(e), width - 8), event_style(e))
+            lines.append(runs.text())
+        if not lines:
+            lines.append(Text("(no events yet)", style="dim"))
+        return join_lines(lines)
+
+
+def event_style(e: Event) -> str:
+    if isinstance(e, FetchStarted):
+        return "bold bright_red" if e.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
+    if isinstance(e, FetchFinished):
+        return STATE_STYLE[PageState.DUPLICATE] if e.duplicate_of else STATE_STYLE[PageState.DONE]
+    if isinstance(e, (FetchFailed, RetryScheduled)):
+        return STATE_STYLE[PageState.FAILED]
+    if isinstance(e, Discovered):
+        return STATE_STYLE[PageState.FRONTIER]
+    if isinstance(e, Skipped):
+        return "grey50" if e.reason == "seen" else STATE_STYLE[PageState.SKIPPED]
+    if isinstance(e, HostDeferred):
+        return "yellow"
+    if isinstance(e, Done):
+        return "bold"
+    return ""
+
+
+# -- timeline ---------------------------------------------------------------------------------
+
+
+class Timeline(Panel):
+    """The simulated clock as a bar: click or drag on it to seek."""
+
+    can_focus = False
+    BAR_LEFT = 10
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        end = view.replay.end
+        right = f" {seconds(end)}"
+        bar_w = max(4, width - self.BAR_LEFT - len(right))
+        pos = 0 if end <= 0 else min(bar_w - 1, int(view.t / end * bar_w))
+        runs = Runs()
+        runs.add(f"{view.t:8.1f} ".rjust(self.BAR_LEFT), "bold")
+        runs.add("━" * pos, "green")
+        runs.add("●", "bold")
+        runs.add("─" * (bar_w - pos - 1), "grey42")
+        runs.add(right, "dim")
+        return runs.text()
+
+    def time_at(self, x: int) -> float | None:
+        view = self.view
+        if view is None:
+            return None
+        end = view.replay.end
+        right = len(f" {seconds(end)}")
+        bar_w = max(4, self.size.width - self.BAR_LEFT - right)
+        frac = (x - self.BAR_LEFT + 0.5) / bar_w
+        return max(0.0, min(1.0, frac)) * end
+
+    def _seek_to(self, x: int) -> None:
+        t = self.time_at(x)
+        if t is not None:
+            seek = getattr(self.app, "seek_to", None)
+            if seek is not None:
+                seek(t)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        self.capture_mouse()
+        self._seek_to(event.x)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if event.button:
+            self._seek_to(event.x)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        self.release_mouse()
+
+
+# -- the key bar (footer) ------------------------------------------------------------------------
+
+
+class KeyBar(Widget):
+    """Every key, wrapped over as many lines as the width needs.
+
+    Textual's Footer is one line and cuts keys off at 80 columns; this one
+    wraps instead, dims keys that are off (what-if keys on a trace), and
+    runs a key when its label is clicked."""
+
+    DEFAULT_CSS = """
+    KeyBar { height: auto; dock: bottom; background: $footer-background; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._spots: list[tuple[int, int, int, str]] = []
+
+    def items(self) -> list[tuple[str, str, bool, str]]:
+        """(key display, description, enabled, key) per action, in binding order."""
+        seen: set[str] = set()
+        out: list[tuple[str, str, bool, str]] = []
+        for _, binding, enabled, _ in self.screen.active_bindings.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            display = binding.key_display or self.app.get_key_display(binding)
+            if out and out[-1][1] == binding.description:
+                # a pair of keys for one knob: "+/- workers"
+                prev = out[-1]
+                out[-1] = (f"{prev[0]}/{display}", prev[1], prev[2] or enabled, prev[3])
+                continue
+            out.append((display, binding.description, enabled, binding.key))
+        return out
+
+    def layout_lines(self, width: int) -> list[list[tuple[str, str, bool, str]]]:
+        lines: list[list[tuple[str, str, bool, str]]] = [[]]
+        used = 0
+        for item in self.items():
+            size = len(item[0]) + len(item[1]) + 3
+            if used and used + size > width:
+                lines.append([])
+                used = 0
+            lines[-1].append(item)
+            used += size
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.layout_lines(width))
+
+    def render(self) -> Text:
+        width = self.size.width or 80
+        rows = []
+        self._spots = []
+        for y, line in enumerate(self.layout_lines(width)):
+            text = Text(no_wrap=True, overflow="crop")
+            for display, description, enabled, key in line:
+                start = text.cell_len
+                text.append(f" {display} ", "bold reverse" if enabled else "dim reverse")
+                text.append(f"{description} ", "" if enabled else "dim strike")
+                self._spots.append((y, start, text.cell_len, key))
+                text.append(" ")
+            rows.append(text)
+        return join_lines(rows)
+
+    def plain(self) -> str:
+        return self.render().plain
+
+    def on_click(self, event: events.Click) -> None:
+        for y, x0, x1, key in self._spots:
+            if event.y == y and x0 <= event.x < x1:
+                self.app.simulate_key(key)
+                return

@@ -1,0 +1,213 @@
+"""A lane per worker over time, and the frontier/in-flight series under it."""
+
+from __future__ import annotations
+
+import math
+import weakref
+from bisect import bisect_right
+
+from rich.text import Text
+from textual.geometry import Size
+
+from crawlsim.tui.base import (
+    SPAN_STYLE,
+    SPARK,
+    STATE_GLYPH,
+    STATE_STYLE,
+    Panel,
+    Runs,
+    ViewState,
+    fit,
+    join_lines,
+)
+from crawlsim.tui.model import PageState, Replay, Span, short_url
+
+# -- worker lanes and the frontier/in-flight series ------------------------------------------
+
+
+class LanesView(Panel):
+    """A lane per worker over time (what it fetched, and when it sat idle),
+    then frontier and in-flight counts over the same time axis."""
+
+    max_lanes = 16
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lane_cache: dict[int, tuple[tuple[object, ...], Text]] = {}
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        view = self.view
+        lanes = len(view.replay.lanes) if view else 1
+        shown = min(lanes, self.max_lanes) + (1 if lanes > self.max_lanes else 0)
+        return shown + 3
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        replay = view.replay
+        t = view.t
+        end = replay.end if replay.end > 0 else 1.0
+        label_w = 22 if width >= 120 else 14
+        bar_w = max(10, width - 10 - label_w)
+        lanes = replay.lanes
+        room = max(1, height - 3)
+        shown = len(lanes) if len(lanes) <= room else max(1, room - 1)
+        lines: list[Text] = []
+        cursor = min(bar_w - 1, int(t / end * bar_w))
+        scale = bar_w / end
+        for slot in range(shown):
+            # a lane changes only when a fetch starts or ends or t reaches a new column
+            started = replay.started_count(slot, t)
+            ended = replay.ended_count(slot, t)
+            key = (replay, started, ended, math.ceil(t * scale - 1e-9), cursor, bar_w, label_w)
+            cached = self._lane_cache.get(slot)
+            if cached is None or cached[0] != key:
+                cached = (key, self.lane(replay, slot, t, end, bar_w, label_w, cursor))
+                self._lane_cache[slot] = cached
+            lines.append(cached[1])
+        if shown < len(lanes):
+            busy = sum(1 for s in range(shown, len(lanes)) if replay.current_span(s, t) is not None)
+            lines.append(Text(f"  … {len(lanes) - shown} more lanes, {busy} busy now", style="dim"))
+        frontier, flight = replay.value_at(t)
+        for index, state, name, value in (
+            (1, PageState.FRONTIER, "frontier", frontier),
+            (2, PageState.IN_FLIGHT, "in flight", flight),
+        ):
+            lines.append(self.spark(replay, index, state, name, value, t, end, bar_w, label_w))
+        lines.append(self.axis(end, bar_w, cursor))
+        return join_lines(lines)
+
+    @staticmethod
+    def lane(replay: Replay, slot: int, t: float, end: float, bar_w: int, label_w: int, cursor: int) -> Text:
+        runs = Runs()
+        runs.add(f"w{slot:<3}"[:4].ljust(5), "bold")
+        runs.add("▕", "dim")
+        scale = bar_w / end
+        filled = 0
+        now = min(bar_w, cursor + 1)
+        for span in replay.lane_spans(slot, t):
+            c0 = min(bar_w - 1, int(span.start * scale))
+            stop = min(span.end, t)
+            c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
+            if c1 <= filled:
+                continue
+            c0 = max(c0, filled)
+            if c0 > filled:
+                runs.add("─" * (c0 - filled), "grey35")
+            style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
+            label = span_label(span)
+            cells = c1 - c0
+            # the label if it fits; else a thin bar so back-to-back fetches stay apart
+            body = label if cells > len(label) else ("▏" if cells >= 2 else "")
+            runs.add((body + " " * cells)[:cells], style)
+            filled = c1
+        if now > filled:
+            runs.add("─" * (now - filled), "grey35")
+            filled = now
+        runs.add(" " * (bar_w - filled))
+        runs.add("▏ ", "dim")
+        current = replay.current_span(slot, t)
+        if current is None:
+            runs.add("idle".ljust(label_w), "grey50")
+        else:
+            style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
+            runs.add(fit(current.host + span_label(current), label_w).ljust(label_w), style)
+        return runs.text()
+
+    @staticmethod
+    def spark(
+        replay: Replay,
+        index: int,
+        state: PageState,
+        name: str,
+        value: int,
+        t: float,
+        end: float,
+        bar_w: int,
+        label_w: int,
+    ) -> Text:
+        """A count over time as block heights, scaled to its peak over the run."""
+        style = STATE_STYLE[state]
+        columns, peak = spark_columns(replay, index, bar_w)
+        runs = Runs()
+        runs.add(f" {STATE_GLYPH[state]}   ", style)
+        runs.add("▕", "dim")
+        step = end / bar_w
+        now = min(bar_w - 1, int(t / step)) if t < end else bar_w - 1
+        chars = [SPARK[level] for level in columns[:now]]
+        # the column t is in: only the points up to t count
+        lo = now * step
+        series = replay.series
+        i = max(0, bisect_right(series, (lo, math.inf, math.inf)) - 1)
+        best = 0
+        while i < len(series) and series[i][0] <= t:
+            best = max(best, int(series[i][index]))
+            i += 1
+        chars.append(SPARK[0 if best == 0 else max(1, round(best / peak * 8))])
+        runs.add("".join(chars), style)
+        runs.add(" " * (bar_w - len(chars)))
+        runs.add("▏ ", "dim")
+        runs.add(fit(f"{name} {value}", label_w), style)
+        return runs.text()
+
+    @staticmethod
+    def axis(end: float, bar_w: int, cursor: int) -> Text:
+        line = [" "] * bar_w
+        nice = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600)
+        tick = next((n for n in nice if end / n <= bar_w / 10), nice[-1])
+        value = 0.0
+        while value <= end + 1e-9:
+            col = min(bar_w - 1, int(value / end * bar_w))
+            label = f"{value:g}s"
+            if col + len(label) <= bar_w and all(ch == " " for ch in line[col : col + len(label) + 1]):
+                line[col : col + len(label)] = list(label)
+            value += tick
+        # the cursor hides the tick label it lands on rather than mangling it
+        if line[cursor] != " ":
+            left = cursor
+            while left > 0 and line[left - 1] != " ":
+                left -= 1
+            right = cursor
+            while right < bar_w and line[right] != " ":
+                right += 1
+            line[left:right] = [" "] * (right - left)
+        runs = Runs()
+        runs.add("     ▕", "dim")
+        runs.add("".join(line[:cursor]), "dim")
+        runs.add("▲", "bold")
+        runs.add("".join(line[cursor + 1 :]), "dim")
+        return runs.text()
+
+
+_SPARK_CACHE: weakref.WeakKeyDictionary[Replay, dict[tuple[int, int], tuple[list[int], int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def spark_columns(replay: Replay, index: int, bar_w: int) -> tuple[list[int], int]:
+    """Block level (0-8) of each column over the whole run, and the peak:
+    computed once per replay and width, since the series never changes."""
+    cache = _SPARK_CACHE.setdefault(replay, {})
+    hit = cache.get((index, bar_w))
+    if hit is not None:
+        return hit
+    series = replay.series
+    peak = int(max((p[index] for p in series), default=0)) or 1
+    end = replay.end if replay.end > 0 else 1.0
+    step = end / bar_w
+    levels = []
+    j, current = 0, 0
+    for c in range(bar_w):
+        hi = (c + 1) * step
+        best = current
+        while j < len(series) and (series[j][0] < hi or c == bar_w - 1):
+            current = int(series[j][index])
+            best = max(best, current)
+            j += 1
+        levels.append(0 if best == 0 else max(1, round(best / peak * 8)))
+    cache[(index, bar_w)] = (levels, peak)
+    return levels, peak
+
+
+def span_label(span: Span) -> str:
+    if span.kind == "robots":
+        return "/robots.txt"
+    return short_url(span.url, span.host)

@@ -1,0 +1,246 @@
+"""Pages grouped by host, and each host's politeness state."""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+
+from crawlsim.tui.base import (
+    BAR_ORDER,
+    LEGEND_ORDER,
+    STATE_GLYPH,
+    STATE_SHORT,
+    STATE_STYLE,
+    Panel,
+    Runs,
+    ViewState,
+    fit,
+    join_lines,
+)
+from crawlsim.tui.model import HostStatus, Page, PageState, Replay, short_url
+
+# -- pages -----------------------------------------------------------------------------
+
+
+class PagesView(Panel):
+    """Pages grouped by host, coloured by state.
+
+    Three drawings, picked by what fits: a row per page with its discovery
+    link and link count (small graphs), a cell per page per host (up to
+    :data:`~crawlsim.tui.model.LARGE_PAGES` pages), or a bar per host whose
+    length is the host's page count (large crawls)."""
+
+    mode: str = ""
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        replay = view.replay
+        lines = [self.legend(replay, width)]
+        body = height - 1
+        hosts = replay.host_order()
+        drawn = None
+        if not replay.large:
+            drawn = self.as_list(hosts, width, body)
+            if drawn is None:
+                drawn = self.as_grid(hosts, width, body)
+                self.mode = "grid" if drawn is not None else "hosts"
+            else:
+                self.mode = "list"
+        if drawn is None:
+            self.mode = "hosts"
+            drawn = self.as_bars(hosts, width, body)
+        return join_lines(lines + drawn)
+
+    @staticmethod
+    def legend(replay: Replay, width: int) -> Text:
+        """Each state's glyph, name and count (names dropped when narrow)."""
+        for named in (True, False):
+            runs = Runs()
+            for state in LEGEND_ORDER:
+                n = replay.count(state)
+                if state in (PageState.DUPLICATE, PageState.FAILED, PageState.SKIPPED) and n == 0:
+                    continue
+                runs.add(STATE_GLYPH[state] + (" " if named else ""), STATE_STYLE[state])
+                runs.add(f"{STATE_SHORT[state]} {n}  " if named else f"{n} ", "")
+            text = runs.text()
+            if text.cell_len <= width:
+                break
+        text.truncate(width)
+        return text
+
+    # a row per page ------------------------------------------------------------------
+
+    def as_list(self, hosts: list[HostStatus], width: int, height: int) -> list[Text] | None:
+        items: list[HostStatus | Page] = []
+        for host in hosts:
+            items.append(host)
+            items.extend(host.pages)
+        if height <= 0 or len(items) > 90:
+            return None
+        columns = math.ceil(len(items) / height)
+        col_width = (width + 2) // columns - 2
+        if col_width < 26:
+            return None
+        path_w = min(24, max((len(short_url(p.url, p.host)) for p in items if isinstance(p, Page)), default=8))
+        parent_w = min(
+            16,
+            max((len(short_url(p.parent, p.host)) for p in items if isinstance(p, Page) and p.parent), default=1),
+        )
+        cells: list[Text] = [self.page_row(item, col_width, path_w, parent_w) for item in items]
+        rows: list[Text] = []
+        for r in range(min(height, len(cells))):
+            line = Text(no_wrap=True, overflow="crop")
+            for c in range(columns):
+                i = c * height + r
+                if i >= len(cells):
+                    break
+                if c:
+                    line.append("  ")
+                cell = cells[i]
+                line.append_text(cell)
+                line.append(" " * (col_width - cell.cell_len))
+            rows.append(line)
+        return rows
+
+    @staticmethod
+    def page_row(item: HostStatus | Page, width: int, path_w: int = 16, parent_w: int = 8) -> Text:
+        """``● /docs/guide  ← /z  →2``: state, path, the page that linked to it
+        first, and how many links it has once fetched."""
+        runs = Runs()
+        if isinstance(item, HostStatus):
+            runs.add(fit(item.name, width - 12), "bold underline")
+            runs.add(f" {item.counts[PageState.DONE]}/{item.total} done", "dim")
+        else:
+            state = item.state
+            runs.add(STATE_GLYPH[state] + " ", STATE_STYLE[state])
+            path = fit(short_url(item.url, item.host), path_w).ljust(path_w)
+            runs.add(path + " ", STATE_STYLE[state] if state != PageState.UNDISCOVERED else "grey50")
+            if state in (PageState.SKIPPED, PageState.FAILED) and item.note:
+                runs.add(item.note.replace("skipped: ", "skipped, "), STATE_STYLE[state])
+            else:
+                parent = "← " + fit(short_url(item.parent, item.host), parent_w) if item.parent else ""
+                runs.add(parent.ljust(parent_w + 2), "dim")
+                if item.links is not None:
+                    runs.add(f" →{item.links}", "dim")
+                if state == PageState.DUPLICATE and item.note:
+                    runs.add(" " + item.note, STATE_STYLE[state])
+        text = runs.text()
+        text.truncate(width)
+        return text
+
+    # a cell per page --------------------------------------------------------------------
+
+    def as_grid(self, hosts: list[HostStatus], width: int, height: int) -> list[Text] | None:
+        label = min(18, max(len(h.name) for h in hosts) + 1) if hosts else 0
+        cells = width - label - 1
+        if cells < 10:
+            return None
+        needed = sum(max(1, math.ceil(len(h.pages) / cells)) for h in hosts)
+        if needed > height:
+            return None
+        rows: list[Text] = []
+        for host in hosts:
+            for start in range(0, max(1, len(host.pages)), cells):
+                runs = Runs()
+                runs.add(
+                    fit(host.name, label - 1).ljust(label) if start == 0 else " " * label, "bold" if start == 0 else ""
+                )
+                for page in host.pages[start : start + cells]:
+                    runs.add(STATE_GLYPH[page.state], STATE_STYLE[page.state])
+                rows.append(runs.text())
+        return rows
+
+    # a bar per host -----------------------------------------------------------------------
+
+    def as_bars(self, hosts: list[HostStatus], width: int, height: int) -> list[Text]:
+        if height <= 0 or not hosts:
+            return []
+        label = min(16, max(len(h.name) for h in hosts) + 1)
+        counts_w = 16
+        bar_w = max(4, width - label - counts_w - 1)
+        largest = max(h.total for h in hosts) or 1
+        shown = hosts if len(hosts) <= height else hosts[: height - 1]
+        rows = []
+        for host in shown:
+            runs = Runs()
+            runs.add(fit(host.name, label - 1).ljust(label), "bold")
+            length = max(1, round(bar_w * host.total / largest))
+            filled = 0
+            acc = 0.0
+            for state in BAR_ORDER:
+                n = host.counts[state]
+                if not n:
+                    continue
+                acc += n
+                upto = round(length * acc / host.total)
+                cells = max(0, upto - filled)
+                if cells:
+                    glyph = "·" if state == PageState.UNDISCOVERED else "█"
+                    runs.add(glyph * cells, STATE_STYLE[state])
+                    filled = upto
+            runs.add(" " * (bar_w - filled + 1))
+            done = host.counts[PageState.DONE]
+            extra = ""
+            if host.counts[PageState.DUPLICATE]:
+                extra += f" ◆{host.counts[PageState.DUPLICATE]}"
+            if host.counts[PageState.FAILED]:
+                extra += f" ✗{host.counts[PageState.FAILED]}"
+            runs.add(fit(f"{done}/{host.total}{extra}", counts_w), "")
+            rows.append(runs.text())
+        if len(shown) < len(hosts):
+            rest = hosts[len(shown) :]
+            pages = sum(h.total for h in rest)
+            done = sum(h.counts[PageState.DONE] for h in rest)
+            rows.append(Text(f"… {len(rest)} more hosts: {done}/{pages} pages done", style="dim"))
+        return rows
+
+
+# -- hosts ---------------------------------------------------------------------------------
+
+
+class HostsView(Panel):
+    """Each host's politeness state: busy (n/limit), waiting until t (why), or idle."""
+
+    def draw(self, view: ViewState, width: int, height: int) -> Text:
+        replay = view.replay
+        t = view.t
+        hosts = replay.host_order()
+        # a host that never fetched (all skipped by scope) has no politeness to show
+        hosts = [h for h in hosts if h.fetches or h.counts[PageState.FRONTIER] or h.in_flight or h.robots]
+        if not hosts:
+            return Text("no host fetched yet", style="dim")
+        limit = view.per_host
+        finished = replay.counters().done
+        name_w = min(18, max(len(h.name) for h in hosts) + 1)
+        rows: list[Text] = []
+        shown = hosts if len(hosts) <= height else hosts[: max(0, height - 1)]
+        for host in shown:
+            runs = Runs()
+            runs.add(fit(host.name, name_w - 1).ljust(name_w), "bold")
+            cap = f"/{limit}" if limit else ""
+            if host.in_flight and (limit is None or host.in_flight >= limit):
+                runs.add(f"busy {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT])
+            elif host.in_flight:
+                runs.add(f"open {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT])
+            else:
+                runs.add("idle".ljust(9), "dim")
+            if host.waiting(t) and not finished:
+                reason = host.deferred_reason if width - name_w >= 32 else ""
+                runs.add(f"wait→{host.deferred_until:.1f} s {reason}", "yellow")
+            else:
+                queued = host.counts[PageState.FRONTIER]
+                fetched = f"{host.counts[PageState.DONE]}/{host.total}"
+                if width - name_w >= 32:
+                    runs.add(f"queue {queued:<3} done {fetched}", "dim")
+                else:
+                    runs.add(f"q {queued:<3} {fetched}", "dim")
+            if host.robots:
+                delay = f" delay {host.crawl_delay:g}" if host.crawl_delay else ""
+                runs.add(f"  robots {host.robots}{delay}", "dim")
+            text = runs.text()
+            text.truncate(width)
+            rows.append(text)
+        if len(shown) < len(hosts):
+            busy = sum(1 for h in hosts[len(shown) :] if h.in_flight)
+            rows.append(Text(f"… {len(hosts) - len(shown)} more hosts ({busy} busy)", style="dim"))
+        return join_lines(rows)

@@ -1,0 +1,263 @@
+"""What the app is showing: a scenario (or a trace), the knobs, one run.
+
+The what-if keys only change :class:`Knobs`; :func:`run_session` turns a
+scenario plus knobs into a simulated run, its bounds and a :class:`Replay`.
+Nothing here imports Textual, so the knob logic is tested directly and the
+app can run :func:`run_session` in a worker thread for large scenarios.
+
+Polite mode, as the keys define it:
+
+* on:  ``per_host`` = the scenario's own per-host limit (1 if it has none),
+  and ``gap`` = the gap set with ``[`` / ``]``;
+* off: ``per_host`` = None (only the worker count limits a host) and gap 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crawlsim.core.events import Event, event_from_dict
+from crawlsim.core.options import CrawlOptions
+from crawlsim.tui.model import Replay
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+    from crawlsim.sim.bounds import Bounds
+    from crawlsim.sim.driver import SimRun
+
+NORMALIZE_CYCLE = ("off", "fragment", "rfc3986", "aggressive")
+WORKER_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+GAP_LADDER = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+SPEED_LADDER = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
+
+LARGE_WEB = 20_000
+"""A web with more pages than this is too big to simulate and draw while
+the user waits (``million``): the app caps it with ``max_pages``."""
+INTERACTIVE_CAP = 5_000
+THREAD_PAGES = 300
+"""Webs above this size are simulated in a worker thread, off the UI loop."""
+
+
+def step(ladder: tuple[float, ...], value: float, direction: int) -> float:
+    """The next rung of ``ladder`` above (direction 1) or below (-1) ``value``;
+    ``value`` itself at either end."""
+    if direction > 0:
+        return next((v for v in ladder if v > value + 1e-9), value)
+    return next((v for v in reversed(ladder) if v < value - 1e-9), value)
+
+
+def next_normalize(current: str | frozenset[str]) -> str:
+    """The next mode in off -> fragment -> rfc3986 -> aggressive -> off (a
+    custom step set goes to ``off``)."""
+    if isinstance(current, str) and current in NORMALIZE_CYCLE:
+        return NORMALIZE_CYCLE[(NORMALIZE_CYCLE.index(current) + 1) % len(NORMALIZE_CYCLE)]
+    return NORMALIZE_CYCLE[0]
+
+
+def normalize_label(value: str | frozenset[str]) -> str:
+    return value if isinstance(value, str) else "+".join(sorted(value))
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The settings the what-if keys turn; the rest come from the scenario
+    and the command line, untouched."""
+
+    workers: int
+    polite: bool
+    per_host: int
+    """The per-host limit used while polite mode is on."""
+    gap: float
+    """The gap used while polite mode is on."""
+    normalize: str | frozenset[str]
+    order: str
+
+    @classmethod
+    def from_options(cls, options: CrawlOptions) -> Knobs:
+        return cls(
+            workers=options.workers,
+            polite=options.per_host is not None or options.gap > 0,
+            per_host=options.per_host or 1,
+            gap=options.gap,
+            normalize=options.normalize,
+            order=options.order,
+        )
+
+    def overrides(self) -> dict[str, Any]:
+        """The option values these knobs stand for."""
+        return {
+            "workers": self.workers,
+            "per_host": self.per_host if self.polite else None,
+            "gap": self.gap if self.polite else 0.0,
+            "normalize": self.normalize,
+            "order": self.order,
+        }
+
+    # one method per key, each returning new knobs ------------------------------
+
+    def more_workers(self) -> Knobs:
+        return replace(self, workers=int(step(WORKER_LADDER, self.workers, 1)))
+
+    def fewer_workers(self) -> Knobs:
+        return replace(self, workers=max(1, int(step(WORKER_LADDER, self.workers, -1))))
+
+    def toggle_polite(self) -> Knobs:
+        return replace(self, polite=not self.polite)
+
+    def gap_up(self) -> Knobs:
+        """A larger gap; turns polite mode on (a gap means nothing without it)."""
+        return replace(self, polite=True, gap=step(GAP_LADDER, self.gap, 1))
+
+    def gap_down(self) -> Knobs:
+        """A smaller gap (polite mode on, as for :meth:`gap_up`)."""
+        return replace(self, polite=True, gap=step(GAP_LADDER, self.gap, -1))
+
+    def cycle_normalize(self) -> Knobs:
+        return replace(self, normalize=next_normalize(self.normalize))
+
+    def toggle_order(self) -> Knobs:
+        return replace(self, order="dfs" if self.order == "bfs" else "bfs")
+
+    def describe(self) -> str:
+        polite = f"polite on (per-host {self.per_host}, gap {self.gap:g} s)" if self.polite else "polite off"
+        return (
+            f"workers {self.workers} · {polite} · normalize {normalize_label(self.normalize)} · "
+            f"order {self.order.upper() if self.order in ('bfs', 'dfs') else self.order}"
+        )
+
+    def diff(self, other: Knobs) -> str:
+        """What changed from ``other`` to these knobs, e.g. ``workers 4→8``."""
+        parts = []
+        if self.workers != other.workers:
+            parts.append(f"workers {other.workers}→{self.workers}")
+        if self.polite != other.polite:
+            parts.append(f"polite {'on' if self.polite else 'off'}")
+        if self.gap != other.gap:
+            parts.append(f"gap {other.gap:g}→{self.gap:g} s")
+        if self.normalize != other.normalize:
+            parts.append(f"normalize {normalize_label(other.normalize)}→{normalize_label(self.normalize)}")
+        if self.order != other.order:
+            parts.append(f"order {other.order}→{self.order}")
+        return ", ".join(parts)
+
+
+def web_size(scenario: Scenario) -> int | None:
+    """Pages the scenario's web holds, or None when unknown or unbounded."""
+    total = 0
+    for host in scenario.web.hosts():
+        size = scenario.web.host_size(host)
+        if size is None:
+            return None
+        total += size
+    return total
+
+
+def interactive_cap(scenario: Scenario) -> int | None:
+    """The page cap the app imposes on ``scenario`` (None: no cap needed).
+
+    A million-page web would take minutes to simulate with events on and
+    cannot be drawn page by page anyway, so the app crawls its first
+    :data:`INTERACTIVE_CAP` pages (``max_pages``) and says so."""
+    size = web_size(scenario)
+    limit = scenario.options.max_pages
+    if size is not None and size > LARGE_WEB and (limit is None or limit > INTERACTIVE_CAP):
+        return INTERACTIVE_CAP
+    return None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished run, ready to draw."""
+
+    replay: Replay
+    finish: float
+    knobs: Knobs | None
+    options: CrawlOptions | None
+    run: SimRun | None = None
+    bounds: Bounds | None = None
+    note: str = ""
+
+
+def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> Result:
+    """Simulate ``scenario`` with ``knobs`` applied; compute its bounds and replay.
+
+    This is the only place the app runs the crawl: the core, driven by the
+    SimPy driver, produces the trace; the views only replay it."""
+    from crawlsim.sim.bounds import compute_bounds
+    from crawlsim.sim.driver import simulate
+
+    overrides = knobs.overrides()
+    note = ""
+    if cap is not None:
+        overrides["max_pages"] = cap
+        note = f"capped at {cap:,} pages (max_pages) for the interactive view"
+    scen = scenario.with_options(**overrides, record_events=True)
+    run = simulate(scen, scen.options)
+    bounds = compute_bounds(scen, run)
+    known: set[str] = set()
+    pages_of = getattr(scen.web, "known_pages", None)
+    if callable(pages_of):
+        known = set(pages_of())
+        if len(known) > 5_000:
+            known = set()
+    replay = Replay(run.trace, known_pages=known, workers=scen.options.workers)
+    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note)
+
+
+def load_trace(path: str | Path) -> list[Event]:
+    """Events from a JSONL trace (one ``event_to_dict`` object per line).
+
+    Raises ``ValueError`` naming the line of the first bad record, so the
+    CLI prints one line instead of a traceback."""
+    events: list[Event] = []
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ValueError(f"{path}: cannot read: {reason}") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("expected a JSON object")  # noqa: TRY004 -- reported as a bad line
+            events.append(event_from_dict(data))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{path}: line {number}: {err}") from None
+    if not events:
+        raise ValueError(f"{path}: no events in the trace")
+    return events
+
+
+def trace_result(events: list[Event]) -> Result:
+    """A trace replayed as recorded: no knobs, no bounds (no scenario to rerun)."""
+    replay = Replay(events)
+    return Result(replay, replay.end, None, None)
+
+
+def default_speed(finish: float) -> float:
+    """Simulated seconds per real second so a run plays in about 20 s."""
+    want = finish / 20.0 if finish > 0 else 1.0
+    return next((v for v in SPEED_LADDER if v >= want), SPEED_LADDER[-1])
+
+
+__all__ = [
+    "GAP_LADDER",
+    "NORMALIZE_CYCLE",
+    "SPEED_LADDER",
+    "WORKER_LADDER",
+    "Knobs",
+    "Result",
+    "default_speed",
+    "interactive_cap",
+    "load_trace",
+    "next_normalize",
+    "run_session",
+    "step",
+    "trace_result",
+    "web_size",
+]

@@ -1,0 +1,297 @@
+"""Every key of the terminal app, driven with Textual's Pilot, asserting what
+a user would see change on screen (the panels' text)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from crawlsim.core.events import event_to_dict
+from crawlsim.scenario import load_scenario
+from crawlsim.sim.driver import simulate
+from crawlsim.tui.app import CrawlApp
+from crawlsim.tui.picker import ScenarioPicker
+from crawlsim.tui.widgets import BoundsView, CountersBar, KeyBar, LanesView, PagesView, StatusBar, Timeline
+
+SIZE = (160, 48)
+
+
+def app_for(name: str = "see-it", *, at: float = 0.0, **overrides: object) -> CrawlApp:
+    """A still app (no frame timer): keys move the clock, nothing else does."""
+    scenario = load_scenario(name)
+    if overrides:
+        scenario = scenario.with_options(**overrides)
+    return CrawlApp(scenario, paused=True, at=at, animate=False, threaded=False)
+
+
+def status(app: CrawlApp) -> str:
+    return app.query_one(StatusBar).plain()
+
+
+def counters(app: CrawlApp) -> str:
+    return app.query_one(CountersBar).plain()
+
+
+def shown_time(app: CrawlApp) -> float:
+    return float(re.search(r"t (\d+\.\d)/", counters(app)).group(1))
+
+
+def shown_finish(app: CrawlApp) -> float:
+    """The finish time on the status line (the new one after "->")."""
+    text = status(app)
+    match = re.search(r"-> (\d+\.\d) s", text) or re.search(r"finish (\d+\.\d) s", text)
+    return float(match.group(1))
+
+
+def shown_duplicates(app: CrawlApp) -> int:
+    return int(re.search(r"dup (\d+)", counters(app)).group(1))
+
+
+async def test_space_plays_and_pauses() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        assert "paused" in status(app) and shown_time(app) == 0.0
+        await pilot.press("space")
+        assert "playing" in status(app)
+        await asyncio.sleep(0.15)
+        app._tick()  # the frame timer's job, run by hand since this app has none
+        await pilot.pause()
+        assert shown_time(app) > 0.0
+        await pilot.press("space")
+        assert "paused" in status(app)
+        held = shown_time(app)
+        await asyncio.sleep(0.1)
+        app._tick()
+        assert shown_time(app) == held
+
+
+async def test_the_frame_timer_animates_on_the_simulated_clock() -> None:
+    app = CrawlApp(load_scenario("interview"), speed=10.0, threaded=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert "finished" in status(app)  # 0.2 s of crawl at 10x: done well within 0.3 s
+        assert "fetched 3/3" in counters(app)
+        await pilot.press("space")  # at the end, play starts over from t = 0
+        assert app._anchor[1] == 0.0
+
+
+async def test_step_moves_to_the_next_event() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        pages = app.query_one(PagesView)
+        assert "○ frontier 0" in pages.plain()
+        await pilot.press("full_stop")
+        assert shown_time(app) == 1.0
+        assert "○ frontier 1" in pages.plain() and "● done 1" in pages.plain()
+        await pilot.press("full_stop")
+        assert shown_time(app) == 2.0
+        assert "paused" in status(app)
+
+
+async def test_faster_and_slower() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        assert "(1x)" in status(app)
+        await pilot.press("f", "f")
+        assert "(5x)" in status(app)
+        await pilot.press("s")
+        assert "(2x)" in status(app)
+
+
+async def test_restart_goes_back_to_zero_and_plays() -> None:
+    app = app_for(at=10.0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert shown_time(app) == 10.0
+        await pilot.press("r")
+        assert shown_time(app) == 0.0 and "playing" in status(app)
+
+
+async def test_seek_keys_and_timeline_click() -> None:
+    app = app_for(at=5.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right")
+        assert shown_time(app) > 5.0
+        await pilot.press("left", "left")
+        assert shown_time(app) < 5.0
+        await pilot.press("end")
+        assert shown_time(app) == 19.0 and "fetched 14/14" in counters(app)
+        await pilot.press("home")
+        assert shown_time(app) == 0.0
+        timeline = app.query_one(Timeline)
+        await pilot.click(Timeline, offset=(timeline.size.width - 12, 0))
+        assert shown_time(app) > 15.0
+
+
+async def test_normalize_off_shows_duplicates_on_variants() -> None:
+    # the issue's example: normalization off makes duplicate fetches appear
+    app = app_for("variants", normalize="aggressive")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        assert shown_duplicates(app) == 0
+        assert "normalize aggressive" in status(app)
+        await pilot.press("n")  # aggressive -> off
+        assert "normalize off" in status(app)
+        assert shown_duplicates(app) > 0
+        assert "◆ dup" in app.query_one(PagesView).plain()
+        assert "normalize aggressive→off: finish" in status(app)
+
+
+async def test_normalize_cycle_on_see_it_shows_the_finish_change() -> None:
+    app = app_for(at=19.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n")  # rfc3986 -> aggressive -> off
+        assert "finish 19.0 s -> 22.0 s" in status(app)
+        assert shown_duplicates(app) == 6
+        assert "duplicate of http://a.com/x" in app.query_one(PagesView).plain()
+
+
+async def test_more_workers_stop_helping_at_the_busiest_host_bound() -> None:
+    # the issue's example, run in the worker thread as the app does for large webs
+    scenario = load_scenario("busiest-host").with_options(workers=1)
+    app = CrawlApp(scenario, paused=True, animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        finishes = [shown_finish(app)]
+        for _ in range(7):  # 1 -> 2 -> 3 -> 4 -> 6 -> 8 -> 12 -> 16 workers
+            await pilot.press("plus")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            finishes.append(shown_finish(app))
+        assert "workers 16" in status(app) and "workers 12→16: finish" in status(app)
+        bound = app.result.bounds.busiest_host
+        assert finishes[0] > 2 * finishes[-1]  # the first few workers help a lot
+        # then h0.example holds the crawl: 12 and 16 workers finish when 8 do, at its bound
+        assert finishes[-1] == pytest.approx(finishes[-2], rel=0.01) == pytest.approx(finishes[-3], rel=0.01)
+        assert finishes[-1] == pytest.approx(bound, rel=0.01)
+        assert finishes == sorted(finishes, reverse=True)
+        assert "h0.example holds the crawl" in app.query_one(BoundsView).plain()
+        await pilot.press("minus")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "workers 12" in status(app)
+
+
+async def test_polite_off_lets_workers_help() -> None:
+    app = app_for(at=19.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p")
+        assert "polite off" in status(app)
+        assert "polite off: finish 19.0 s ->" in status(app)
+        assert shown_finish(app) < 19.0
+        await pilot.press("p")
+        assert "polite on (per-host 1, gap 0 s)" in status(app)
+        assert shown_finish(app) == 19.0
+
+
+async def test_gap_keys_slow_every_host() -> None:
+    app = app_for(at=19.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert "gap 0.5 s" in status(app) and "gap 0.25→0.5 s" in status(app)
+        assert shown_finish(app) == 19.0  # shorter than every fetch: no effect yet
+        await pilot.press(*["right_square_bracket"] * 3)  # 1, 2, then 3 s between starts on a host
+        assert "gap 3 s" in status(app)
+        slower = shown_finish(app)
+        assert slower > 19.0  # a.com's 8 pages now need 7 x 3 s + 1 s
+        await pilot.press("left_square_bracket")
+        assert "gap 2 s" in status(app) and shown_finish(app) < slower
+
+
+async def test_order_toggles_bfs_and_dfs() -> None:
+    app = app_for("trap", at=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        before = app.query_one(PagesView).plain()
+        await pilot.press("o")
+        assert "order DFS" in status(app) and "order bfs→dfs" in status(app)
+        assert app.query_one(PagesView).plain() != before
+        await pilot.press("o")
+        assert "order BFS" in status(app)
+
+
+async def test_scenario_picker_opens_another_scenario() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c")
+        assert isinstance(app.screen, ScenarioPicker)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ScenarioPicker) and "see-it" in status(app)
+        await pilot.press("c")
+        picker = app.screen
+        names = [name for name, _ in picker.scenarios]
+        target = names.index("isro")
+        current = names.index("see-it")
+        await pilot.press(*(["up"] * (current - target)))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "isro — ISRO and Wikipedia" in status(app)
+        assert "finish 7.0 s" in status(app) and "->" not in status(app)
+
+
+async def test_quit() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_lanes_show_idle_workers_and_the_series() -> None:
+    app = app_for(at=7.0)
+    async with app.run_test(size=SIZE):
+        lanes = app.query_one(LanesView).plain().splitlines()
+        assert lanes[0].startswith("w0") and "a.com/docs/api" in lanes[0]
+        assert lanes[2].startswith("w2") and lanes[2].rstrip().endswith("idle")
+        assert "frontier 3" in lanes[4] and "in flight 2" in lanes[5]
+
+
+async def test_keys_are_listed_at_the_bottom() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)):
+        keys = app.query_one(KeyBar).plain()
+        for label in (
+            "space play/pause",
+            ". step",
+            "f/s faster/slower",
+            "r restart",
+            "n normalize",
+            "+/- workers",
+            "p polite",
+            "[/] gap",
+            "o BFS/DFS",
+            "c scenario",
+            "←/→ seek",
+            "q quit",
+        ):
+            assert label in keys
+
+
+async def test_a_trace_replays_with_what_if_keys_off(tmp_path) -> None:
+    run = simulate(load_scenario("see-it"))
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(event_to_dict(e)) + "\n" for e in run.trace))
+    from crawlsim.tui.session import load_trace
+
+    app = CrawlApp(trace=load_trace(path), trace_file=str(path), paused=True, animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "what-if keys need a scenario" in status(app)
+        enabled = {desc: on for _, desc, on, _ in app.query_one(KeyBar).items()}
+        assert enabled["normalize"] is False and enabled["workers"] is False and enabled["step"] is True
+        await pilot.press("n", "plus", "p")
+        assert app.knobs is None and "->" not in status(app)
+        await pilot.press("end")
+        assert "fetched 14/14" in counters(app)
+        assert "need the scenario" in app.query_one(BoundsView).plain()
+
+
+async def test_million_is_capped_with_a_message() -> None:
+    app = CrawlApp(load_scenario("million"), paused=True, animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "capped at 5,000 pages (max_pages)" in status(app)
+        assert "/5000 " in counters(app)
+        assert "more hosts" in app.query_one(PagesView).plain()
