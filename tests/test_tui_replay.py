@@ -14,8 +14,8 @@ from crawlsim.core.events import event_to_dict
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 from crawlsim.tui import main
-from crawlsim.tui.model import PageState, Replay, describe_event, short_url
-from crawlsim.tui.session import (
+from crawlsim.replay import PageState, Replay, describe_event, short_url
+from crawlsim.session import (
     INTERACTIVE_CAP,
     Knobs,
     default_speed,

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the terminal app; returns the process exit code (2 for a user mistake)."""
     from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
-    from crawlsim.tui.session import load_trace
+    from crawlsim.session import load_trace
 
     args = build_parser().parse_args(argv)
     scenario = None

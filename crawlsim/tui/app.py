@@ -1,8 +1,8 @@
 """The terminal app: watch a simulated crawl, change a knob, see what changed.
 
 The app owns a clock and nothing else: the crawl is run once per setting by
-the SimPy driver (:func:`~crawlsim.tui.session.run_session`), and every frame
-seeks the resulting :class:`~crawlsim.tui.model.Replay` to the simulated time
+the SimPy driver (:func:`~crawlsim.session.run_session`), and every frame
+seeks the resulting :class:`~crawlsim.replay.Replay` to the simulated time
 ``t`` and refreshes the panels.  ``t`` comes from the wall clock times the
 speed since the last anchor (play, pause, seek or speed change), never from
 counting timer ticks, so a slow frame never slows the crawl down and a
@@ -23,7 +23,7 @@ from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
 from crawlsim.tui.picker import ScenarioPicker
-from crawlsim.tui.session import (
+from crawlsim.session import (
     SPEED_LADDER,
     THREAD_PAGES,
     Knobs,

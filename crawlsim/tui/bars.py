@@ -28,7 +28,7 @@ from crawlsim.tui.base import (
     join_lines,
     seconds,
 )
-from crawlsim.tui.model import PageState, describe_event
+from crawlsim.replay import PageState, describe_event
 
 # -- top bars ------------------------------------------------------------------------
 

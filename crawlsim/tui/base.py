@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, cast
 from rich.text import Text
 from textual.widget import Widget
 
-from crawlsim.tui.model import PageState, Replay
+from crawlsim.replay import PageState, Replay
 
 if TYPE_CHECKING:
-    from crawlsim.tui.session import Knobs, Result
+    from crawlsim.session import Knobs, Result
 
 
 STATE_STYLE = ("grey50", "yellow", "bright_magenta", "green", "bright_red", "dark_orange", "deep_sky_blue3")

@@ -20,7 +20,7 @@ from crawlsim.tui.base import (
     fit,
     join_lines,
 )
-from crawlsim.tui.model import PageState, Replay, Span, short_url
+from crawlsim.replay import PageState, Replay, Span, short_url
 
 # -- worker lanes and the frontier/in-flight series ------------------------------------------
 

@@ -18,7 +18,7 @@ from crawlsim.tui.base import (
     fit,
     join_lines,
 )
-from crawlsim.tui.model import HostStatus, Page, PageState, Replay, short_url
+from crawlsim.replay import HostStatus, Page, PageState, Replay, short_url
 
 # -- pages -----------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ class PagesView(Panel):
 
     Three drawings, picked by what fits: a row per page with its discovery
     link and link count (small graphs), a cell per page per host (up to
-    :data:`~crawlsim.tui.model.LARGE_PAGES` pages), or a bar per host whose
+    :data:`~crawlsim.replay.LARGE_PAGES` pages), or a bar per host whose
     length is the host's page count (large crawls)."""
 
     mode: str = ""

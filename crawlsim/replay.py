@@ -1,6 +1,6 @@
 """Replay a crawl trace: what a view shows at simulated time ``t``.
 
-The terminal app never schedules anything: it takes the core's events (from a
+The views (terminal app, notebook) never schedule anything: they take the core's events (from a
 simulation or a ``--trace`` file) and asks this module "what did the crawl
 look like at t?".  Keeping that question free of Textual means it can be
 tested with plain asserts and reused by any other front end.

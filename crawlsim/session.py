@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import Event, event_from_dict
 from crawlsim.core.options import CrawlOptions
-from crawlsim.tui.model import Replay
+from crawlsim.replay import Replay
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario

@@ -1,0 +1,78 @@
+"""crawlsim in Jupyter: watch a crawl, turn a knob, compare, export.
+
+    from crawlsim.notebook import CrawlWidget, show, snapshot, sweep_plot, animate
+
+    w = show("see-it")                       # Play, a time slider, the what-if controls
+    snapshot("see-it", t=9.0, normalize="off")   # one picture at t = 9 s
+    sweep_plot("see-it", workers=[1, 2, 3, 4])    # finish time against workers, with the bounds
+    animate("see-it", "crawl.gif")          # the same picture, animated, for slides
+
+The pieces: :mod:`~crawlsim.notebook.runs` (a run = the terminal app's
+``run_session``), :mod:`~crawlsim.notebook.layout` (page positions),
+:mod:`~crawlsim.notebook.draw` (one matplotlib figure, mutated per frame),
+:mod:`~crawlsim.notebook.widget` (ipywidgets), :mod:`~crawlsim.notebook.sweeps`,
+:mod:`~crawlsim.notebook.steps` (the BFS-by-hand table) and
+:mod:`~crawlsim.notebook.tables`.  Names load on first use, so ``crawlsim
+animate`` (matplotlib only) never imports ipywidgets.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crawlsim.animate import animate
+    from crawlsim.notebook.draw import CrawlFigure
+    from crawlsim.notebook.runs import run, snapshot
+    from crawlsim.notebook.steps import Step, crawl_steps, fetch_order
+    from crawlsim.notebook.sweeps import Sweep, SweepPoint, sweep, sweep_plot
+    from crawlsim.notebook.tables import Table, short
+    from crawlsim.notebook.widget import CrawlWidget, show
+
+_WHERE = {
+    "CrawlWidget": "crawlsim.notebook.widget",
+    "show": "crawlsim.notebook.widget",
+    "CrawlFigure": "crawlsim.notebook.draw",
+    "run": "crawlsim.notebook.runs",
+    "snapshot": "crawlsim.notebook.runs",
+    "Sweep": "crawlsim.notebook.sweeps",
+    "SweepPoint": "crawlsim.notebook.sweeps",
+    "sweep": "crawlsim.notebook.sweeps",
+    "sweep_plot": "crawlsim.notebook.sweeps",
+    "Step": "crawlsim.notebook.steps",
+    "crawl_steps": "crawlsim.notebook.steps",
+    "fetch_order": "crawlsim.notebook.steps",
+    "Table": "crawlsim.notebook.tables",
+    "short": "crawlsim.notebook.tables",
+    "animate": "crawlsim.animate",
+}
+
+__all__ = [
+    "CrawlFigure",
+    "CrawlWidget",
+    "Step",
+    "Sweep",
+    "SweepPoint",
+    "Table",
+    "animate",
+    "crawl_steps",
+    "fetch_order",
+    "run",
+    "short",
+    "show",
+    "snapshot",
+    "sweep",
+    "sweep_plot",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crawlsim.notebook' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -1,0 +1,341 @@
+"""The matplotlib picture of a crawl at time t: graph, worker lanes, curves.
+
+One :class:`CrawlFigure` owns one ``Figure`` for its whole life.  A new run
+(the widget's what-if, or a notebook cell) rebuilds its artists once; a new
+time only mutates them -- node colours with ``set_facecolor``, lane bars
+with ``set_verts``, curves with ``set_data`` -- and asks for ``draw_idle``.
+Redrawing from scratch per frame would be slower, would flicker in Jupyter,
+and would let the layout jump between frames.
+
+What is drawn comes from :class:`crawlsim.replay.Replay`, the same
+trace replay the terminal app uses, so the notebook and the terminal can
+never disagree about what the scheduler did.
+
+The figure has its own Agg canvas (no pyplot), so building one in a notebook
+does not also display it, and it renders the same under any backend.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.colors import to_rgba, to_rgba_array
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from crawlsim.notebook.layout import Layout, compute_layout
+from crawlsim.replay import Counters, PageState, Replay, Span, short_url
+
+if TYPE_CHECKING:
+    from crawlsim.sim.bounds import Bounds
+
+STATE_COLOURS: dict[PageState, str] = {
+    PageState.UNDISCOVERED: "#f2f2f2",
+    PageState.FRONTIER: "#f4c430",
+    PageState.IN_FLIGHT: "#8e44ad",
+    PageState.DONE: "#27ae60",
+    PageState.DUPLICATE: "#e03131",
+    PageState.FAILED: "#343a40",
+    PageState.SKIPPED: "#adb5bd",
+}
+"""Yellow: waiting in the frontier; purple: being fetched; green: fetched;
+red: a duplicate fetch (the same page under another spelling, or the same
+content under another URL); dark: failed; grey: refused (robots, scope, cap)."""
+
+STATE_NAMES: dict[PageState, str] = {
+    PageState.UNDISCOVERED: "not yet found",
+    PageState.FRONTIER: "frontier",
+    PageState.IN_FLIGHT: "fetching",
+    PageState.DONE: "fetched",
+    PageState.DUPLICATE: "duplicate fetch",
+    PageState.FAILED: "failed",
+    PageState.SKIPPED: "refused",
+}
+
+SPAN_COLOURS: dict[str, str] = {
+    "running": STATE_COLOURS[PageState.IN_FLIGHT],
+    "ok": STATE_COLOURS[PageState.DONE],
+    "duplicate": STATE_COLOURS[PageState.DUPLICATE],
+    "failed": STATE_COLOURS[PageState.FAILED],
+    "retry": "#f08c00",
+    "robots": "#868e96",
+    "open": STATE_COLOURS[PageState.IN_FLIGHT],
+}
+BOUND_COLOURS = {"depth": "#1c7ed6", "busiest_host": "#c2255c", "work": "#2b8a3e"}
+LABEL_LIMIT = 24
+"""Pages are labelled with their path up to this many pages."""
+EDGE_LIMIT = 1500
+"""Discovery edges are drawn up to this many pages (beyond, they are a blur)."""
+
+
+class CrawlFigure:
+    """A crawl drawn at one moment; call :meth:`update` to move in time."""
+
+    def __init__(self, figsize: tuple[float, float] = (10.0, 7.2), dpi: float = 100) -> None:
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.replay: Replay | None = None
+        self.layout: Layout | None = None
+        self.horizon = 1.0
+        self.t = 0.0
+        self._duplicate_urls: set[str] = set()
+        self._spans: list[Span] = []
+        self.result: Any = None
+        """The run drawn, when a helper such as ``snapshot`` made this figure."""
+
+    # -- a run: build the artists once -------------------------------------------
+
+    def show_run(
+        self,
+        replay: Replay,
+        *,
+        title: str = "",
+        layout: str = "host",
+        finish: float | None = None,
+        bounds: Bounds | None = None,
+        previous_finish: float | None = None,
+    ) -> None:
+        """Rebuild the drawing for ``replay`` (same Figure, new artists) and
+        show its last moment.  ``previous_finish`` is drawn as a dashed line,
+        so a what-if shows how far the finish moved."""
+        fig = self.figure
+        fig.clear()
+        self.replay = replay
+        if len(replay.page_list) <= LABEL_LIMIT:  # labelled: taller blocks, room for labels between columns
+            self.layout = compute_layout(replay, layout, rows=12, column_width=1.6)
+        else:
+            self.layout = compute_layout(replay, layout)
+        finish = replay.end if finish is None else finish
+        self.finish = finish
+        marks = [finish, previous_finish or 0.0]
+        if bounds is not None:
+            marks += [bounds.depth, bounds.busiest_host, bounds.work]
+        self.horizon = max(max(marks) * 1.03, 1e-6)
+        self._spans = sorted((s for lane in replay.lanes for s in lane), key=lambda s: (s.start, s.fetch_id))
+        self._duplicate_urls = {s.url for s in self._spans if s.duplicate}
+
+        grid = fig.add_gridspec(3, 1, height_ratios=[3.3, 1.25, 1.0], hspace=0.42, left=0.07, right=0.79, top=0.9, bottom=0.07)
+        self.ax_graph = fig.add_subplot(grid[0])
+        self.ax_lanes = fig.add_subplot(grid[1])
+        self.ax_curves = fig.add_subplot(grid[2], sharex=self.ax_lanes)
+        fig.suptitle(title, x=0.07, ha="left", fontsize=12, fontweight="bold")
+        self.status = fig.text(0.07, 0.925, "", ha="left", va="bottom", fontsize=9, family="monospace")
+        self._build_graph()
+        self._build_lanes()
+        self._build_curves(finish, previous_finish, bounds)
+        self.update(replay.end)
+
+    def _build_graph(self) -> None:
+        assert self.replay is not None and self.layout is not None
+        ax, lay, pages = self.ax_graph, self.layout, self.replay.page_list
+        ax.set_axis_off()
+        n = len(pages)
+        labelled = n <= LABEL_LIMIT
+        # labelled pages need room on the right for the last column's labels
+        ax.set_xlim(lay.xlim[0], lay.xlim[1] + (1.5 if labelled else 0.0))
+        ax.set_ylim(*lay.ylim)
+        xy = np.array(lay.xy, dtype=float).reshape(-1, 2)
+        segments = [(lay.xy[p], lay.xy[c]) for p, c in lay.edges] if n <= EDGE_LIMIT else []
+        self._edge_children = [c for _, c in lay.edges] if segments else []
+        self.edges = LineCollection(segments, linewidths=0.6, zorder=1)
+        ax.add_collection(self.edges)
+        size = min(240.0, max(7.0, 2600.0 / max(n, 1)))
+        self.nodes: PathCollection = ax.scatter(xy[:, 0], xy[:, 1], s=size, linewidths=0.6, zorder=2)
+        if labelled:
+            for page, (x, y) in zip(pages, lay.xy):
+                label = short_url(page.url, page.host) if lay.by == "host" else page.url.split("://", 1)[-1]
+                ax.annotate(label, (x, y), xytext=(math.sqrt(size) / 2 + 2, -3), textcoords="offset points",
+                            fontsize=7, zorder=3)
+        span = ax.get_xlim()[1] - ax.get_xlim()[0]
+        last = -math.inf
+        for label, x in lay.groups:
+            # keep a label only where it has room: about 110 characters fit across
+            if x - last >= span * (len(label) + 2) / 110:
+                ax.text(x, lay.ylim[1] - 0.35, label, ha="center", va="bottom", fontsize=7.5, color="#495057")
+                last = x
+        handles = [
+            Line2D([], [], marker="o", linestyle="", markerfacecolor=STATE_COLOURS[s], markeredgecolor="#495057",
+                   markersize=7, label=STATE_NAMES[s])
+            for s in PageState
+        ]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+                  title="pages", title_fontsize=8, alignment="left")
+
+    def _build_lanes(self) -> None:
+        assert self.replay is not None
+        ax = self.ax_lanes
+        lanes = max(1, len(self.replay.lanes))
+        self.bars = PolyCollection([], linewidths=0)
+        ax.add_collection(self.bars)
+        ax.set_ylim(lanes - 0.5, -0.5)
+        ax.set_xlim(0, self.horizon)
+        if lanes <= 10:
+            ax.set_yticks(range(lanes), [f"w{k + 1}" for k in range(lanes)], fontsize=7)
+        else:
+            ax.set_yticks([0, lanes - 1], ["w1", f"w{lanes}"], fontsize=7)
+        ax.set_ylabel("workers", fontsize=8)
+        ax.tick_params(axis="x", labelbottom=False)
+        self.cursor_lanes = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
+
+    def _build_curves(self, finish: float, previous_finish: float | None, bounds: Bounds | None) -> None:
+        assert self.replay is not None
+        ax = self.ax_curves
+        series = self.replay.series
+        self._series_t = np.array([p[0] for p in series], dtype=float)
+        self._series_frontier = np.array([p[1] for p in series], dtype=float)
+        self._series_flight = np.array([p[2] for p in series], dtype=float)
+        (self.frontier_line,) = ax.plot([], [], drawstyle="steps-post", color="#e8a400", label="frontier")
+        (self.flight_line,) = ax.plot([], [], drawstyle="steps-post", color=STATE_COLOURS[PageState.IN_FLIGHT],
+                                      label="in flight")
+        top = max(1.0, float(self._series_frontier.max(initial=0)), float(self._series_flight.max(initial=0)))
+        ax.set_ylim(0, top * 1.12)
+        ax.set_xlim(0, self.horizon)
+        ax.set_xlabel("simulated time (s)", fontsize=8)
+        ax.tick_params(labelsize=7)
+        self.ax_lanes.tick_params(labelsize=7)
+        self.cursor_curves = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+
+        marks: list[Line2D] = []
+        for axis in (self.ax_lanes, ax):
+            line = axis.axvline(finish, color="#212529", linewidth=1.6, linestyle="-", alpha=0.85)
+            if axis is self.ax_lanes:
+                line.set_label(f"finish {finish:.1f} s")
+                marks.append(line)
+            if previous_finish is not None:
+                prev = axis.axvline(previous_finish, color="#868e96", linewidth=1.6, linestyle="--")
+                if axis is self.ax_lanes:
+                    prev.set_label(f"previous run {previous_finish:.1f} s")
+                    marks.append(prev)
+        if bounds is not None:
+            names = {
+                "depth": "depth bound",
+                "busiest_host": f"{bounds.busiest_host_name or 'host'} bound",
+                "work": "work bound",
+            }
+            for key in ("depth", "busiest_host", "work"):
+                value = getattr(bounds, key)
+                if value <= 0:
+                    continue
+                style = "-." if key == bounds.binding else ":"
+                line = self.ax_lanes.axvline(value, color=BOUND_COLOURS[key], linewidth=1.4, linestyle=style,
+                                             label=f"{names[key]} {value:.1f} s" + (" (binds)" if key == bounds.binding else ""))
+                marks.append(line)
+        self.ax_lanes.legend(handles=marks, loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=7.5, frameon=False)
+
+    # -- a moment: mutate the artists --------------------------------------------
+
+    def page_colours(self) -> Any:
+        """RGBA per page for the replay's current time (red for a page whose
+        fetch is a duplicate, from the moment it starts)."""
+        assert self.replay is not None
+        colours = []
+        for page in self.replay.page_list:
+            state = page.state
+            if state == PageState.IN_FLIGHT and page.url in self._duplicate_urls:
+                state = PageState.DUPLICATE
+            colours.append(STATE_COLOURS[state])
+        return to_rgba_array(colours) if colours else np.zeros((0, 4))
+
+    def update(self, t: float) -> Counters:
+        """Show the crawl as it was at ``t``; returns the counters then."""
+        replay = self.replay
+        if replay is None:
+            raise RuntimeError("show_run() first: there is no crawl to draw")
+        t = min(max(0.0, t), max(replay.end, 0.0))
+        replay.seek(t)
+        self.t = t
+        faces = self.page_colours()
+        self.nodes.set_facecolor(faces)
+        unseen = np.array([p.state == PageState.UNDISCOVERED for p in replay.page_list], dtype=bool)
+        edges: Any = np.tile(to_rgba("#495057"), (len(faces), 1)) if len(faces) else np.zeros((0, 4))
+        if len(edges):
+            edges[unseen] = to_rgba("#ced4da")
+        self.nodes.set_edgecolor(edges)
+        if self._edge_children:
+            shown = np.array([not unseen[c] for c in self._edge_children], dtype=bool)
+            colours: Any = np.tile(to_rgba("#868e96", 0.45), (len(shown), 1))
+            colours[~shown] = to_rgba("#dee2e6", 0.35)
+            self.edges.set_color(colours)
+        self._update_lanes(t)
+        upto = int(np.searchsorted(self._series_t, t, side="right"))
+        if upto:
+            xs = np.append(self._series_t[:upto], t)
+            self.frontier_line.set_data(xs, np.append(self._series_frontier[:upto], self._series_frontier[upto - 1]))
+            self.flight_line.set_data(xs, np.append(self._series_flight[:upto], self._series_flight[upto - 1]))
+        else:
+            self.frontier_line.set_data([], [])
+            self.flight_line.set_data([], [])
+        self.cursor_lanes.set_xdata([t, t])
+        self.cursor_curves.set_xdata([t, t])
+        counters = replay.counters()
+        self.status.set_text(describe(counters, self.finish))
+        self.figure.canvas.draw_idle()
+        return counters
+
+    def _update_lanes(self, t: float) -> None:
+        verts: list[Sequence[tuple[float, float]]] = []
+        colours: list[str] = []
+        for span in self._spans:
+            if span.start > t:
+                break
+            end = min(span.end, t, self.horizon)
+            running = span.end > t
+            if span.kind == "robots":
+                colour = SPAN_COLOURS["robots"]
+            elif span.duplicate:
+                colour = SPAN_COLOURS["duplicate"]
+            else:
+                colour = SPAN_COLOURS["running" if running else span.outcome]
+            y = span.slot
+            verts.append([(span.start, y - 0.38), (end, y - 0.38), (end, y + 0.38), (span.start, y + 0.38)])
+            colours.append(colour)
+        self.bars.set_verts(verts)
+        faces: Any = to_rgba_array(colours) if colours else np.zeros((0, 4))
+        self.bars.set_facecolor(faces)
+        self.bars.set_edgecolor("white")
+        self.bars.set_linewidth(0.3 if len(self._spans) <= 200 else 0.0)  # thin bars vanish under edges
+
+    # -- output ---------------------------------------------------------------------
+
+    def png(self) -> bytes:
+        """The current picture as PNG bytes (what the widget shows)."""
+        buffer = io.BytesIO()
+        self.canvas.print_png(buffer)
+        return buffer.getvalue()
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+
+def describe(c: Counters, finish: float) -> str:
+    """The status line above the graph."""
+    width = max(4, len(f"{finish:.1f}"))
+    parts = [
+        f"t = {c.t:{width}.1f} of {finish:.1f} s",
+        f"fetched {c.fetched}",
+        f"frontier {c.frontier}",
+        f"in flight {c.in_flight}",
+    ]
+    if c.duplicates:
+        parts.append(f"duplicate fetches {c.duplicates}")
+    if c.failed:
+        parts.append(f"failed {c.failed}")
+    if c.retries:
+        parts.append(f"retries {c.retries}")
+    return "   ".join(parts)
+
+
+def frame_times(end: float, frames: int) -> list[float]:
+    """``frames + 1`` evenly spaced times from 0 to ``end`` inclusive."""
+    frames = max(1, frames)
+    return [end * k / frames for k in range(frames + 1)] if end > 0 else [0.0]
+
+
+__all__ = ["SPAN_COLOURS", "STATE_COLOURS", "STATE_NAMES", "CrawlFigure", "describe", "frame_times"]

@@ -1,0 +1,280 @@
+"""The notebook front end without a browser: the widget's update functions,
+the drawing, the layouts, the step table, the sweep and the animation export.
+
+``Play`` cannot tick here, so the tests do what a browser would: set a
+control's ``value`` (which fires the same observers) or call ``frame(t)``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
+from matplotlib.colors import to_rgba
+
+from crawlsim.animate import main as animate_main
+from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
+from crawlsim.notebook.draw import STATE_COLOURS, frame_times
+from crawlsim.notebook.layout import compute_layout
+from crawlsim.scenario import load_scenario
+from crawlsim.sim.driver import simulate
+from crawlsim.replay import PageState, Replay
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def see_it_widget() -> CrawlWidget:
+    return CrawlWidget("see-it", frames=20)
+
+
+# -- the widget -----------------------------------------------------------------
+
+
+def test_widget_opens_on_the_finished_crawl() -> None:
+    w = CrawlWidget("see-it", frames=20)
+    assert w.result is not None and w.result.finish == 19.0
+    assert w.previous is None
+    assert w.time.value == w.time.max == w.play.max == 20
+    assert w.counters is not None and w.counters.done and w.counters.fetched == 14
+    assert bytes(w.image.value).startswith(PNG)
+    assert "19.0 s" in w.clock.value
+    assert "b.com" in w.summary.value
+
+
+def test_changing_a_control_reruns_and_keeps_the_previous_finish() -> None:
+    w = CrawlWidget("see-it", frames=20)
+    figure = w.drawing.figure
+    w.workers.value = 1
+    assert w.result.finish == 26.0 and w.previous.finish == 19.0
+    assert "previous run 19.0 s" in w.summary.value and "workers 4→1" in w.summary.value
+    assert w.drawing.figure is figure  # one figure for the widget's whole life
+    w.workers.value = 2
+    assert (w.previous.finish, w.result.finish) == (26.0, 19.0)
+
+
+def test_the_time_slider_draws_that_moment(see_it_widget: CrawlWidget) -> None:
+    w = see_it_widget
+    w.time.value = 0
+    assert w.counters.t == 0.0 and w.counters.fetched == 0 and w.counters.in_flight == 1
+    w.time.value = 10
+    assert w.counters.t == pytest.approx(w.result.finish / 2)
+    assert 0 < w.counters.fetched < 14
+    w.time.value = 20
+    assert w.counters.done
+
+
+def test_frame_can_be_called_directly_and_reuses_the_artists(see_it_widget: CrawlWidget) -> None:
+    w = see_it_widget
+    nodes, bars = w.drawing.nodes, w.drawing.bars
+    early = w.frame(1.5)
+    assert (early.fetched, early.in_flight) == (1, 2)
+    colours = w.drawing.nodes.get_facecolor()
+    assert tuple(colours[0]) == to_rgba(STATE_COLOURS[PageState.DONE])  # a.com/ fetched at t = 1
+    assert any(tuple(c) == to_rgba(STATE_COLOURS[PageState.IN_FLIGHT]) for c in colours)
+    late = w.frame(18.5)
+    assert late.fetched > early.fetched
+    assert w.drawing.nodes is nodes and w.drawing.bars is bars  # mutated, not redrawn
+    assert len(w.drawing.bars.get_paths()) == late.fetches  # one bar per fetch started so far
+
+
+def test_polite_off_lifts_the_per_host_limit() -> None:
+    w = CrawlWidget("see-it", frames=10)
+    assert not w.gap.disabled
+    w.polite.value = False
+    assert w.gap.disabled and w.per_host.disabled
+    assert w.result.options.per_host is None and w.result.options.gap == 0.0
+    assert w.result.finish == 9.0 and w.previous.finish == 19.0
+    w.polite.value = True
+    w.gap.value = 3.0
+    assert w.result.options.gap == 3.0 and w.result.finish == 22.0
+    assert w.result.bounds.busiest_host_name == "a.com"
+
+
+def test_normalization_off_draws_duplicate_fetches_in_red() -> None:
+    w = CrawlWidget("see-it", frames=10)
+    w.normalize.value = "off"
+    assert w.result.run.stats.duplicate_fetches == 6
+    assert w.counters.duplicates == 6
+    red = to_rgba(STATE_COLOURS[PageState.DUPLICATE])
+    assert sum(tuple(c) == red for c in w.drawing.nodes.get_facecolor()) == 6
+    assert "duplicate fetches" in w.summary.value
+
+
+def test_order_and_layout_controls() -> None:
+    w = CrawlWidget("isro", frames=10, layout="level")
+    steps_before = fetch_order(w.result.run.trace)
+    result = w.result
+    w.layout_by.value = "host"  # redraw only: no new simulation
+    assert w.result is result and w.drawing.layout.by == "host"
+    w.order.value = "dfs"
+    assert w.result is not result
+    assert fetch_order(w.result.run.trace) != steps_before
+
+
+def test_a_million_page_web_is_capped_for_the_widget() -> None:
+    w = CrawlWidget("million", frames=4)
+    assert w.cap is not None and w.result.run.stats.discovered <= w.cap
+    assert "capped" in w.summary.value
+
+
+def test_bad_layout_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="layout"):
+        CrawlWidget("isro", layout="circle")
+
+
+# -- drawing, layout, steps -----------------------------------------------------
+
+
+def test_snapshot_at_a_time_and_previous_line() -> None:
+    picture = snapshot("isro", t=3.5, layout="level", previous=9.0)
+    now = picture.update(3.5)
+    assert (now.fetched, now.in_flight, now.frontier) == (3, 1, 2)
+    assert picture.png().startswith(PNG) and picture._repr_png_().startswith(PNG)
+    assert picture.result.finish == 7.0
+
+
+def test_level_layout_puts_depths_left_to_right() -> None:
+    run = simulate(load_scenario("isro"))
+    replay = Replay(run.trace)
+    lay = compute_layout(replay, "level")
+    x = {page.url: lay.xy[page.index][0] for page in replay.page_list}
+    assert x["http://isro.gov.in/"] < x["http://isro.gov.in/missions"] < x["http://isro.gov.in/missions/gaganyaan"]
+    assert [g[0] for g in lay.groups] == ["depth 0", "depth 1", "depth 2"]
+    assert len(set(lay.xy)) == len(lay.xy)  # no two pages on one spot
+    assert len(lay.edges) == 6  # every page but the seed was discovered by one link
+
+
+def test_host_layout_groups_by_host_and_wraps_big_hosts() -> None:
+    run = simulate(load_scenario("busiest-host"))
+    replay = Replay(run.trace)
+    lay = compute_layout(replay, "host")
+    assert lay.groups[0][0] == "h0.example"
+    assert len(lay.groups) == 40
+    assert len(set(lay.xy)) == len(lay.xy)
+    height = lay.ylim[1] - lay.ylim[0]
+    assert height < 80  # h0.example's ~600 pages wrap into sub-columns
+
+
+def test_crawl_steps_rebuild_the_hand_trace() -> None:
+    run = simulate(load_scenario("isro"))
+    steps = crawl_steps(run.trace)
+    assert [short(s.url) for s in steps][:4] == [
+        "isro.gov.in", "isro.gov.in/missions", "isro.gov.in/gallery", "wikipedia.org/ISRO",
+    ]
+    assert [short(u) for u in steps[0].frontier] == ["isro.gov.in/missions", "isro.gov.in/gallery", "wikipedia.org/ISRO"]
+    assert [short(u) for u in steps[3].discarded] == ["wikipedia.org/ISRO"]
+    assert steps[-1].frontier == () and len(steps[-1].visited) == 7
+
+
+def test_crawl_steps_with_several_workers_cover_every_page() -> None:
+    scenario = load_scenario("see-it")
+    run = simulate(scenario)
+    steps = crawl_steps(run.trace)
+    assert len(steps) == run.stats.fetches
+    assert any(s.in_flight for s in steps)  # steps interleave with other workers' fetches
+    assert sorted(steps[-1].visited) == sorted(run.found)
+
+
+def test_frame_times_and_table() -> None:
+    assert frame_times(10.0, 4) == [0.0, 2.5, 5.0, 7.5, 10.0]
+    assert frame_times(0.0, 4) == [0.0]
+    table = Table.of(["a", "b"], [(1, ["x", "y"]), (2_000, 0.5)], caption="c")
+    assert table.column("a") == [1, 2_000]
+    assert "2,000" in str(table) and "x, y" in str(table)
+    assert table._repr_html_().startswith("<table>")
+
+
+# -- sweep --------------------------------------------------------------------------
+
+
+def test_sweep_flattens_on_the_busiest_host_when_polite() -> None:
+    points = {p.workers: p for p in sweep("see-it", [1, 2, 4])}
+    assert points[1].finish == 26.0 and points[2].finish == points[4].finish == 19.0
+    assert points[4].busiest_host_name == "b.com" and points[4].busiest_host == 18.0
+    assert points[4].floor == 18.0
+
+
+def test_sweep_plot_draws_finish_and_bounds() -> None:
+    from crawlsim.notebook import sweep_plot
+
+    result = sweep_plot("see-it", workers=[1, 2, 3], per_host=None)
+    assert [p.finish for p in result.points] == [26.0, 14.0, 10.0]
+    labels = [line.get_label() for line in result.figure.axes[0].get_lines()]
+    assert labels[:4] == ["finish time", "depth bound", "b.com bound", "work bound"]
+    assert result._repr_png_().startswith(PNG)
+
+
+# -- animation ------------------------------------------------------------------------
+
+
+def test_animate_writes_a_gif(tmp_path: Path) -> None:
+    from PIL import Image
+
+    out = animate("isro", tmp_path / "crawl.gif", fps=4, seconds=1.0, dpi=40, workers=2)
+    with Image.open(out) as gif:
+        assert gif.format == "GIF"
+        assert gif.n_frames >= 4
+        assert gif.size == (400, 288)
+
+
+def test_animate_writes_an_mp4(tmp_path: Path) -> None:
+    pytest.importorskip("imageio_ffmpeg")
+    out = animate("isro", tmp_path / "crawl.mp4", fps=4, seconds=1.0, dpi=40)
+    head = out.read_bytes()[:12]
+    assert head[4:8] == b"ftyp"
+
+
+def test_animate_cli_writes_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "see.gif"
+    code = animate_main(["see-it", "-o", str(out), "--fps", "2", "--seconds", "1", "--dpi", "30", "--workers", "2",
+                         "--normalize", "off", "--layout", "level"])
+    assert code == 0 and out.stat().st_size > 0
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["see-it", "-o", "crawl.avi"], "expected a file name ending in .gif or .mp4"),
+        (["no-such-scenario", "-o", "x.gif"], "no scenario file or shipped scenario"),
+        (["see-it", "-o", "x.gif", "--workers", "0"], "workers"),
+        (["see-it", "-o", "x.gif", "--fps", "0"], "--fps"),
+        (["see-it", "-o", "/no/such/dir/x.gif"], "no such directory"),
+    ],
+)
+def test_animate_cli_mistakes_are_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert animate_main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("crawlsim animate: error: ") and "\n" not in err
+    assert message in err
+
+
+def test_animate_cli_without_ffmpeg_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    import shutil
+
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)  # import fails
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert animate_main(["isro", "-o", str(tmp_path / "x.mp4")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "crawlsim animate: error: writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)"
+
+
+def test_animate_cli_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert animate_main(["see-it"]) == 2
+    assert "-o/--output" in capsys.readouterr().err
+
+
+def test_animate_module_does_not_load_ipywidgets() -> None:
+    code = "import sys, crawlsim.animate, crawlsim.notebook.draw; print('ipywidgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
