@@ -126,6 +126,8 @@ def test_gap_spaces_real_request_starts() -> None:
         starts.append(time.monotonic())
         return [urljoin(url, link) for link in graph.get(url, [])]
 
-    crawlsim.crawl("http://a.com/", get_urls, 4, gap=0.05)
+    crawlsim.crawl("http://a.com/", get_urls, 4, gap=0.1)
     gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert len(starts) == 5 and min(gaps) >= 0.045
+    # the core spaces starts exactly; a worker thread may pick its job up a
+    # little late, which can shorten one measured gap by that lag (allow 20 ms)
+    assert len(starts) == 5 and min(gaps) >= 0.08
