@@ -22,14 +22,16 @@ pending; any one alone is not enough.
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
+from typing import NamedTuple
 
 from crawlsim.core.content import ContentIndex
 from crawlsim.core.events import (
+    DeferReason,
     Discovered,
     Done,
     Event,
@@ -43,18 +45,39 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
-from crawlsim.core.frontier import ROBOTS_KEY, Entry, HostState, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.frontier import (
+    ROBOTS_KEY,
+    ROBOTS_NUMBER,
+    Entry,
+    HostState,
+    Key,
+    PerHostFrontier,
+    SingleQueueFrontier,
+)
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.retry import backoff_delay, parse_retry_after
 from crawlsim.core.robots import RobotsPolicy, policy_from_response, unreachable_policy
 from crawlsim.core.scope import Scope
-from crawlsim.core.seen import make_seen
-from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise, split_host
+from crawlsim.core.seen import fast_ops, make_seen
+from crawlsim.core.urls import (
+    SAFE_STEPS,
+    CanonicalizeError,
+    already_canonical_test,
+    canonical_is_fixpoint,
+    canonical_or_raise,
+    match_authority,
+    split_host,
+)
 
 
-@dataclass(frozen=True, slots=True)
-class Fetch:
-    """One request the driver should make now."""
+class Fetch(NamedTuple):
+    """One request the driver should make now.
+
+    Immutable.  A named tuple rather than a frozen dataclass because one is
+    built per fetch, and a frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field) costs three times as much -- measurable
+    at a million fetches.
+    """
 
     id: int
     url: str
@@ -88,11 +111,18 @@ class CrawlStats:
     peak_frontier: int = 0
 
 
-@dataclass(slots=True)
-class _InFlight:
-    fetch: Fetch
-    entry: Entry
-    duplicate: bool
+_new_fetch = tuple.__new__
+"""``Fetch(...)`` without the named tuple's Python-level ``__new__`` (which
+does only this): one fetch is built per request."""
+
+_InFlight = tuple[Fetch, Entry]
+"""A fetch handed out and not yet answered, with its frontier entry (kept for
+a retry).  A plain tuple: one is built per fetch."""
+
+
+_DFS_SHIFT = 40
+"""DFS keys are ``-(batch << 40) + seq``: one int ordering like ``(-batch, seq)``
+for any crawl of fewer than 2**40 links."""
 
 
 class Scheduler:
@@ -106,12 +136,40 @@ class Scheduler:
         self._track_pages = page_of is not None or not (SAFE_STEPS <= self._steps)
         self._fetched_pages: set[str] = set()
         self._seen = make_seen(opts.seen, opts.bloom_capacity, opts.bloom_error_rate)
+        self._seen_set, self._seen_add = fast_ops(self._seen)
+        self._already_canonical = already_canonical_test(self._steps)
+        # rfc3986: canonical URLs are "scheme://host[:port]/...", and fixpoints.
+        self._rfc3986 = canonical_is_fixpoint(self._steps)
+        # So a link written as a seen URL can be skipped before canonicalizing
+        # it -- unless the seen set has false positives (bloom), which a raw
+        # spelling would get a second chance to hit.
+        self._seen_first = self._rfc3986 and opts.seen != "bloom"
         self._scope = Scope(opts.scope, opts.allow, opts.deny)
+        self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
         self._content = ContentIndex(opts.content_dedup, opts.simhash_distance)
         per_host = opts.per_host or opts.workers
+        # Plain int keys for bfs/dfs (see frontier.py); best-first needs (priority, seq).
+        self._robots_key: Key = ROBOTS_NUMBER if opts.order in ("bfs", "dfs") else ROBOTS_KEY
         self._frontier: PerHostFrontier | SingleQueueFrontier = (
-            PerHostFrontier(per_host) if opts.frontier == "per-host" else SingleQueueFrontier(per_host)
+            PerHostFrontier(per_host, self._robots_key)
+            if opts.frontier == "per-host"
+            else SingleQueueFrontier(per_host, self._robots_key)
         )
+        # The per-host frontier's heaps, to skip a pop() or next_time() call when
+        # both are empty (most polls, at a million fetches); None for fifo.
+        per_host_frontier = self._frontier if isinstance(self._frontier, PerHostFrontier) else None
+        self._ready_heap = per_host_frontier.ready if per_host_frontier else None
+        self._waiting_heap = per_host_frontier.waiting if per_host_frontier else None
+        # Options read on every link or fetch, copied once (options are frozen).
+        self._workers = opts.workers
+        self._bfs = opts.order == "bfs"
+        self._per_host = per_host
+        self._gap = opts.gap
+        self._depth_limit = opts.depth_limit
+        self._max_pages = opts.max_pages
+        self._max_per_host = opts.max_pages_per_host
+        self._retry_statuses = frozenset(opts.retry_statuses)
+        self._dedup_content = opts.content_dedup != "off"
         self._hosts: dict[str, HostState] = {}
         self._in_flight: dict[int, _InFlight] = {}
         self._free_slots: list[int] = []  # released slots below _next_slot
@@ -153,28 +211,39 @@ class Scheduler:
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
         self._now = now
-        self._release_retries(now)
+        if self._retries and self._retries[0][0] <= now:
+            self._release_retries(now)
         started: list[Fetch] = []
-        workers = self.options.workers
+        workers = self._workers
+        in_flight = self._in_flight
         frontier = self._frontier
-        while len(self._in_flight) < workers:
+        ready, waiting = self._ready_heap, self._waiting_heap
+        while len(in_flight) < workers:
+            if ready is not None and not ready and not (waiting and waiting[0][0] <= now):
+                break  # nothing filed as ready, nothing due: pop() would say None
             picked = frontier.pop(now)
             if picked is None:
                 break
-            host, entry = picked
-            fetch = self._start(host, entry, now)
+            fetch = self._start(picked[0], picked[1], now)
             if fetch is not None:
                 started.append(fetch)
-        self._maybe_done(now)
+        if not self._done_emitted and not in_flight:
+            self._maybe_done(now)
         return started
 
     def next_wakeup(self) -> float | None:
         """When something becomes startable without any fetch finishing, or None
         (nothing is time-blocked, or every worker is busy)."""
-        if len(self._in_flight) >= self.options.workers:
+        if len(self._in_flight) >= self._workers:
             return None
-        times = [t for t in (self._frontier.next_time(), self._retries[0][0] if self._retries else None) if t is not None]
-        return min(times) if times else None
+        if self._waiting_heap is not None and not self._waiting_heap and not self._retries:
+            return None  # next_time() would find no waiting host
+        at = self._frontier.next_time()
+        if self._retries:
+            retry_at = self._retries[0][0]
+            if at is None or retry_at < at:
+                return retry_at
+        return at
 
     def on_response(
         self,
@@ -193,10 +262,15 @@ class Scheduler:
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints."""
         self._now = now
-        flight = self._finish(fetch_id, now)
-        fetch, host = flight.fetch, self._hosts[flight.fetch.host]
-        headers = {k.lower(): v for k, v in (headers or {}).items()}
-        if status in self.options.retry_statuses:
+        flight = self._in_flight.pop(fetch_id, None)  # _finish(), inline: once per fetch
+        if flight is None:
+            raise KeyError(f"no fetch {fetch_id} is in flight")
+        fetch = flight[0]
+        heappush(self._free_slots, fetch.slot)
+        host = self._hosts[fetch.host]
+        host.in_flight -= 1
+        if status in self._retry_statuses:
+            headers = {k.lower(): v for k, v in (headers or {}).items()}
             retry_after = parse_retry_after(headers.get("retry-after"), headers.get("date"))
             if retry_after is not None:
                 until = now + retry_after
@@ -210,9 +284,12 @@ class Scheduler:
             self._robots_loaded(host, policy_from_response(status, body, self.options.user_agent), status, now)
             self._finished_event(now, fetch, status, 0, 0, None)
             return
-        self._page_done(flight, f"HTTP {status}" if status >= 400 else None)
+        if status >= 400:
+            self._page_done(fetch, f"HTTP {status}")
+        elif not fetch.duplicate:
+            self.stats.pages_fetched += 1
         duplicate_of = None
-        if content is not None and status < 400 and self.options.content_dedup != "off":
+        if content is not None and status < 400 and self._dedup_content:
             duplicate_of = self._content.check_and_add(fetch.url, content)
             if duplicate_of is not None:
                 self.stats.content_duplicates += 1
@@ -220,24 +297,29 @@ class Scheduler:
         new = 0
         if duplicate_of is None:
             new = self._expand(final_url or fetch.url, links, fetch.depth, now)
-        self._finished_event(now, fetch, status, len(links), new, duplicate_of)
+        if self._record:
+            self._events.append(
+                FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, len(links), new, duplicate_of)
+            )
+        if not self._in_flight:
+            self._maybe_done(now)
         self._frontier.reconsider(host, now)
 
     def on_error(self, fetch_id: int, now: float, reason: str, *, transient: bool = True) -> None:
         """A fetch failed without a usable response (timeout, reset, garbage).
         Transient errors are retried with backoff; the rest fail the page."""
         self._now = now
-        flight = self._finish(fetch_id, now)
-        host = self._hosts[flight.fetch.host]
+        flight = self._finish(fetch_id)
+        fetch = flight[0]
+        host = self._hosts[fetch.host]
         if transient and self._retry(flight, now, reason, None):
             self._frontier.reconsider(host, now)
             return
-        fetch = flight.fetch
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
             self._robots_loaded(host, unreachable_policy(self.options.user_agent), 0, now)
             return
-        self._page_done(flight, reason)
+        self._page_done(fetch, reason)
         self._frontier.reconsider(host, now)
 
     # ----------------------------------------------------------------- output
@@ -289,110 +371,177 @@ class Scheduler:
             host = self._hosts[name] = HostState(name)
             if self.options.robots:
                 host.robots = "pending"
-                self._frontier.push(host, (ROBOTS_KEY, f"{scheme}://{name}/robots.txt", 0), self._now)
+                self._frontier.push(host, (self._robots_key, f"{scheme}://{name}/robots.txt", 0), self._now)
         return host
 
-    def _key(self, priority_url: str, depth: int) -> tuple[float, ...]:
+    def _key(self, priority_url: str, depth: int) -> Key:
         self._seq += 1
         order = self.options.order
         if order == "bfs":
-            return (self._seq,)
+            return self._seq
         if order == "dfs":
-            return (-self._batch, self._seq)
+            return -(self._batch << _DFS_SHIFT) + self._seq
         assert self.options.priority is not None
         return (self.options.priority(priority_url, depth), self._seq)
 
     def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """Checks that need the canonical URL; queue it if it passes."""
-        opts = self.options
-        if url in self._seen:
+        if url in self._seen_set:
             self._skip(now, url, parent, "seen")
             return False
-        if opts.depth_limit is not None and depth > opts.depth_limit:
+        if not self._admit(url, parent, depth, now):
+            return False
+        self._note_frontier_size()
+        return True
+
+    def _note_frontier_size(self) -> None:
+        """Update the frontier's peak; called after a batch of pushes (the size
+        only grows within one, so checking once at its end is enough)."""
+        size = len(self._frontier)
+        if size > self.stats.peak_frontier:  # noqa: PLR1730
+            self.stats.peak_frontier = size
+
+    def _admit(self, url: str, parent: str | None, depth: int, now: float) -> bool:
+        """The checks after the seen set's (``url`` is not in it).  The caller
+        updates the frontier's peak size."""
+        if self._depth_limit is not None and depth > self._depth_limit:
             self._skip(now, url, parent, "depth")
             return False
-        if opts.max_pages is not None and self._accepted >= opts.max_pages:
+        if self._max_pages is not None and self._accepted >= self._max_pages:
             self._skip(now, url, parent, "cap")
             return False
-        name, hostname = split_host(url)
-        if not self._scope.allows(url, hostname):
-            self._skip(now, url, parent, "scope")
-            return False
-        host = self._host(name, url[: url.index(":")])
-        if opts.max_pages_per_host is not None and host.pages >= opts.max_pages_per_host:
+        if self._scope_all:
+            # split_host(url)[0], inline: this runs once per page discovered.
+            # An rfc3986 canonical URL is "scheme://host[:port]/..." with a
+            # lowercase host, so its host key is the third "/"-field.
+            if self._rfc3986:
+                name = url.split("/", 3)[2]
+            else:
+                name = match_authority(url)[1].lower()  # type: ignore[index]
+            if "@" in name:
+                name = split_host(url)[0]
+        else:
+            name, hostname = split_host(url)
+            if not self._scope.allows(url, hostname):
+                self._skip(now, url, parent, "scope")
+                return False
+        host = self._hosts.get(name)
+        if host is None:
+            host = self._host(name, url[: url.index(":")])
+        if self._max_per_host is not None and host.pages >= self._max_per_host:
             self._skip(now, url, parent, "cap")
             return False
         policy = host.robots
-        if isinstance(policy, RobotsPolicy) and not policy.allowed(url):
-            self._seen.add(url)
+        if policy is not None and isinstance(policy, RobotsPolicy) and not policy.allowed(url):
+            self._seen_add(url)
             self.robots_blocked.add(url)
             self._skip(now, url, parent, "robots")
             return False
-        self._seen.add(url)
+        self._seen_add(url)
         self._accepted += 1
         host.pages += 1
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        self._frontier.push(host, (self._key(url, depth), url, depth), now)
-        size = len(self._frontier)
-        if size > self.stats.peak_frontier:
-            self.stats.peak_frontier = size
+        if self._bfs:
+            self._seq += 1
+            key: Key = self._seq
+        else:
+            key = self._key(url, depth)
+        self._frontier.push(host, (key, url, depth), now)
         return True
 
     def _expand(self, base: str, links: Sequence[str], depth: int, now: float) -> int:
-        """Canonicalize, filter and queue the links of one page."""
+        """Canonicalize, filter and queue the links of one page.
+
+        This loop runs for every link of every page -- several million times
+        in a million-page simulation, most of them links to pages already
+        seen -- so the common case costs one set lookup: when canonical forms
+        are fixpoints (``rfc3986``), a link written exactly as a seen URL is
+        that URL, and needs no canonicalization.  Otherwise an
+        already-canonical link costs one regex match, and the rest a parse.
+        The outcome and the events are those of :meth:`_accept`, in order.
+        """
         self._batch += 1
         steps = self._steps
+        quick = self._already_canonical
+        seen_first = self._seen_first
+        seen = self._seen_set
+        record = self._record
+        events = self._events
+        admit = self._admit
         new = 0
+        seen_skips = 0
         child_depth = depth + 1
         for href in links:
-            try:
-                url = canonical_or_raise(href, base, steps)
-            except CanonicalizeError as err:
-                self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
-                continue
-            if self._accept(url, base, child_depth, now):
-                new += 1
+            if seen_first and href in seen:
+                url = href
+            else:
+                if quick is not None and quick(href) is not None:
+                    url = href
+                else:
+                    try:
+                        url = canonical_or_raise(href, base, steps)
+                    except CanonicalizeError as err:
+                        self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
+                        continue
+                # (with seen_first, an unchanged href is already known not to be seen)
+                if (seen_first and url == href) or url not in seen:
+                    if admit(url, base, child_depth, now):
+                        new += 1
+                    continue
+            seen_skips += 1
+            if record:
+                events.append(Skipped(now, url, base, "seen"))
+        if seen_skips:
+            self.stats.skipped["seen"] += seen_skips
+        if new:
+            size = len(self._frontier)  # _note_frontier_size(), inline: once per page
+            if size > self.stats.peak_frontier:  # noqa: PLR1730
+                self.stats.peak_frontier = size
         return new
 
     def _start(self, host: HostState, entry: Entry, now: float) -> Fetch | None:
         key, url, depth = entry
-        kind: FetchKind = "robots" if key == ROBOTS_KEY else "page"
-        if kind == "page" and isinstance(host.robots, RobotsPolicy) and not host.robots.allowed(url):
+        kind: FetchKind = "robots" if key is self._robots_key else "page"  # robots entries share the one key object
+        if kind == "page" and host.robots is not None and isinstance(host.robots, RobotsPolicy) and not host.robots.allowed(url):
             self.robots_blocked.add(url)
             self._skip(now, url, None, "robots")
             self._frontier.reconsider(host, now)
             return None
-        attempt = self._attempts.get(url, 0) + 1
-        self._next_id += 1
+        attempt = self._attempts.get(url, 0) + 1 if self._attempts else 1
+        self._next_id = fetch_id = self._next_id + 1
         if self._free_slots:
-            slot = heapq.heappop(self._free_slots)
+            slot = heappop(self._free_slots)
         else:
             slot = self._next_slot
             self._next_slot += 1
         stats = self.stats
+        page, duplicate = url, False
         if kind == "robots":
             stats.robots_fetches += 1
-            page, duplicate = url, False
         else:
             stats.fetches += 1
-            page, duplicate = self._page_identity(url, attempt)
-        fetch = Fetch(self._next_id, url, host.name, kind, depth, attempt, slot, duplicate)
+            if self._track_pages:
+                page, duplicate = self._page_identity(url, attempt)
+        fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
         host.in_flight += 1
-        gap = max(self.options.gap, host.crawl_delay)
+        gap = self._gap if self._gap >= host.crawl_delay else host.crawl_delay  # noqa: FURB136 (hot path: no call)
         if gap > 0:
             if self.options.randomize_gap:
                 gap *= self._rng.uniform(0.5, 1.5)
             host.ready_at = now + gap
-            reason = "crawl-delay" if host.crawl_delay > self.options.gap else "gap"
+            reason: DeferReason = "crawl-delay" if host.crawl_delay > self.options.gap else "gap"
             self._emit(HostDeferred(now, host.name, host.ready_at, reason))
-        self._frontier.reconsider(host, now)
-        self._in_flight[fetch.id] = _InFlight(fetch, entry, duplicate)
-        if len(self._in_flight) > stats.peak_in_flight:
-            stats.peak_in_flight = len(self._in_flight)
+        if host.in_flight < self._per_host:
+            # pop() left the host unfiled; at its limit it stays so, else re-file it
+            self._frontier.reconsider(host, now)
+        in_flight = self._in_flight
+        in_flight[fetch_id] = (fetch, entry)
+        if len(in_flight) > stats.peak_in_flight:  # noqa: PLR1730 (hot path: no call)
+            stats.peak_in_flight = len(in_flight)
         if self._record:
-            self._events.append(FetchStarted(now, fetch.id, url, host.name, kind, depth, attempt, slot, page, duplicate))
+            self._events.append(FetchStarted(now, fetch_id, url, host.name, kind, depth, attempt, slot, page, duplicate))
         return fetch
 
     def _page_identity(self, url: str, attempt: int) -> tuple[str, bool]:
@@ -415,16 +564,17 @@ class Scheduler:
         self._fetched_pages.add(page)
         return page, False
 
-    def _finish(self, fetch_id: int, now: float) -> _InFlight:
+    def _finish(self, fetch_id: int) -> _InFlight:
         flight = self._in_flight.pop(fetch_id, None)
         if flight is None:
             raise KeyError(f"no fetch {fetch_id} is in flight")
-        heapq.heappush(self._free_slots, flight.fetch.slot)
-        self._hosts[flight.fetch.host].in_flight -= 1
+        fetch = flight[0]
+        heappush(self._free_slots, fetch.slot)
+        self._hosts[fetch.host].in_flight -= 1
         return flight
 
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
-        fetch = flight.fetch
+        fetch, entry = flight
         if fetch.attempt > self.options.max_retries:
             return False
         delay = retry_after
@@ -435,12 +585,12 @@ class Scheduler:
         self.stats.retries += 1
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
         self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
-        heapq.heappush(self._retries, (at, fetch.id, fetch.host, flight.entry))
+        heappush(self._retries, (at, fetch.id, fetch.host, entry))
         return True
 
     def _release_retries(self, now: float) -> None:
         while self._retries and self._retries[0][0] <= now:
-            _, _, host_name, entry = heapq.heappop(self._retries)
+            _, _, host_name, entry = heappop(self._retries)
             self._frontier.push(self._hosts[host_name], entry, now)
 
     def _robots_loaded(self, host: HostState, policy: RobotsPolicy, status: int, now: float) -> None:
@@ -456,19 +606,20 @@ class Scheduler:
             self._skip(now, url, None, "robots")
         self._frontier.reconsider(host, now)
 
-    def _page_done(self, flight: _InFlight, failure: str | None) -> None:
+    def _page_done(self, fetch: Fetch, failure: str | None) -> None:
         """Record a page's outcome; a duplicate fetch adds nothing new."""
         if failure is not None:
-            self.failures[flight.fetch.url] = failure
-            if not flight.duplicate:
+            self.failures[fetch.url] = failure
+            if not fetch.duplicate:
                 self.stats.failed += 1
-        elif not flight.duplicate:
+        elif not fetch.duplicate:
             self.stats.pages_fetched += 1
 
     def _finished_event(self, now: float, fetch: Fetch, status: int, links: int, new: int, dup: str | None) -> None:
         if self._record:
             self._events.append(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, dup))
-        self._maybe_done(now)
+        if not self._in_flight:
+            self._maybe_done(now)
 
     def _maybe_done(self, now: float) -> None:
         if not self._done_emitted and self.done and (self._next_id or self._accepted or self.stats.skipped):

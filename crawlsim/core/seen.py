@@ -11,6 +11,7 @@ rate once the filter is full -- the trade web-scale crawlers accept.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Container
 from hashlib import blake2b
 from typing import Protocol
 
@@ -99,6 +100,17 @@ class BloomSeen:
     def __len__(self) -> int:
         """URLs added that were new to the filter (false positives are not counted)."""
         return self._count
+
+
+def fast_ops(seen: SeenSet) -> tuple[Container[str], Callable[[str], object]]:
+    """``(container, add)`` for the scheduler's per-link hot path, where
+    ``url in container`` tests membership: for an exact set, the underlying
+    ``set`` itself and its ``add`` (``in`` on a plain set is a bytecode, no
+    Python-level call: most of the cost of checking millions of links); for
+    the others, the set object and its method (their digest dominates)."""
+    if isinstance(seen, ExactSeen):
+        return seen._urls, seen._urls.add
+    return seen, seen.add
 
 
 def make_seen(kind: str, capacity: int = 1_000_000, error_rate: float = 0.001) -> SeenSet:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
 from crawlsim.core.events import Event
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
+from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
@@ -88,61 +88,96 @@ def simulate(
     sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
     env = simpy.Environment()
     rng = random.Random(scenario.seed)
-    models: dict[str, Callable[[random.Random], float]] = {}
     events: list[Event] = []
     points: list[tuple[float, int, int]] = []
-    busy: dict[str, float] = {}
-    shortest: dict[str, float] = {}
-    fetches_per_host: dict[str, int] = {}
+    # Per host: [busy seconds, fastest fetch, fetches, latency sampler].  One
+    # record per host, handed to each fetch's timeout, so finishing a fetch
+    # needs no dictionary lookups.  ``completed`` keeps the order in which
+    # hosts first finished a fetch (the order of the dicts in SimRun).
+    records: dict[str, list[Any]] = {}
+    completed: list[str] = []
     wasted = 0.0
     finish = 0.0
     wake_at: list[float] = [float("inf")]
+    dedup_content = opts.content_dedup != "off"
+    # Hot-path names bound once: this loop runs once per fetch, a million
+    # times for the large scenarios, so attribute lookups add up.
+    timeout = env.timeout
+    poll = sched.poll
+    next_wakeup = sched.next_wakeup
+    on_response = sched.on_response
+    response = web.response
+    links_of = web.links
+    inf = float("inf")
 
-    def latency(host: str) -> float:
+    def sampler_for(host: str) -> Callable[[random.Random], float]:
         if latency_of is not None:
-            return latency_of(host)
-        sample = models.get(host)
-        if sample is None:
-            sample = models[host] = scenario.latency_for(host).sample
-        return sample(rng)
+            fixed = latency_of(host)
+            return lambda _rng: fixed
+        return scenario.latency_for(host).sample
 
-    def complete(fetch: Fetch, started: float) -> Callable[[simpy.Event], None]:
-        def on_done(_: simpy.Event) -> None:
-            nonlocal finish
-            now = env.now
-            finish = now
-            took = now - started
-            busy[fetch.host] = busy.get(fetch.host, 0.0) + took
-            if took < shortest.get(fetch.host, float("inf")):
-                shortest[fetch.host] = took
-            if fetch.kind == "robots":
-                body = web.robots_txt(fetch.host)
-                sched.on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
-            elif ideal:
-                sched.on_response(fetch.id, now, status=200, links=web.links(fetch.url))
-            else:
-                resp = web.response(fetch.url, fetch.attempt, now)
-                content = resp.content if opts.content_dedup != "off" else None
-                sched.on_response(
-                    fetch.id, now, status=resp.status, links=resp.links, headers=resp.headers, content=content
-                )
-            dispatch()
-
-        return on_done
-
-    def on_wake(_: simpy.Event) -> None:
-        wake_at[0] = float("inf")
-        dispatch()
-
-    def dispatch() -> None:
-        nonlocal wasted
-        now = env.now
-        for fetch in sched.poll(now):
-            took = latency(fetch.host)
-            fetches_per_host[fetch.host] = fetches_per_host.get(fetch.host, 0) + 1
+    def on_done(event: simpy.Event) -> None:
+        # One callback for every fetch; the fetch, its start time and its
+        # host's record ride on the timeout's value (no closure per fetch).
+        nonlocal finish, wasted
+        fetch, started, took, record = event._value
+        # SimPy fired this at started + took (the same float sum), so that is
+        # env.now without the property call.
+        now = finish = started + took
+        record[0] += took
+        if took < record[1]:
+            if record[1] == inf:
+                completed.append(fetch.host)
+            record[1] = took
+        if fetch.kind == "robots":
+            body = web.robots_txt(fetch.host)
+            on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
+        elif ideal:
+            on_response(fetch.id, now, status=200, links=links_of(fetch.url))
+        else:
+            resp = response(fetch.url, fetch.attempt, now)
+            on_response(
+                fetch.id,
+                now,
+                status=resp.status,
+                links=resp.links,
+                headers=resp.headers,
+                content=resp.content if dedup_content else None,
+            )
+        # dispatch(now), inline for the common case (no trace, no series):
+        # this runs once per fetch, and a call is a measurable part of it.
+        if trace or series:
+            dispatch(now)
+            return
+        for fetch in poll(now):
+            record = records.get(fetch.host)
+            if record is None:
+                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host)]
+            record[2] += 1
+            took = record[3](rng)
             if fetch.duplicate:
                 wasted += took
-            env.timeout(took).callbacks.append(complete(fetch, now))
+            timeout(took, (fetch, now, took, record)).callbacks.append(on_done)
+        wake = next_wakeup()
+        if wake is not None and wake < wake_at[0]:
+            wake_at[0] = wake
+            timeout(max(0.0, wake - now)).callbacks.append(on_wake)
+
+    def on_wake(_: simpy.Event) -> None:
+        wake_at[0] = inf
+        dispatch(env.now)
+
+    def dispatch(now: float) -> None:
+        nonlocal wasted
+        for fetch in poll(now):
+            record = records.get(fetch.host)
+            if record is None:
+                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host)]
+            record[2] += 1
+            took = record[3](rng)
+            if fetch.duplicate:
+                wasted += took
+            timeout(took, (fetch, now, took, record)).callbacks.append(on_done)
         if trace:
             events.extend(sched.drain_events())
         if series:
@@ -152,16 +187,18 @@ def simulate(
                     points[-1] = point
                 else:
                     points.append(point)
-        wake = sched.next_wakeup()
+        wake = next_wakeup()
         if wake is not None and wake < wake_at[0]:
             wake_at[0] = wake
-            env.timeout(max(0.0, wake - now)).callbacks.append(on_wake)
+            timeout(max(0.0, wake - now)).callbacks.append(on_wake)
 
     sched.add_seeds(scenario.seeds, 0.0)
-    dispatch()
+    dispatch(0.0)
     env.run()
     if not trace:
         sched.drain_events()
+    busy = {h: records[h][0] for h in completed}
+    fetches_per_host = {h: r[2] for h, r in records.items()}
     run = SimRun(
         options=opts,
         stats=sched.stats,
@@ -172,7 +209,7 @@ def simulate(
         host_busy=busy,
         host_fetches=fetches_per_host,
         host_latency={h: busy[h] / n for h, n in fetches_per_host.items() if n and h in busy},
-        host_min_latency=shortest,
+        host_min_latency={h: records[h][1] for h in completed},
         host_gap={
             name: max(opts.gap, state.crawl_delay) * (0.5 if opts.randomize_gap else 1.0)
             for name, state in sched.host_states().items()
