@@ -1,0 +1,161 @@
+"""The ``crawlsim`` console script: one entry point, one subcommand per job.
+
+Each subcommand lives in its own module and is imported only when asked for,
+so ``crawlsim run`` never loads the terminal app or matplotlib, and a
+subcommand that fails to import (a missing optional dependency, a module
+still being written) breaks only itself.
+
+A user's mistake -- a bad flag, an unknown scenario, a malformed scenario
+file -- is one line on stderr, ``crawlsim: error: <message>``, and exit status
+2; never a traceback.  Subcommands signal such mistakes by raising
+:class:`UsageError` (or the core's ``OptionError``, or ``ScenarioError``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": ("crawlsim.commands.run", "main", "simulate a scenario and print its summary, bounds and diagnosis"),
+    "compare": (
+        "crawlsim.commands.compare",
+        "main",
+        "two configurations of a scenario side by side (--set k=v --set k=v)",
+    ),
+    "sweep": ("crawlsim.commands.sweep", "main", "a grid of options in parallel: CSV, JSON and a plot of finish time"),
+    "trace": ("crawlsim.commands.trace", "main", "write a run's events as JSONL, or as Chrome trace JSON for Perfetto"),
+    "tui": ("crawlsim.tui", "main", "the terminal app: watch a crawl and change its knobs"),
+    "check": ("crawlsim.check", "main", "grade your own crawl(start_url, get_urls, max_workers) function"),
+    "serve": ("crawlsim.real.cli", "serve_main", "serve a scenario's web over real HTTP on loopback"),
+    "crawl": ("crawlsim.real.cli", "crawl_main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
+    "animate": ("crawlsim.animate", "main", "export a crawl as a GIF or MP4"),
+}
+"""name -> (module, function, one-line help).  The function takes the
+arguments after the subcommand's name and returns the exit status."""
+
+EXIT_USAGE = 2
+
+
+class UsageError(ValueError):
+    """A command-line mistake.  The CLI prints ``crawlsim: error: <message>``
+    on one line and exits with status 2."""
+
+
+def _version() -> str:
+    from crawlsim import __version__
+
+    return __version__
+
+
+def help_text() -> str:
+    """``crawlsim --help``: every subcommand with its one line."""
+    width = max(len(name) for name in COMMANDS)
+    lines = [
+        "usage: crawlsim [COMMAND] [ARGS...]",
+        "",
+        (
+            "Watch a web crawler work, and ask what if.  With no command: the terminal app on the "
+            "`see-it` scenario when run in a terminal, else the `run` summary of it."
+        ),
+        "",
+        "commands:",
+        *(f"  {name:<{width}}  {text}" for name, (_, _, text) in COMMANDS.items()),
+        "",
+        "options:",
+        "  -h, --help     show this help and exit",
+        "  --version      print the version and exit",
+        "",
+        "`crawlsim COMMAND --help` describes one command.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _is_user_error(err: BaseException) -> bool:
+    """A mistake to report on one line?  Checks only error classes whose
+    modules are already loaded: an error cannot come from a module nobody
+    imported, and this keeps ``crawlsim --help`` from importing the world."""
+    if isinstance(err, UsageError):
+        return True
+    candidates = [("crawlsim.core.options", "OptionError"), ("crawlsim.scenario", "ScenarioError")]
+    for module, name in candidates:
+        loaded = sys.modules.get(module)
+        cls = getattr(loaded, name, None) if loaded is not None else None
+        if cls is not None and isinstance(err, cls):
+            return True
+    return False
+
+
+def _fail(message: object) -> int:
+    print(f"crawlsim: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _entry(name: str) -> Callable[[list[str]], int]:
+    module_name, function, _ = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UsageError(f"`crawlsim {name}` is not available here: {err}") from None
+    entry = getattr(module, function, None)
+    if entry is None:
+        raise UsageError(f"`crawlsim {name}` is not available here: {module_name} has no {function}()")
+    return entry  # type: ignore[no-any-return]
+
+
+def _default(argv: list[str]) -> int:
+    """Bare ``crawlsim``: the app in a terminal, the summary in a pipe."""
+    if sys.stdout.isatty() and sys.stdin.isatty():
+        return _entry("tui")([])
+    from crawlsim.scenario import DEFAULT_SCENARIO
+
+    return _entry("run")([DEFAULT_SCENARIO])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``crawlsim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args:
+            return _default(args)
+        first = args[0]
+        if first in ("-h", "--help", "help"):
+            if first == "help" and len(args) > 1 and args[1] in COMMANDS:
+                return _entry(args[1])(["--help"])
+            sys.stdout.write(help_text())
+            return 0
+        if first in ("-V", "--version"):
+            print(f"crawlsim {_version()}")
+            return 0
+        if first not in COMMANDS:
+            import difflib
+
+            close = difflib.get_close_matches(first, list(COMMANDS), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            if first.startswith("-"):
+                raise UsageError(f"unknown option {first!r}{hint}; commands: {', '.join(COMMANDS)}")
+            raise UsageError(f"unknown command {first!r}{hint}; commands: {', '.join(COMMANDS)}")
+        code = _entry(first)(args[1:])
+        return int(code or 0)
+    except KeyboardInterrupt:
+        print("crawlsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`crawlsim trace x -o - | head`): not an error.
+        # Point stdout at /dev/null so the interpreter's final flush is quiet.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except SystemExit as exc:
+        # a subcommand's own argparse (--help, or its own error) exits; keep the status
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else _fail(exc.code))
+    except Exception as err:
+        if _is_user_error(err):
+            return _fail(err)
+        raise
+
+
+__all__ = ["COMMANDS", "EXIT_USAGE", "UsageError", "help_text", "main"]

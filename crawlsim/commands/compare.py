@@ -1,0 +1,164 @@
+"""``crawlsim compare SCENARIO --set k=v --set k=v``: two configurations of
+one scenario side by side, the differences highlighted.
+
+Each ``--set`` is one configuration (several options in one: ``--set
+workers=4,per_host=2``).  With a single ``--set``, the scenario as it is
+(plus any crawler flags) is compared with that change.  Crawler flags such as
+``--workers 4`` apply to both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from crawlsim.cli import UsageError
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
+from crawlsim.commands.common import (
+    ArgumentParser,
+    add_scenario_argument,
+    add_seed_argument,
+    load,
+    simulate_with_bounds,
+    stdout_console,
+)
+from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+
+_NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
+"""A comma that starts another ``key=`` (so ``retry_statuses=[429,503]`` stays whole)."""
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="crawlsim compare",
+        description=(
+            "Simulate two configurations of a scenario and show them side by side, differences highlighted. "
+            "Give each configuration as --set KEY=VALUE[,KEY=VALUE...]; with one --set the scenario as it is "
+            "is the first. Example: crawlsim compare see-it --set workers=2 --set workers=4"
+        ),
+    )
+    add_scenario_argument(parser)
+    parser.add_argument("--json", action="store_true", help='print {"a": summary, "b": summary} as JSON')
+    add_seed_argument(parser)
+    add_crawler_flags(parser)
+    for action in parser._actions:
+        if action.dest == "set":
+            action.help = "one configuration: KEY=VALUE[,KEY=VALUE...]; give it once or twice"
+            action.metavar = "KEY=VALUE[,...]"
+    return parser
+
+
+def parse_config(text: str) -> dict[str, Any]:
+    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``."""
+    out: dict[str, Any] = {}
+    for part in _NEXT_KEY.split(text):
+        if part.strip():
+            key, value = parse_assignment(part)
+            out[key] = value
+    if not out:
+        raise UsageError(f"--set {text!r}: expected KEY=VALUE, e.g. --set workers=4")
+    return out
+
+
+def describe(config: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_show(v)}" for k, v in config.items()) or "as the scenario has it"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return "[" + ",".join(map(str, value)) + "]"
+    return str(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    sets: list[str] = args.set or []
+    if not 1 <= len(sets) <= 2:
+        raise UsageError(
+            f"compare needs one or two --set KEY=VALUE (got {len(sets)}), "
+            "e.g. crawlsim compare see-it --set workers=2 --set workers=4"
+        )
+    shared = overrides_from_args(argparse.Namespace(**{**vars(args), "set": []}))
+    configs = [parse_config(s) for s in sets]
+    if len(configs) == 1:
+        configs.insert(0, {})
+    labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
+    summaries = []
+    for config in configs:
+        scenario = load(args.scenario, {**shared, **config}, args.seed)
+        run, bounds = simulate_with_bounds(scenario)
+        summaries.append(summary_dict(run, bounds, scenario=scenario, top=3))
+    a, b = summaries
+    if args.json:
+        json.dump({"a": a, "b": b, "labels": labels}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    stdout_console().print(render_comparison(a, b, labels))
+    return 0
+
+
+def headline(a: dict[str, Any], b: dict[str, Any]) -> str:
+    """``finish 41.0 s -> 31.0 s (-24%)``."""
+    before, after = a["finish_time"], b["finish_time"]
+    change = f" ({(after - before) / before:+.0%})" if before else ""
+    return f"finish {seconds(before)} -> {seconds(after)}{change}"
+
+
+def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [
+        ("finish time", seconds(data["finish_time"])),
+        ("pages fetched", f"{data['pages_fetched']:,}"),
+        ("fetches", f"{data['fetches']:,}"),
+        ("duplicate fetches", f"{data['duplicate_fetches']:,}"),
+        ("wasted worker time", seconds(data.get("wasted_time"))),
+        ("failed / retries", f"{data['failed']:,} / {data['retries']:,}"),
+        ("utilisation", percent(data.get("utilisation"))),
+    ]
+    for key, label in BOUND_LABELS.items():
+        rows.append((f"{label} bound", seconds(data["bounds"][key])))
+    busiest = data.get("busiest_host") or {}
+    rows.append(("busiest host", f"{busiest.get('host') or '-'} ({busiest.get('fetches', 0):,})"))
+    rows.append(("binding bound", BOUND_LABELS.get(data["binding_bound"], data["binding_bound"])))
+    rows.append(("efficiency", percent(data.get("efficiency"))))
+    return rows
+
+
+def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -> Group:
+    table = Table(box=None, padding=(0, 2), header_style="bold", show_edge=False)
+    table.add_column("")
+    table.add_column(labels[0], justify="right")
+    table.add_column(labels[1], justify="right")
+    for (name, left), (_, right) in zip(_rows(a), _rows(b), strict=True):
+        changed = left != right
+        style = "bold yellow" if changed else ""
+        table.add_row(Text(name, style="cyan"), Text(left, style=style), Text(right, style=style))
+    options = [
+        (k, a["options"].get(k), b["options"].get(k))
+        for k in a["options"]
+        if a["options"].get(k) != b["options"].get(k) and k != "seed"
+    ]
+    parts: list[Any] = [Text(f"{a.get('scenario')}: {a.get('title')}", style="bold")]
+    if options:
+        parts.append(Text("options: " + "; ".join(f"{k} {_show(x)} -> {_show(y)}" for k, x, y in options), style="dim"))
+    parts += [
+        Text(""),
+        Text(headline(a, b), style="bold"),
+        Text(""),
+        table,
+        Text(""),
+        Text("A: " + a["explanation"], style="italic"),
+        Text("B: " + b["explanation"], style="italic"),
+    ]
+    return Group(*parts)
+
+
+__all__ = ["build_parser", "describe", "headline", "main", "parse_config", "render_comparison"]

@@ -1,0 +1,412 @@
+"""``crawlsim sweep SCENARIO --workers 1,2,4,8 [--gap 0,1 ...] [-o DIR]``: a
+grid of crawler options, simulated in parallel.
+
+Every crawler flag takes a comma-separated list here; the grid is their
+product.  Each point is one simulation with its bounds, run in a local
+process pool (``--jobs``), or on a Dask cluster with ``--dask ADDRESS``.
+A ``rich`` progress bar counts points on stderr; the table of results goes to
+stdout, and DIR gets ``sweep.csv``, ``sweep.json`` and ``sweep.png`` (finish
+time against workers, one line per combination of the other values, the
+three bounds drawn thin).
+
+A point is described by plain data -- the scenario's name or absolute path
+and a dict of options -- so it travels to another process or machine as is,
+and every worker loads the scenario itself (once per process).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crawlsim.cli import UsageError
+from crawlsim.cli_options import FLAGS, parse_assignment
+from crawlsim.commands.common import (
+    ArgumentParser,
+    add_scenario_argument,
+    add_seed_argument,
+    load,
+    portable_ref,
+    simulate_with_bounds,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+
+DEFAULT_WORKERS = (1, 2, 4, 8, 16)
+RESULT_KEYS = (
+    "finish_time",
+    "pages_fetched",
+    "fetches",
+    "duplicate_fetches",
+    "failed",
+    "retries",
+    "utilisation",
+    "depth",
+    "busiest_host",
+    "busiest_host_name",
+    "work",
+    "binding_bound",
+    "efficiency",
+    "explanation",
+)
+_TOP_COMMA = re.compile(r",(?![^\[\(]*[\]\)])")
+"""A comma outside brackets: ``1,2`` splits, ``[429,503],[503]`` into two lists."""
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="crawlsim sweep",
+        description=(
+            "Simulate a grid of crawler options in parallel and write the results as CSV, JSON and a plot of "
+            "finish time against workers with the three lower bounds. Every crawler flag takes a comma-separated "
+            "list; the grid is their product. Example: crawlsim sweep busiest-host --workers 1,2,4,8,16 "
+            "--per-host 1,4"
+        ),
+    )
+    add_scenario_argument(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default=None,
+        help="folder for sweep.csv, sweep.json and sweep.png (default: ./sweep-SCENARIO)",
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local processes (default: one per CPU; 1 runs in this process)",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead",
+    )
+    parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    add_seed_argument(parser)
+    group = parser.add_argument_group("grid (comma-separated values; crawler options override the scenario's)")
+    for name, kind, help_text in FLAGS:
+        metavar = "N,N,..." if kind is int else "S,S,..." if kind is float else "V,V,..."
+        group.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=metavar, help=help_text)
+    group.add_argument(
+        "--robots",
+        dest="robots",
+        default=None,
+        metavar="BOOL,...",
+        help="true, false or true,false: fetch and obey robots.txt",
+    )
+    group.add_argument(
+        "--randomize-gap",
+        dest="randomize_gap",
+        default=None,
+        metavar="BOOL,...",
+        help="true, false or true,false: vary each gap by 0.5-1.5x",
+    )
+    group.add_argument(
+        "--set",
+        dest="set",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="any crawler option with one or more values (repeatable)",
+    )
+    return parser
+
+
+def _values(name: str, text: str, kind: type = str) -> list[Any]:
+    """``"1,2,4"`` -> ``[1, 2, 4]`` for option ``name``."""
+    parts = [p.strip() for p in _TOP_COMMA.split(text) if p.strip()]
+    if not parts:
+        raise UsageError(f"--{name.replace('_', '-')}: expected one or more comma-separated values")
+    out = []
+    for part in parts:
+        if kind is str:
+            out.append(parse_assignment(f"{name}={part}")[1])
+            continue
+        try:
+            out.append(kind(part))
+        except ValueError:
+            what = "whole number" if kind is int else "number"
+            raise UsageError(f"--{name.replace('_', '-')}: expected a {what}, got {part!r}") from None
+    return list(dict.fromkeys(out))  # keep order, drop repeats
+
+
+def grid_from_args(args: Any) -> dict[str, list[Any]]:
+    """Option name -> its values, in flag order (``workers`` first)."""
+    grid: dict[str, list[Any]] = {}
+    for name, kind, _ in FLAGS:
+        text = getattr(args, name, None)
+        if text is not None:
+            grid[name] = _values(name, text, kind if kind in (int, float) else str)
+    for name in ("robots", "randomize_gap"):
+        text = getattr(args, name, None)
+        if text is not None:
+            values = _values(name, text)
+            if not all(isinstance(v, bool) for v in values):
+                raise UsageError(f"--{name.replace('_', '-')}: expected true, false or true,false; got {text!r}")
+            grid[name] = values
+    for item in args.set or []:
+        key, _, raw = item.partition("=")
+        if not _:
+            raise UsageError(f"--set {item!r}: expected KEY=V1,V2,..., e.g. --set max_crawl_delay=1,5")
+        key = parse_assignment(f"{key}=0")[0]  # validates the name, with a did-you-mean
+        grid[key] = _values(key, raw)
+    if "workers" not in grid:
+        grid = {"workers": list(DEFAULT_WORKERS), **grid}
+    return grid
+
+
+def points(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    keys = list(grid)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+# -- one point (runs in a worker process or on a Dask worker) -------------------
+
+
+@lru_cache(maxsize=8)
+def _scenario(ref: str, seed: int | None) -> Scenario:
+    return load(ref, None, seed)
+
+
+def run_point(task: dict[str, Any]) -> dict[str, Any]:
+    """Simulate one grid point: ``{"index", "scenario", "seed", "options"}``
+    -> a flat row of results.  A bad value in the grid comes back as the
+    row's ``error`` instead of killing the sweep."""
+    from crawlsim.core.options import OptionError
+    from crawlsim.scenario import ScenarioError
+
+    row: dict[str, Any] = {"index": task["index"], **task["options"]}
+    try:
+        scenario = _scenario(task["scenario"], task["seed"]).with_options(**task["options"])
+        run, bounds = simulate_with_bounds(scenario)
+    except (OptionError, ScenarioError, UsageError) as err:
+        row["error"] = str(err)
+        return row
+    row.update(
+        finish_time=round(run.finish_time, 6),
+        pages_fetched=run.stats.pages_fetched,
+        fetches=run.stats.fetches,
+        duplicate_fetches=run.stats.duplicate_fetches,
+        failed=run.stats.failed,
+        retries=run.stats.retries,
+        utilisation=round(run.utilisation, 6),
+        depth=round(bounds.depth, 6),
+        busiest_host=round(bounds.busiest_host, 6),
+        busiest_host_name=bounds.busiest_host_name,
+        work=round(bounds.work, 6),
+        binding_bound=bounds.binding,
+        efficiency=round(bounds.efficiency, 6),
+        explanation=bounds.explanation,
+    )
+    return row
+
+
+# -- executors -----------------------------------------------------------------
+
+
+def run_local(tasks: Sequence[dict[str, Any]], jobs: int) -> Iterator[dict[str, Any]]:
+    """Rows as they finish, from a process pool (or this process if jobs == 1)."""
+    if jobs <= 1 or len(tasks) <= 1:
+        yield from map(run_point, tasks)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context().Pool(min(jobs, len(tasks))) as pool:
+        yield from pool.imap_unordered(run_point, tasks)
+
+
+def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str, Any]]:
+    """Rows as they finish, from the Dask scheduler at ``address``."""
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as err:  # pragma: no cover - dask is a dependency
+        raise UsageError(f"--dask needs dask.distributed: {err}") from None
+    try:
+        client = Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as err:
+        raise UsageError(f"--dask {address}: cannot reach the scheduler: {err}") from None
+    try:
+        futures = client.map(run_point, list(tasks), pure=False)
+        for future in as_completed(futures, loop=client.loop):
+            yield future.result()
+    finally:
+        client.close()
+
+
+def with_progress(rows: Iterator[dict[str, Any]], total: int, label: str) -> list[dict[str, Any]]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    out: list[dict[str, Any]] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr_console(), transient=False) as progress:
+        task = progress.add_task(label, total=total)
+        for row in rows:
+            out.append(row)
+            progress.advance(task)
+    return sorted(out, key=lambda r: r["index"])
+
+
+# -- output --------------------------------------------------------------------
+
+
+def write_csv(rows: Sequence[dict[str, Any]], keys: Sequence[str], path: Path) -> None:
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=list(keys), extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(row.get(k)) for k in keys})
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return "|".join(map(str, value))
+    return value
+
+
+def _label(options: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_cell(v)}" for k, v in options.items()) or "scenario"
+
+
+def plot(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, path: Path) -> None:
+    """Finish time against workers: one line per combination of the other grid
+    values, and its three bounds in the same colour, thinner."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    others = [k for k in grid if k != "workers"]
+    series: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        if "error" not in row:
+            series.setdefault(tuple(_cell(row[k]) for k in others), []).append(row)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles: dict[str, Any] = {"depth": ":", "busiest_host": "--", "work": "-."}
+    for i, (key, points_) in enumerate(series.items()):
+        points_ = sorted(points_, key=lambda r: r["workers"])
+        xs = [r["workers"] for r in points_]
+        colour = colours[i % len(colours)]
+        label = _label(dict(zip(others, key, strict=True))) if others else "finish time"
+        ax.plot(xs, [r["finish_time"] for r in points_], marker="o", color=colour, linewidth=2, label=label)
+        for bound, style in styles.items():
+            ax.plot(xs, [r[bound] for r in points_], linestyle=style, color=colour, linewidth=1, alpha=0.7)
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], color="grey", linestyle=s, linewidth=1) for s in styles.values()]
+    labels += ["depth bound", "busiest-host bound", "work bound"]
+    ax.legend(handles, labels, fontsize="small", loc="upper right")
+    workers = sorted({r["workers"] for r in rows})
+    if len(workers) > 1 and workers[-1] / max(workers[0], 1) >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(workers)
+    ax.set_xticklabels([str(w) for w in workers])
+    ax.set_xlabel("workers")
+    ax.set_ylabel("finish time (simulated s)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
+    from rich.table import Table
+
+    from crawlsim.commands.summary import BOUND_LABELS, percent, seconds
+
+    table = Table(box=None, padding=(0, 2), header_style="bold", show_edge=False)
+    for key in grid:
+        table.add_column(key, justify="right")
+    for name in ("finish", "pages", "dup", "util", "binding", "eff"):
+        table.add_column(name, justify="right")
+    for row in rows:
+        cells = [str(_cell(row[k])) for k in grid]
+        if "error" in row:
+            table.add_row(*cells, f"[red]{row['error']}[/]", "", "", "", "", "")
+            continue
+        table.add_row(
+            *cells,
+            seconds(row["finish_time"]),
+            f"{row['pages_fetched']:,}",
+            f"{row['duplicate_fetches']:,}",
+            percent(row["utilisation"]),
+            BOUND_LABELS[row["binding_bound"]],
+            percent(row["efficiency"]),
+        )
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    grid = grid_from_args(args)
+    scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
+    ref = portable_ref(args.scenario)
+    tasks = [{"index": i, "scenario": ref, "seed": args.seed, "options": p} for i, p in enumerate(points(grid))]
+    for task in tasks:
+        scenario.with_options(**task["options"])  # a bad value fails here, before any work
+    if args.dask:
+        rows_iter: Iterator[dict[str, Any]] = run_dask(tasks, args.dask)
+        where = f"on {args.dask}"
+    else:
+        jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+        if jobs < 1:
+            raise UsageError(f"--jobs: expected a whole number >= 1, got {jobs}")
+        rows_iter = run_local(tasks, jobs)
+        where = f"in {min(jobs, len(tasks))} process{'es' if min(jobs, len(tasks)) != 1 else ''}"
+    rows = with_progress(rows_iter, len(tasks), f"{scenario.name}: {len(tasks)} runs {where}")
+
+    out_dir = Path(args.output or f"sweep-{scenario.name}")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        keys = ["index", *grid, *RESULT_KEYS, "error"]
+        write_csv(rows, keys, out_dir / "sweep.csv")
+        document = {
+            "scenario": scenario.name,
+            "title": scenario.title,
+            "seed": args.seed if args.seed is not None else scenario.seed,
+            "grid": grid,
+            "rows": rows,
+        }
+        (out_dir / "sweep.json").write_text(json.dumps(document, indent=2, default=_cell) + "\n", encoding="utf-8")
+        if not args.no_plot:
+            plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png")
+    except OSError as err:
+        raise UsageError(f"{out_dir}: cannot write: {err.strerror or err}") from None
+
+    if args.json:
+        print(json.dumps(rows, indent=2, default=_cell))
+    else:
+        console = stdout_console()
+        console.print(results_table(rows, grid))
+        written = ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
+        console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
+    return 0
+
+
+__all__: list[str] = [
+    "build_parser",
+    "grid_from_args",
+    "main",
+    "plot",
+    "points",
+    "run_dask",
+    "run_local",
+    "run_point",
+]

@@ -1,0 +1,261 @@
+"""``crawlsim trace SCENARIO -o FILE``: a simulated crawl's events, to replay
+or to inspect.
+
+``.jsonl`` (or ``-`` for stdout) writes the core's own trace format, one
+``event_to_dict`` per line -- what ``crawlsim tui --trace`` replays.
+``.json`` writes the Chrome trace-event format, which Perfetto
+(ui.perfetto.dev) and ``chrome://tracing`` open: one track per worker slot
+with a span per fetch (name = URL, category = host), counters for the
+frontier and the fetches in flight, and instant events for skipped links,
+politeness deferrals, retries and robots.txt.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from crawlsim.cli import UsageError
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.commands.common import ArgumentParser, add_scenario_argument, add_seed_argument, load
+from crawlsim.core.events import (
+    Discovered,
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchStarted,
+    HostDeferred,
+    RetryScheduled,
+    RobotsLoaded,
+    Skipped,
+    event_to_dict,
+)
+
+FORMATS = {".jsonl": "jsonl", ".json": "chrome"}
+WORKERS_PID, HOSTS_PID = 1, 2
+LINKS_TID = 0
+"""Skipped links go on their own track, before the worker slots (tid = slot + 1)."""
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="crawlsim trace",
+        description=(
+            "Simulate a scenario and write every event the crawler emitted: FILE.jsonl is crawlsim's own trace "
+            "(one JSON object per line; `crawlsim tui --trace FILE` replays it), FILE.json is Chrome trace-event "
+            "JSON that opens in Perfetto (ui.perfetto.dev): one track per worker, a span per fetch."
+        ),
+    )
+    add_scenario_argument(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="where to write: .jsonl, .json (Chrome/Perfetto), or - for JSONL on stdout",
+    )
+    parser.add_argument(
+        "--format", choices=("jsonl", "chrome"), default=None, help="override the format the file name implies"
+    )
+    add_seed_argument(parser)
+    add_crawler_flags(parser)
+    return parser
+
+
+def output_format(path: str, given: str | None) -> str:
+    if given:
+        return given
+    if path == "-":
+        return "jsonl"
+    fmt = FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise UsageError(f"{path}: expected a .jsonl or .json file (or --format jsonl|chrome)")
+    return fmt
+
+
+def write_jsonl(events: Iterable[Event], out: IO[str]) -> int:
+    count = 0
+    for event in events:
+        out.write(json.dumps(event_to_dict(event), separators=(",", ":")) + "\n")
+        count += 1
+    return count
+
+
+def _us(t: float) -> float:
+    """Seconds of simulated time to trace microseconds (3 decimals: nanoseconds)."""
+    return round(t * 1_000_000, 3)
+
+
+def chrome_trace(
+    events: Sequence[Event],
+    series: Sequence[tuple[float, int, int]] = (),
+    *,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The Chrome trace-event JSON object for a crawl's events.
+
+    Spans ("X") run from FetchStarted to the FetchFinished or FetchFailed of
+    the same fetch id, on the track of the fetch's worker slot; a fetch with
+    no end (a trace cut short) is left out.  ``series`` (time, frontier, in
+    flight) become counter ("C") events.
+    """
+    out: list[dict[str, Any]] = [
+        {"name": "process_name", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"name": "crawler"}},
+        {"name": "process_sort_index", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"sort_index": 0}},
+        {"name": "thread_name", "ph": "M", "pid": WORKERS_PID, "tid": LINKS_TID, "args": {"name": "links"}},
+        {"name": "process_name", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"name": "hosts"}},
+        {"name": "process_sort_index", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"sort_index": 1}},
+    ]
+    started: dict[int, FetchStarted] = {}
+    slots: set[int] = set()
+    host_tid: dict[str, int] = {}
+
+    def host_track(host: str) -> int:
+        tid = host_tid.get(host)
+        if tid is None:
+            tid = host_tid[host] = len(host_tid) + 1
+            out.append({"name": "thread_name", "ph": "M", "pid": HOSTS_PID, "tid": tid, "args": {"name": host}})
+        return tid
+
+    def instant(name: str, event: Event, pid: int, tid: int, args: dict[str, Any], scope: str = "t") -> None:
+        out.append({"name": name, "ph": "i", "s": scope, "ts": _us(event.t), "pid": pid, "tid": tid, "args": args})
+
+    for event in events:
+        if isinstance(event, FetchStarted):
+            started[event.fetch_id] = event
+            if event.slot not in slots:
+                slots.add(event.slot)
+                out.append(
+                    {
+                        "name": "thread_name",
+                        "ph": "M",
+                        "pid": WORKERS_PID,
+                        "tid": event.slot + 1,
+                        "args": {"name": f"worker {event.slot}"},
+                    }
+                )
+        elif isinstance(event, (FetchFinished, FetchFailed)):
+            start = started.pop(event.fetch_id, None)
+            if start is None:
+                continue
+            args: dict[str, Any] = {
+                "fetch_id": event.fetch_id,
+                "kind": start.kind,
+                "depth": start.depth,
+                "attempt": start.attempt,
+                "page": start.page,
+                "duplicate": start.duplicate,
+            }
+            if isinstance(event, FetchFinished):
+                args.update(status=event.status, links=event.links, new_links=event.new_links)
+                if event.duplicate_of:
+                    args["duplicate_of"] = event.duplicate_of
+            else:
+                args.update(error=event.reason, final=event.final)
+            name = start.url + (" (duplicate)" if start.duplicate else "")
+            if isinstance(event, FetchFailed):
+                name += f" [{event.reason}]"
+            out.append(
+                {
+                    "name": name,
+                    "cat": start.host,
+                    "ph": "X",
+                    "ts": _us(start.t),
+                    "dur": max(0.0, _us(event.t) - _us(start.t)),
+                    "pid": WORKERS_PID,
+                    "tid": start.slot + 1,
+                    "args": args,
+                }
+            )
+        elif isinstance(event, Skipped):
+            instant(
+                f"skipped ({event.reason})",
+                event,
+                WORKERS_PID,
+                LINKS_TID,
+                {"url": event.url, "parent": event.parent, "href": event.href},
+            )
+        elif isinstance(event, HostDeferred):
+            instant(
+                f"deferred ({event.reason})",
+                event,
+                HOSTS_PID,
+                host_track(event.host),
+                {"host": event.host, "until": event.until, "for_s": round(event.until - event.t, 6)},
+            )
+        elif isinstance(event, RetryScheduled):
+            instant(
+                f"retry {event.attempt} scheduled",
+                event,
+                HOSTS_PID,
+                host_track(event.host),
+                {"url": event.url, "at": event.at, "reason": event.reason},
+            )
+        elif isinstance(event, RobotsLoaded):
+            instant(
+                "robots.txt loaded",
+                event,
+                HOSTS_PID,
+                host_track(event.host),
+                {"status": event.status, "crawl_delay": event.crawl_delay, "disallow_all": event.disallow_all},
+            )
+        elif isinstance(event, Done):
+            instant("done", event, WORKERS_PID, LINKS_TID, {"pages": event.pages, "fetches": event.fetches}, "g")
+        elif isinstance(event, Discovered):
+            continue  # one per page: the counters below show the frontier growing
+    for t, frontier, in_flight in series:
+        out.append(
+            {"name": "frontier", "ph": "C", "ts": _us(t), "pid": WORKERS_PID, "tid": 0, "args": {"queued": frontier}}
+        )
+        out.append(
+            {"name": "in flight", "ph": "C", "ts": _us(t), "pid": WORKERS_PID, "tid": 0, "args": {"fetches": in_flight}}
+        )
+    data: dict[str, Any] = {"traceEvents": out, "displayTimeUnit": "ms"}
+    if metadata:
+        data["otherData"] = metadata
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    from crawlsim.commands.summary import options_dict
+    from crawlsim.sim.driver import simulate
+
+    args = build_parser().parse_args(argv)
+    fmt = output_format(args.output, args.format)
+    scenario = load(args.scenario, overrides_from_args(args), args.seed)
+    run = simulate(scenario, trace=True, series=True)
+    if args.output == "-":
+        if fmt == "chrome":
+            json.dump(chrome_trace(run.trace, run.series), sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            write_jsonl(run.trace, sys.stdout)
+        return 0
+    path = Path(args.output)
+    try:
+        with path.open("w", encoding="utf-8") as out:
+            if fmt == "jsonl":
+                count = write_jsonl(run.trace, out)
+            else:
+                meta = {
+                    "scenario": scenario.name,
+                    "title": scenario.title,
+                    "options": options_dict(run.options),
+                    "finish_time": run.finish_time,
+                    "clock": "simulated seconds (shown as microseconds x 1e6)",
+                }
+                trace = chrome_trace(run.trace, run.series, metadata=meta)
+                json.dump(trace, out, separators=(",", ":"))
+                count = len(run.trace)
+    except OSError as err:
+        raise UsageError(f"{args.output}: cannot write: {err.strerror or err}") from None
+    where = "; open it at https://ui.perfetto.dev" if fmt == "chrome" else ""
+    print(f"wrote {count:,} events ({run.stats.fetches:,} fetches, finish {run.finish_time:.1f} s) to {path}{where}")
+    return 0
+
+
+__all__ = ["build_parser", "chrome_trace", "main", "output_format", "write_jsonl"]
