@@ -1,0 +1,180 @@
+"""Crawl a folder of HTML files and list the pages no link reaches.
+
+The folder is read directly through a small fetch function plugged into the
+same asyncio coordinator as the HTTP crawler -- no server, no sockets.  Its
+files are given URLs under one made-up origin, ``http://site.invalid/``
+(``.invalid`` is reserved by RFC 2606 and never resolves), so relative
+links, ``<base href>`` and ``/``-rooted links resolve exactly as a browser
+would resolve them on a web server whose document root is the folder, and
+the core's canonicalization, scope and seen set apply unchanged.  Links to
+other sites are out of scope; ``file:`` and ``mailto:`` links are skipped
+by scheme.
+
+A folder is not someone's server: no robots.txt, no gap, and every worker
+may read at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from crawlsim.core.events import Discovered, Event
+from crawlsim.core.options import CrawlOptions
+from crawlsim.core.scheduler import Fetch
+from crawlsim.real.crawler import CrawlResult, FetchContext, Outcome, Page, parse_html, run_crawl
+
+ORIGIN = "http://site.invalid"
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+FILE_DEFAULTS: dict[str, Any] = {"robots": False, "gap": 0.0, "per_host": None, "scope": "host", "workers": 8}
+
+
+@dataclass
+class FolderReport:
+    """The outcome of crawling a folder."""
+
+    root: Path
+    start: str
+    """The start page, relative to ``root`` (``index.html``)."""
+    reachable: list[str]
+    """HTML files reached from the start page, relative to ``root``, sorted."""
+    unreachable: list[str]
+    """HTML files in the folder that no chain of links from the start reaches."""
+    broken: dict[str, list[str]]
+    """Link targets with no file behind them -> the pages that link to them."""
+    result: CrawlResult
+
+
+def start_path(target: str) -> Path | None:
+    """The start file for ``target`` if it is local -- a path or a ``file:``
+    URL; a folder means its ``index.html`` -- or ``None`` for a web URL."""
+    if target.startswith("file:"):
+        path = Path(unquote(urlsplit(target).path))
+    elif re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", target):
+        return None
+    else:
+        path = Path(target)
+    return path / "index.html" if path.is_dir() else path
+
+
+def url_of(root: Path, path: Path) -> str:
+    """The made-up URL of a file under ``root``."""
+    rel = path.resolve().relative_to(root).as_posix()
+    return f"{ORIGIN}/{quote(rel)}"
+
+
+def path_of(root: Path, url: str) -> str | None:
+    """The file (relative to ``root``, POSIX form) a URL names, or None if it is
+    outside the site."""
+    parts = urlsplit(url)
+    if f"{parts.scheme}://{parts.netloc}".lower() != ORIGIN:
+        return None
+    rel = unquote(parts.path).lstrip("/")
+    target = (root / rel).resolve()
+    try:
+        target.relative_to(root)
+    except ValueError:
+        return None
+    if target.is_dir():
+        target = target / "index.html"
+    return target.relative_to(root).as_posix()
+
+
+class FileFetcher:
+    """Answers a fetch from the folder: 200 with links for an HTML file,
+    200 without links for any other file, 404 when there is no file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    async def __call__(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
+        rel = path_of(self.root, fetch.url)
+        if fetch.kind == "robots":
+            return Page(404)
+        if rel is None:
+            return Page(404)
+        path = self.root / rel
+        if not path.is_file():
+            return Page(404)
+        data = path.read_bytes()  # local and small: not worth a thread
+        if path.suffix.lower() not in HTML_SUFFIXES:
+            return Page(200)
+        text = data.decode("utf-8", errors="replace")
+        links, base, content = parse_html(text, fetch.url, ctx.want_content)
+        return Page(200, {"Content-Type": "text/html"}, links=tuple(links), content=content, base=base)
+
+
+def html_files(root: Path) -> list[str]:
+    """Every HTML file under ``root`` (relative, POSIX form), sorted."""
+    return sorted(
+        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.suffix.lower() in HTML_SUFFIXES
+    )
+
+
+async def crawl_folder_async(
+    start: Path,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    root: Path | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> FolderReport:
+    """Crawl the folder of ``start`` (or ``root``) from ``start``."""
+    start = start.resolve()
+    base = (root or start.parent).resolve()
+    if not start.is_file():
+        raise FileNotFoundError(f"no such file: {start}")
+    options = CrawlOptions.from_mapping({**FILE_DEFAULTS, **(overrides or {})})
+    seed = url_of(base, start)
+    result = await run_crawl([seed], options, FileFetcher(base), on_event=on_event)
+    reached: set[str] = set()
+    missing: set[str] = set()
+    for url, status in result.statuses.items():
+        rel = path_of(base, url)
+        if rel is None:
+            continue
+        (reached if status == 200 else missing).add(rel)
+    referrers: dict[str, list[str]] = {}
+    for event in result.events:
+        if isinstance(event, Discovered) and event.parent is not None:
+            rel = path_of(base, event.url)
+            if rel in missing:
+                parent = path_of(base, event.parent)
+                referrers.setdefault(rel, []).append(parent or event.parent)
+    pages = [p for p in sorted(reached) if p.lower().endswith(HTML_SUFFIXES)]
+    everything = html_files(base)
+    return FolderReport(
+        root=base,
+        start=start.relative_to(base).as_posix(),
+        reachable=pages,
+        unreachable=[p for p in everything if p not in reached],
+        broken={k: sorted(set(v)) for k, v in sorted(referrers.items())},
+        result=result,
+    )
+
+
+def crawl_folder(start: str | Path, overrides: Mapping[str, Any] | None = None) -> FolderReport:
+    """Synchronous :func:`crawl_folder_async`; ``start`` is a file, a folder
+    (its ``index.html``) or a ``file:`` URL."""
+    path = start_path(str(start))
+    if path is None:
+        raise FileNotFoundError(f"not a local file or folder: {start}")
+    return asyncio.run(crawl_folder_async(path, overrides))
+
+
+__all__ = [
+    "FILE_DEFAULTS",
+    "ORIGIN",
+    "FileFetcher",
+    "FolderReport",
+    "crawl_folder",
+    "crawl_folder_async",
+    "html_files",
+    "path_of",
+    "start_path",
+    "url_of",
+]

@@ -1,0 +1,137 @@
+"""Scale a scenario's clock: the same web, every duration multiplied by one factor.
+
+A scenario written for teaching has one-second latencies; served for real,
+a crawl of it would take minutes.  ``scale_scenario(s, 0.05)`` turns 1 s
+into 50 ms *everywhere a duration appears* -- host latencies, robots.txt
+``Crawl-delay``, throttle ``retry_after``/``every``/``duration``, numeric
+``Retry-After`` headers written on pages, and the crawler's ``gap``,
+backoff and ``max_crawl_delay`` -- so the scaled crawl is the original
+crawl played faster, and simulating the scaled scenario predicts what
+serving it does.  Scaling is done on the parsed TOML (``scenario.data``)
+and the result re-validated by the normal loader, so a scaled scenario is
+an ordinary scenario.
+
+One thing does not scale: the simulated web rounds a throttle's
+``Retry-After`` up to whole seconds (as real servers send it), so a
+throttled host waits at least 1 s in both the simulation and the served
+web.  Both sides agree, which is what a fidelity comparison needs.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from crawlsim.scenario import Scenario, ScenarioError, scenario_from_dict
+from crawlsim.sim.latency import DEFAULT_LATENCY
+
+TIME_OPTIONS = ("gap", "backoff_base", "backoff_max", "max_crawl_delay")
+"""Crawler options measured in seconds (scaled with the web)."""
+
+_CRAWL_DELAY = re.compile(r"^(\s*crawl-delay\s*:\s*)([0-9]*\.?[0-9]+)", re.IGNORECASE | re.MULTILINE)
+_DEFAULTS = {"backoff_base": 1.0, "backoff_max": 60.0, "max_crawl_delay": 10.0}
+
+
+def scale_latency_spec(spec: Any, factor: float) -> Any:
+    """A latency spec (number or model table) with its durations scaled."""
+    if isinstance(spec, bool):
+        return spec
+    if isinstance(spec, (int, float)):
+        return spec * factor
+    if isinstance(spec, Mapping):
+        out = dict(spec)
+        for key in ("value", "low", "high", "median"):
+            if isinstance(out.get(key), (int, float)) and not isinstance(out.get(key), bool):
+                out[key] = out[key] * factor
+        return out  # sigma is a shape, not a duration
+    return spec
+
+
+def scale_robots(text: str, factor: float) -> str:
+    """robots.txt with every ``Crawl-delay`` value scaled."""
+    return _CRAWL_DELAY.sub(lambda m: f"{m[1]}{_fmt(float(m[2]) * factor)}", text)
+
+
+def scale_data(data: Mapping[str, Any], factor: float) -> dict[str, Any]:
+    """The parsed TOML of a scenario with every duration scaled by ``factor``."""
+    if not (isinstance(factor, (int, float)) and math.isfinite(factor) and factor > 0):
+        raise ScenarioError(f"expected a time scale > 0, got {factor!r}", key="time_scale")
+    out = copy.deepcopy(dict(data))
+    hosts = out.setdefault("hosts", {})
+    if isinstance(hosts, dict):
+        star = hosts.setdefault("*", {})
+        if isinstance(star, dict) and "latency" not in star:
+            star["latency"] = DEFAULT_LATENCY.to_spec()
+        for spec in hosts.values():
+            if not isinstance(spec, dict):
+                continue
+            if "latency" in spec:
+                spec["latency"] = scale_latency_spec(spec["latency"], factor)
+            if isinstance(spec.get("robots"), str):
+                spec["robots"] = scale_robots(spec["robots"], factor)
+            throttle = spec.get("throttle")
+            if isinstance(throttle, dict):
+                for key in ("retry_after", "every", "duration"):
+                    if _is_number(throttle.get(key)):
+                        throttle[key] = throttle[key] * factor
+    pages = out.get("pages")
+    if isinstance(pages, dict):
+        for spec in pages.values():
+            headers = spec.get("headers") if isinstance(spec, dict) else None
+            if isinstance(headers, dict):
+                for name, value in headers.items():
+                    if name.lower() == "retry-after" and isinstance(value, str) and _is_float(value):
+                        headers[name] = _fmt(float(value) * factor)
+    crawl = out.setdefault("crawl", {})
+    if isinstance(crawl, dict):
+        for key in TIME_OPTIONS:
+            value = crawl.get(key, _DEFAULTS.get(key))
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                crawl[key] = value * factor
+    return out
+
+
+def scale_scenario(scenario: Scenario, factor: float) -> Scenario:
+    """``scenario`` with its clock scaled (see the module docstring).
+
+    Options overridden after loading (``with_options``) are kept, their
+    durations scaled too.
+    """
+    if factor == 1:
+        return scenario
+    fresh = scenario_from_dict(
+        scale_data(scenario.data, factor), path=str(scenario.path or "<scenario>"), name=scenario.name
+    )
+    base = scenario_from_dict(dict(scenario.data), path=str(scenario.path or "<scenario>"), name=scenario.name)
+    changed = {k: v for k, v in scenario.options.as_mapping().items() if v != getattr(base.options, k)}
+    for key in TIME_OPTIONS:
+        if key in changed:
+            changed[key] = changed[key] * factor
+    return fresh.with_options(**changed) if changed else fresh
+
+
+def scale_options(options: Mapping[str, Any], factor: float) -> dict[str, Any]:
+    """Crawler option overrides with their durations scaled."""
+    return {k: (v * factor if k in TIME_OPTIONS and _is_number(v) else v) for k, v in options.items()}
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+__all__ = ["TIME_OPTIONS", "scale_data", "scale_latency_spec", "scale_options", "scale_robots", "scale_scenario"]

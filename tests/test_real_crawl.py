@@ -1,0 +1,492 @@
+"""The asyncio HTTP crawler against servers started inside each test, on
+loopback only (127.0.0.0/8).  Limits are checked from the *server's* side:
+what arrived, not what the crawler believes it did.  The server runs in a
+child process (``ServerProcess``) so that its arrival stamps do not wait
+behind the crawler's work on a shared event loop.
+
+The gap is checked at three points, each as strictly as it can be:
+
+* the core's request starts (FetchStarted times): exactly ``>= gap``;
+* when each request's headers were sent (the crawler holds a request until
+  the gap has passed since the host's previous one actually went out):
+  exactly ``>= gap``;
+* when the server saw each request: ``>= gap - 5 ms``.  The server stamps a
+  request when its process gets to it; measured on this 2-core box, that is
+  0.15-0.3 ms after it was sent, with rare spikes of a few ms when the
+  cores are busy with other work.  5 ms is above that jitter and far below
+  a real violation, which shows up as a whole gap (20 ms or more) missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from crawlsim.core.events import FetchStarted, event_from_dict
+from crawlsim.real.cli import crawl_main, parse_resolve, scenario_flags
+from crawlsim.real.crawler import DEFAULT_USER_AGENT, CrawlResult, HttpLimits, crawl_http, parse_html, real_options
+from crawlsim.real.server import ServerProcess
+from crawlsim.real.timescale import scale_scenario
+from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
+from crawlsim.sim.driver import simulate
+
+TOLERANCE = 0.005  # seconds; see the module docstring
+REPO = Path(__file__).resolve().parent.parent
+
+
+def make_scenario(
+    pages: dict[str, Any],
+    *,
+    latency: float | dict[str, float] = 0.01,
+    crawl: dict[str, Any] | None = None,
+    hosts: dict[str, dict[str, Any]] | None = None,
+    start: str | None = None,
+) -> Scenario:
+    """A scenario from a pages table (quick to write in a test)."""
+    table: dict[str, dict[str, Any]] = {"*": {"latency": latency if isinstance(latency, float) else 0.01}}
+    if isinstance(latency, dict):
+        for host, value in latency.items():
+            table.setdefault(host, {})["latency"] = value
+    for host, spec in (hosts or {}).items():
+        table.setdefault(host, {}).update(spec)
+    data = {"start": start or next(iter(pages)), "crawl": crawl or {}, "hosts": table, "pages": pages}
+    return scenario_from_dict(data, name="test")
+
+
+async def crawl_served(scenario: Scenario, **overrides: Any) -> tuple[CrawlResult, ServerProcess]:
+    """Serve ``scenario`` on loopback in a child process (see ServerProcess: its
+    arrival stamps do not wait behind the crawler's work) and crawl it with
+    the scenario's own options plus ``overrides``."""
+    options = real_options(overrides, base=scenario.options.as_mapping())
+    with ServerProcess(scenario) as server:
+        result = await crawl_http(
+            scenario.seeds, options, resolve=server.resolve(), limits=HttpLimits(timeout=5.0), max_time=20.0
+        )
+    assert result.stopped is None, result.stopped
+    return result, server
+
+
+# ------------------------------------------------------------------ concurrency limits
+
+
+async def test_seed000_global_10_and_per_host_2_are_never_exceeded() -> None:
+    """Seed 000's exercise: global limit 10, per-host limit 2, from the server's side."""
+    hosts = [f"h{i}.test" for i in range(8)]
+    pages: dict[str, Any] = {}
+    for h in hosts:
+        pages[f"http://{h}/"] = [f"/p{j}" for j in range(7)] + [f"http://{o}/" for o in hosts]
+    scenario = make_scenario(pages, latency=0.03, crawl={"workers": 10, "per_host": 2, "scope": "any"})
+    result, server = await crawl_served(scenario, gap=0.0, robots=False)
+    assert result.stats.pages_fetched == 8 * 8
+    assert server.log.peak_total <= 10
+    assert max(server.log.peak_per_host.values()) <= 2
+    # the limits were actually reached, so the assertion above had teeth
+    assert server.log.peak_total == 10
+    assert min(server.log.peak_per_host.values()) == 2
+    assert result.stats.peak_in_flight == 10
+
+
+@st.composite
+def small_sites(draw: st.DrawFn) -> tuple[dict[str, list[str]], dict[str, float]]:
+    n_hosts = draw(st.integers(2, 4))
+    hosts = [f"s{i}.test" for i in range(n_hosts)]
+    urls = [f"http://{h}/" for h in hosts] + [
+        f"http://{draw(st.sampled_from(hosts))}/p{i}" for i in range(draw(st.integers(2, 14)))
+    ]
+    graph = {u: [urls[j] for j in draw(st.lists(st.integers(0, len(urls) - 1), max_size=5))] for u in urls}
+    graph[urls[0]] += urls[1:n_hosts]  # every host is reachable
+    latency = {h: draw(st.sampled_from([0.0, 0.005, 0.02])) for h in hosts}
+    return graph, latency
+
+
+# Few, fixed examples: real sockets are slow, and a timing test must fail the same way twice.
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    site=small_sites(),
+    workers=st.integers(1, 6),
+    per_host=st.integers(1, 2),
+    gap=st.sampled_from([0.0, 0.02, 0.04]),
+)
+def test_limits_and_gap_hold_on_random_sites(
+    site: tuple[dict[str, list[str]], dict[str, float]], workers: int, per_host: int, gap: float
+) -> None:
+    graph, latency = site
+    scenario = make_scenario(
+        dict(graph), latency=latency, crawl={"workers": workers, "per_host": per_host, "gap": gap, "scope": "any"}
+    )
+    result, server = asyncio.run(crawl_served(scenario, robots=False))
+    log = server.log
+    assert log.peak_total <= workers
+    assert all(n <= per_host for n in log.peak_per_host.values()), log.peak_per_host
+    if gap:
+        for host in log.peak_per_host:
+            spacing = log.min_spacing(host)
+            assert spacing is None or spacing >= gap - TOLERANCE, (host, spacing)
+    # ... and on the crawler's own clock, exactly
+    starts: dict[str, list[float]] = defaultdict(list)
+    wire: dict[str, list[float]] = defaultdict(list)
+    for e in result.events:
+        if isinstance(e, FetchStarted):
+            starts[e.host].append(e.t)
+    for host, at in result.wire:
+        wire[host].append(at)
+    for ts in [*starts.values(), *wire.values()]:
+        assert all(b - a >= gap - 1e-9 for a, b in pairwise(ts))
+    # the real crawl fetches exactly the pages the simulation does
+    sim = simulate(scenario.with_options(gap=gap, robots=False))
+    assert result.fetched == {e.url for e in sim.trace if isinstance(e, FetchStarted) and e.kind == "page"}
+
+
+async def test_gap_holds_under_concurrency() -> None:
+    """Four requests may be in flight on one host, but starts stay a gap apart."""
+    pages = {"http://g.test/": [f"/p{i}" for i in range(12)]}
+    scenario = make_scenario(pages, latency=0.2, crawl={"workers": 8, "per_host": 4})
+    result, server = await crawl_served(scenario, gap=0.05, robots=False)
+    assert result.stats.pages_fetched == 13
+    assert server.log.peak_per_host["g.test"] == 4  # concurrency was used...
+    spacing = server.log.min_spacing("g.test")
+    assert spacing is not None and spacing >= 0.05 - TOLERANCE  # ...and the gap still held
+    sent = sorted(t for _, t in result.wire)
+    assert min(b - a for a, b in pairwise(sent)) >= 0.05  # exactly, when sent
+
+
+# ------------------------------------------------------------------ politeness
+
+
+async def test_retry_after_slows_the_whole_host() -> None:
+    """A 429 with Retry-After: 1 on one page holds back every page of that host
+    (not only the refused one), and no other host."""
+    pages: dict[str, Any] = {
+        "http://a.test/": ["/t", *[f"/p{i}" for i in range(6)], "http://b.test/"],
+        "http://a.test/t": {"status": 429, "headers": {"Retry-After": "1"}},
+        "http://b.test/": [f"/q{i}" for i in range(6)],
+    }
+    scenario = make_scenario(
+        pages,
+        latency={"a.test": 0.05, "b.test": 0.1},
+        crawl={"workers": 4, "per_host": 2, "scope": "any", "max_retries": 1},
+    )
+    result, server = await crawl_served(scenario, gap=0.0, robots=False)
+    assert result.failures == {"http://a.test/t": "HTTP 429"}
+    records = sorted(server.log.records, key=lambda r: r.start)
+    refused = min(r.end for r in records if r.status == 429)
+    later_a = [r.start for r in records if r.host == "a.test" and r.start > refused]
+    assert later_a, "a.test had pages left after the 429"
+    assert min(later_a) >= refused + 1.0 - TOLERANCE
+    assert any(refused < r.start < refused + 1.0 for r in records if r.host == "b.test")  # b.test carried on
+
+
+async def test_disallowed_pages_are_never_requested() -> None:
+    robots_a = "User-agent: crawlsim\nDisallow: /private/\n\nUser-agent: *\nDisallow:\n"
+    pages: dict[str, Any] = {
+        "http://a.test/": ["/public", "/private/a", "/private/b?x=1", "/go", "http://b.test/"],
+        "http://a.test/public": ["/private/c"],
+        "http://a.test/go": {"status": 302, "headers": {"Location": "/private/d"}},
+        "http://b.test/": ["/anything"],
+    }
+    scenario = make_scenario(
+        pages,
+        crawl={"workers": 4, "scope": "any"},
+        hosts={"a.test": {"robots": robots_a}, "b.test": {"robots": "User-agent: *\nDisallow: /\n"}},
+    )
+    result, server = await crawl_served(
+        scenario, gap=0.0, robots=True, user_agent=DEFAULT_USER_AGENT
+    )  # matched as "crawlsim"
+    assert not [p for p in server.log.paths("a.test") if p.startswith("/private")]
+    assert server.log.paths("b.test") == ["/robots.txt"]
+    assert set(server.log.paths("a.test")) == {"/robots.txt", "/", "/public", "/go"}
+    assert result.stats.skipped["robots"] >= 4
+
+
+# ------------------------------------------------------------------ misbehaving servers
+
+
+class BadServer:
+    """A raw asyncio server whose paths misbehave: reset, stall, garbage,
+    redirect loops, an oversized body, non-HTML; ``/`` links to all of them
+    and to good pages."""
+
+    BODY = (
+        b'<a href="/reset">r</a> <a href="/stall">s</a> <a href="/garbage">g</a> <a href="/loop-a">l</a> '
+        b'<a href="/big">b</a> <a href="/data.json">j</a> <a href="/self">self</a> <a href="/ok">ok</a> '
+        b'<a href="/moved/here">m</a> <a href="/far">far</a> <a href="/hop/0">hops</a>'
+    )
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            path = head.split(b" ")[1].decode()
+            self.requests.append(path)
+            if path == "/reset":
+                sock = writer.get_extra_info("socket")
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                writer.transport.abort()
+                return
+            if path == "/stall":
+                await asyncio.sleep(3)
+            elif path == "/garbage":
+                writer.write(b"\x00\xff\xfe NOT HTTP \x01\x02\r\n\r\n")
+            elif path in ("/loop-a", "/loop-b", "/self"):
+                target = {"/loop-a": "/loop-b", "/loop-b": "/loop-a", "/self": "/self"}[path]
+                writer.write(self._response(302, b"", f"Location: {target}\r\n"))
+            elif path.startswith("/hop/"):
+                writer.write(self._response(302, b"", f"Location: /hop/{int(path[5:]) + 1}\r\n"))
+            elif path == "/robots.txt":
+                writer.write(self._response(301, b"", "Location: /robots.txt\r\n"))  # a loop
+            elif path == "/moved/here":
+                writer.write(self._response(301, b"", "Location: /new/place\r\n"))
+            elif path == "/far":
+                writer.write(self._response(301, b"", "Location: http://other.test/landing\r\n"))
+            elif path == "/big":
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + b"x" * 200_000
+                )
+            elif path == "/data.json":
+                writer.write(self._response(200, b'{"a": "<a href=\\"/secret\\">"}', "", "application/json"))
+            elif path == "/new/place":
+                writer.write(self._response(200, b'<a href="sibling">relative to the final URL</a>'))
+            elif path == "/":
+                writer.write(self._response(200, self.BODY))
+            else:
+                writer.write(self._response(200, b"<p>fine</p>"))
+            await writer.drain()
+            writer.close()
+        except (asyncio.CancelledError, ConnectionError, asyncio.IncompleteReadError):
+            writer.close()
+
+    @staticmethod
+    def _response(status: int, body: bytes, extra: str = "", ctype: str = "text/html") -> bytes:
+        head = (
+            f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n{extra}\r\n"
+        )
+        return head.encode() + body
+
+
+@contextlib.asynccontextmanager
+async def raw_server(
+    handler: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]], address: str = "127.0.0.9"
+) -> AsyncIterator[int]:
+    server = await asyncio.start_server(handler, address, 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(server.wait_closed(), 1.0)
+
+
+async def test_a_misbehaving_server_costs_only_that_page() -> None:
+    bad = BadServer()
+    async with raw_server(bad.handle) as port:
+        t0 = time.monotonic()
+        options = real_options({"robots": False, "gap": 0.0, "max_retries": 1, "backoff_base": 0.05, "workers": 4})
+        result = await crawl_http(
+            "http://bad.test/",
+            options,
+            resolve={"bad.test": ("127.0.0.9", port)},
+            limits=HttpLimits(timeout=0.3, max_bytes=100_000),
+            max_time=10.0,
+        )
+        took = time.monotonic() - t0
+    assert result.stopped is None and took < 5
+    f = result.failures
+    assert f["http://bad.test/reset"] == "connection reset"
+    assert f["http://bad.test/stall"] == "timeout after 0.3 s"
+    assert f["http://bad.test/garbage"].startswith("not a valid HTTP response")
+    assert f["http://bad.test/loop-a"].startswith("redirect loop: http://bad.test/loop-a -> http://bad.test/loop-b")
+    assert f["http://bad.test/self"].startswith("redirect loop")
+    assert f["http://bad.test/big"] == "too large: more than 100000 bytes"
+    assert f["http://bad.test/hop/0"].startswith("more than 5 redirects: http://bad.test/hop/0 -> ")
+    assert bad.requests.count("/hop/5") == 1 and "/hop/6" not in bad.requests
+    assert len(f) == 7
+    # transient failures were retried once; the rest failed at once
+    assert bad.requests.count("/reset") == 2 and bad.requests.count("/stall") == 2
+    assert bad.requests.count("/garbage") == 1
+    # the good pages all came through
+    assert result.statuses["http://bad.test/ok"] == 200
+    assert result.statuses["http://bad.test/data.json"] == 200
+    assert "/secret" not in bad.requests  # non-HTML content has no links
+    # a same-host redirect was followed and its page's links resolved against the final URL
+    assert result.statuses["http://bad.test/moved/here"] == 200
+    assert "/new/sibling" in bad.requests
+    # a redirect to another host is handed to the scheduler (scope host: not followed)
+    assert result.statuses["http://bad.test/far"] == 301
+    assert result.stats.skipped["scope"] >= 1
+
+
+async def test_a_robots_txt_redirect_loop_means_no_rules() -> None:
+    """RFC 9309: robots.txt that cannot be reached through redirects is
+    "unavailable", which allows everything (unlike a 5xx, which forbids)."""
+    bad = BadServer()
+    async with raw_server(bad.handle) as port:
+        options = real_options({"gap": 0.0, "max_retries": 0})
+        result = await crawl_http(
+            "http://bad.test/ok",
+            options,
+            resolve={"bad.test": ("127.0.0.9", port)},
+            limits=HttpLimits(timeout=0.5),
+            max_time=5.0,
+        )
+    assert result.statuses == {"http://bad.test/ok": 200}
+    assert bad.requests == ["/robots.txt", "/ok"]  # the loop is seen without asking again
+
+
+async def test_a_host_missing_from_the_map_is_an_error_not_a_dns_lookup() -> None:
+    bad = BadServer()
+    async with raw_server(bad.handle) as port:
+        options = real_options({"robots": False, "gap": 0.0, "scope": "any", "max_retries": 0})
+        result = await crawl_http(
+            "http://bad.test/far",
+            options,
+            resolve={"bad.test": ("127.0.0.9", port)},
+            limits=HttpLimits(timeout=0.3),
+            max_time=5.0,
+        )
+    assert result.failures == {
+        "http://other.test/landing": ("host other.test is not in the host map (--resolve); not looked up in DNS")
+    }
+
+
+def test_parse_html_reads_links_as_written_and_base_href() -> None:
+    text = (
+        '<html><head><base href="/docs/v2/"></head><body><main>Main text</main>'
+        '<a href="a&amp;b">1</a><area href="../up"><a name="x">no href</a><a href="">empty</a></body></html>'
+    )
+    links, base, content = parse_html(text, "http://h.test/page", want_content=True)
+    assert links == ["a&b", "../up", ""]
+    assert base == "http://h.test/docs/v2/"
+    assert content == "Main text"
+
+
+# ------------------------------------------------------------------ fidelity and the CLI
+
+
+@pytest.mark.parametrize(("name", "scale"), [("see-it", 0.04), ("interview-scope", 0.4)])
+async def test_a_served_scenario_crawls_like_its_simulation(name: str, scale: float) -> None:
+    scenario = scale_scenario(load_scenario(name), scale)  # shortest latency 40 ms
+    result, _ = await crawl_served(scenario)
+    sim = simulate(scenario)
+    assert result.fetched == {e.url for e in sim.trace if isinstance(e, FetchStarted) and e.kind == "page"}
+    assert result.failures == sim.failures
+    # Never faster than the simulation (the served latencies are real sleeps), and not
+    # much slower; the 10% agreement is measured by benchmarks/fidelity.py on a quiet
+    # machine -- a unit test on a shared CI box can only bound it loosely.
+    assert sim.finish_time * 0.98 <= result.finish_time <= sim.finish_time * 2 + 0.1
+
+
+def test_serve_prints_the_start_url_first_and_crawl_follows_its_map(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hosts_file = tmp_path / "hosts.json"
+    trace = tmp_path / "trace.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "crawlsim.real",
+            "serve",
+            "see-it",
+            "--port",
+            "0",
+            "--time-scale",
+            "0.02",
+            "--hosts-file",
+            str(hosts_file),
+            "--duration",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().strip()
+        assert first == "http://a.com/"
+        deadline = time.monotonic() + 10
+        while not hosts_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        resolve = parse_resolve([], str(hosts_file))
+        assert set(resolve) == {"a.com", "b.com"}
+        assert all(ip.startswith("127.") for ip, _ in resolve.values())
+        code = crawl_main(
+            [
+                first,
+                "--hosts-file",
+                str(hosts_file),
+                "--json",
+                "-o",
+                str(trace),
+                "--workers",
+                "4",
+                "--per-host",
+                "1",
+                "--gap",
+                "0",
+                "--scope",
+                "any",
+                "--no-robots",
+                "--max-time",
+                "20",
+            ]
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    out = capsys.readouterr()
+    assert code == 0
+    summary = json.loads(out.out)
+    assert summary["pages_fetched"] == 14 and summary["clock"] == "wall" and summary["failures"] == {}
+    assert "politeness: robots.txt NOT read" in out.err
+    events = [event_from_dict(json.loads(line)) for line in trace.read_text().splitlines()]
+    assert type(events[-1]).__name__ == "Done"
+    assert sum(isinstance(e, FetchStarted) for e in events) == 14
+
+
+def test_crawl_cli_states_its_polite_defaults_and_rejects_mistakes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert crawl_main(["http://a.test/", "--workers", "0"]) == 2
+    assert "crawlsim: error: workers" in capsys.readouterr().err
+    assert crawl_main(["http://a.test/", "--resolve", "a.test"]) == 2
+    assert "--resolve: expected HOST=ADDR:PORT" in capsys.readouterr().err
+    assert crawl_main(["ftp://a.test/"]) == 2
+    # an unmapped host fails fast (no DNS): the output still states the politeness in force
+    assert crawl_main(["http://a.test/", "--resolve", "b.test=127.0.0.9:9", "--max-time", "5"]) == 0
+    out = capsys.readouterr().out
+    assert f"as {DEFAULT_USER_AGENT!r}" in out
+    assert "politeness: robots.txt obeyed; per host at most 2 requests at a time, starts 1 s apart" in out
+    assert "scope: host" in out
+
+
+def test_scenario_flags_reproduce_the_scenario_options() -> None:
+    scenario = load_scenario("see-it")
+    flags = scenario_flags(scenario.options, list(scenario.data["crawl"]))
+    assert flags == ["--workers", "4", "--per-host", "1", "--gap", "0", "--scope", "any", "--no-robots"]
