@@ -125,3 +125,15 @@ def test_rfc3986_is_idempotent(url: str) -> None:
     once = canonicalize(url)
     assert once is not None
     assert canonicalize(once) == once
+
+
+URLISH = st.text(alphabet="aAbB.:/?#&=;%- x1", max_size=24)
+
+
+@given(URLISH, st.sampled_from(list(MODES)), st.sampled_from(["", "s", ";jsessionid=1", "www."]))
+def test_every_mode_is_idempotent(tail: str, mode: str, extra: str) -> None:
+    """Canonicalizing a canonical URL changes nothing, in every mode: a seen
+    set keyed by canonical URLs must not see one page under two keys."""
+    once = canonicalize(f"http://{extra}a.com/{extra}{tail}", mode=mode)
+    if once is not None:
+        assert canonicalize(once, mode=mode) == once

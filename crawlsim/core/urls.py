@@ -208,7 +208,7 @@ def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> s
         text += "#"
     if "fragment" in steps and "#" in text:
         text = text.split("#", 1)[0]
-    return text
+    return text.rstrip()  # "x #top" -> "x", as a second pass (which strips the href) would give
 
 
 def remove_dot_segments(path: str) -> str:
@@ -236,13 +236,13 @@ def _risky(url: str, steps: frozenset[str]) -> str:
             netloc = netloc[:-3]
     if "www" in steps:
         userinfo, at, hostport = netloc.rpartition("@")
-        if hostport.lower().startswith("www."):
+        while hostport.lower().startswith("www."):  # all of them, so a second pass changes nothing
             hostport = hostport[4:]
         netloc = f"{userinfo}{at}{hostport}"
+    if "session_ids" in steps:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
+        path = re.sub(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", "", path, flags=re.IGNORECASE)
     if "trailing_slash" in steps:
         path = path.rstrip("/") or "/"
-    if "session_ids" in steps:
-        path = re.sub(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", "", path, flags=re.IGNORECASE)
     if "session_ids" in steps or "sort_query" in steps:
         params = [p for p in query.split("&") if p]
         if "session_ids" in steps:
