@@ -8,7 +8,16 @@ import argparse
 import ast
 from typing import Any
 
-from crawlsim.core.options import CONTENT_DEDUP, FRONTIERS, ORDERS, SCOPES, SEEN_KINDS, OptionError, option_names, did_you_mean
+from crawlsim.core.options import (
+    CONTENT_DEDUP,
+    FRONTIERS,
+    ORDERS,
+    SCOPES,
+    SEEN_KINDS,
+    OptionError,
+    did_you_mean,
+    option_names,
+)
 
 FLAGS: list[tuple[str, type, str]] = [
     ("workers", int, "global cap on fetches in flight"),

@@ -22,9 +22,9 @@ from crawlsim.animate import main as animate_main
 from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
+from crawlsim.replay import PageState, Replay
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
-from crawlsim.replay import PageState, Replay
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -11,10 +11,8 @@ import math
 import pytest
 
 from crawlsim.core.events import event_to_dict
-from crawlsim.scenario import load_scenario
-from crawlsim.sim.driver import simulate
-from crawlsim.tui import main
 from crawlsim.replay import PageState, Replay, describe_event, short_url
+from crawlsim.scenario import load_scenario
 from crawlsim.session import (
     INTERACTIVE_CAP,
     Knobs,
@@ -24,6 +22,8 @@ from crawlsim.session import (
     next_normalize,
     run_session,
 )
+from crawlsim.sim.driver import simulate
+from crawlsim.tui import main
 
 
 @pytest.fixture(scope="module")

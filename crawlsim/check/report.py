@@ -193,6 +193,5 @@ class CheckReport:
         ``crawlsim tui --trace`` and the notebook; returns the event count."""
         events = self.trace(case)
         with open(path, "w", encoding="utf-8") as out:
-            for event in events:
-                out.write(json.dumps(event_to_dict(event)) + "\n")
+            out.writelines(json.dumps(event_to_dict(event)) + "\n" for event in events)
         return len(events)

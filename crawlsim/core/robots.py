@@ -49,7 +49,7 @@ def policy_from_response(status: int, body: str | None, user_agent: str) -> Robo
     """The policy a robots.txt response implies (see module docstring)."""
     token = product_token(user_agent)
     if 200 <= status < 300:
-        from protego import Protego  # noqa: PLC0415  (lazy: see module docstring)
+        from protego import Protego
 
         parser = Protego.parse(_google_compatible(body or ""))
         delay = parser.crawl_delay(token)

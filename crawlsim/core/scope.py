@@ -15,7 +15,7 @@ from crawlsim.core.urls import hostname_of
 
 
 def _strip_www(host: str) -> str:
-    return host[4:] if host.startswith("www.") else host
+    return host.removeprefix("www.")
 
 
 class Scope:

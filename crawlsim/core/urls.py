@@ -232,8 +232,7 @@ def _risky(url: str, steps: frozenset[str]) -> str:
     scheme, netloc, path, query, fragment = parts
     if "https" in steps and scheme.lower() == "http":
         scheme = "https"
-        if netloc.endswith(":80"):
-            netloc = netloc[:-3]
+        netloc = netloc.removesuffix(":80")
     if "www" in steps:
         userinfo, at, hostport = netloc.rpartition("@")
         while hostport.lower().startswith("www."):  # all of them, so a second pass changes nothing

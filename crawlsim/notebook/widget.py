@@ -25,8 +25,8 @@ from crawlsim.core.urls import MODES
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.notebook.layout import LAYOUTS
 from crawlsim.notebook.runs import as_scenario
-from crawlsim.scenario import Scenario
 from crawlsim.replay import Counters
+from crawlsim.scenario import Scenario
 from crawlsim.session import Knobs, Result, interactive_cap, normalize_label, run_session
 
 

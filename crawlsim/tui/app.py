@@ -22,7 +22,6 @@ from textual.containers import Horizontal, Vertical
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.tui.picker import ScenarioPicker
 from crawlsim.session import (
     SPEED_LADDER,
     THREAD_PAGES,
@@ -35,6 +34,7 @@ from crawlsim.session import (
     trace_result,
     web_size,
 )
+from crawlsim.tui.picker import ScenarioPicker
 from crawlsim.tui.widgets import (
     BoundsView,
     CountersBar,

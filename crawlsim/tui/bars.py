@@ -19,6 +19,7 @@ from crawlsim.core.events import (
     RetryScheduled,
     Skipped,
 )
+from crawlsim.replay import PageState, describe_event
 from crawlsim.tui.base import (
     STATE_STYLE,
     Panel,
@@ -28,7 +29,6 @@ from crawlsim.tui.base import (
     join_lines,
     seconds,
 )
-from crawlsim.replay import PageState, describe_event
 
 # -- top bars ------------------------------------------------------------------------
 

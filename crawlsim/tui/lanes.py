@@ -9,6 +9,7 @@ from bisect import bisect_right
 from rich.text import Text
 from textual.geometry import Size
 
+from crawlsim.replay import PageState, Replay, Span, short_url
 from crawlsim.tui.base import (
     SPAN_STYLE,
     SPARK,
@@ -20,7 +21,6 @@ from crawlsim.tui.base import (
     fit,
     join_lines,
 )
-from crawlsim.replay import PageState, Replay, Span, short_url
 
 # -- worker lanes and the frontier/in-flight series ------------------------------------------
 

@@ -6,6 +6,7 @@ import math
 
 from rich.text import Text
 
+from crawlsim.replay import HostStatus, Page, PageState, Replay, short_url
 from crawlsim.tui.base import (
     BAR_ORDER,
     LEGEND_ORDER,
@@ -18,7 +19,6 @@ from crawlsim.tui.base import (
     fit,
     join_lines,
 )
-from crawlsim.replay import HostStatus, Page, PageState, Replay, short_url
 
 # -- pages -----------------------------------------------------------------------------
 
