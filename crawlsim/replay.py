@@ -166,6 +166,15 @@ def short_url(url: str, host: str) -> str:
     return url
 
 
+def host_and_path(url: str, host: str) -> str:
+    """``a.com/x#top`` for a URL spelled with its host as usual; a URL spelled
+    otherwise (``HTTP://A.COM/about``) is shown whole, exactly as written."""
+    if not host:
+        return url
+    rest = short_url(url, host)
+    return f"{host}{rest}" if rest.startswith("/") else rest
+
+
 def host_of_url(url: str) -> str:
     """Host (with a non-default port) of a URL taken from a skip event."""
     if "://" not in url:
@@ -529,8 +538,7 @@ class Replay:
 def describe_event(e: Event, host_width: int = 0) -> str:
     """One short line for the event log."""
 
-    def where(url: str, host: str) -> str:
-        return f"{host}{short_url(url, host)}" if host else url
+    where = host_and_path
 
     if isinstance(e, Discovered):
         return f"found   {where(e.url, e.host)} (depth {e.depth})"

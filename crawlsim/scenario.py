@@ -200,8 +200,10 @@ def load_scenario(path_or_name: str | os.PathLike[str] = DEFAULT_SCENARIO) -> Sc
     given = os.fspath(path_or_name)
     path = Path(given)
     if not path.is_file():
-        if os.sep in given or "/" in given or path.exists():
-            raise ScenarioError("no such scenario file", path=given)
+        if os.sep in given or "/" in given:
+            what = "is a folder, not a scenario file" if path.is_dir() else "no such scenario file"
+            raise ScenarioError(what, path=given)
+        # a bare name is a shipped scenario, even if a folder of that name is here
         path = find_scenario(given)
         given = str(path)
     try:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from crawlsim.core import CrawlOptions, Scheduler, Skipped
 from crawlsim.core.robots import policy_from_response, product_token
 
-CASES = json.loads((Path(__file__).resolve().parents[2] / "shared/conformance/google_robots_cases.json").read_text())
+GOOGLE_CASES = Path(__file__).resolve().parents[2] / "shared/conformance/google_robots_cases.json"
 
 # Where the core's answer differs from Google's reference matcher, and why:
 KNOWN_DIFFERENCES = {
@@ -40,15 +42,21 @@ def allowed_through_core(robotstxt: str, user_agent: str, url: str) -> bool | No
 
 
 def test_google_robots_cases_through_the_core() -> None:
+    if not GOOGLE_CASES.is_file():  # third-party data kept beside the checkout, not in it
+        pytest.skip(f"Google robots.txt cases not found at {GOOGLE_CASES} (the project's shared/conformance folder)")
+    cases = json.loads(GOOGLE_CASES.read_text())
     passed = 0
     unexpected = []
-    for case in CASES:
+    for case in cases:
         got = allowed_through_core(case["robotstxt"], case["user_agent"], case["url"])
         if got == case["allowed"]:
             passed += 1
         elif (case["test"], case["url"]) not in KNOWN_DIFFERENCES:
             unexpected.append((case["test"], case["user_agent"], case["url"], case["allowed"]))
-    print(f"google robots cases through the core: {passed}/{len(CASES)}")
+    from protego import Protego
+
+    alone = sum(Protego.parse(c["robotstxt"]).can_fetch(c["url"], c["user_agent"]) == c["allowed"] for c in cases)
+    print(f"google robots cases through the core: {passed}/{len(cases)} (protego alone: {alone})")
     assert unexpected == []
     assert passed >= 133  # protego alone passes 130
 

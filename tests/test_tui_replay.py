@@ -258,3 +258,11 @@ def test_not_a_terminal_is_refused(capsys, monkeypatch) -> None:
     monkeypatch.delenv("CRAWLSIM_TUI_FORCE", raising=False)
     assert main(["see-it"]) == 2
     assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_urls_spelled_with_another_host_case_are_shown_whole() -> None:
+    from crawlsim.replay import host_and_path
+
+    assert host_and_path("http://a.com/x#top", "a.com") == "a.com/x#top"
+    assert host_and_path("HTTP://A.COM/about", "a.com") == "HTTP://A.COM/about"
+    assert host_and_path("http://H3.EXAMPLE/p8", "h3.example") == "http://H3.EXAMPLE/p8"

@@ -92,12 +92,16 @@ def test_unknown_step_is_a_clear_error() -> None:
 
 
 def _wpt_cases() -> list[dict]:
-    return [c for c in json.loads((CONFORMANCE / "urltestdata.json").read_text()) if isinstance(c, dict)]
+    data = CONFORMANCE / "urltestdata.json"
+    if not data.is_file():  # third-party data kept beside the checkout, not in it
+        pytest.skip(f"WPT URL cases not found at {data} (the project's shared/conformance folder)")
+    return [c for c in json.loads(data.read_text()) if isinstance(c, dict)]
 
 
 def test_rfc3986_mode_matches_wpt_http_cases() -> None:
     cases = [c for c in _wpt_cases() if not c.get("failure") and c["href"].startswith(("http:", "https:"))]
     matched = sum(canonicalize(c["input"], c["base"]) == c["href"].split("#", 1)[0] for c in cases)
+    print(f"WPT http(s) cases matched by rfc3986 mode: {matched}/{len(cases)}")
     assert len(cases) == 229
     assert matched / len(cases) >= 0.99, f"{matched}/{len(cases)}"
 

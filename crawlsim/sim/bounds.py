@@ -139,7 +139,7 @@ def explain(run: SimRun, binding: str, values: dict[str, float], busiest: str | 
         )
     next_bound = max(values["depth"], values["busiest_host"])
     return (
-        f"{_workers(opts.workers)} busy {run.utilisation:.0%} of the time, hold the crawl at "
+        f"{_workers(opts.workers)} busy {run.utilisation:.0%} of the time, {'holds' if opts.workers == 1 else 'hold'} the crawl at "
         f"{finish:.1f} s: more workers would help, down to about {next_bound:.1f} s where the next bound binds."
     )
 

@@ -9,7 +9,7 @@ from bisect import bisect_right
 from rich.text import Text
 from textual.geometry import Size
 
-from crawlsim.replay import PageState, Replay, Span, short_url
+from crawlsim.replay import PageState, Replay, Span, host_and_path, short_url
 from crawlsim.tui.base import (
     SPAN_STYLE,
     SPARK,
@@ -109,7 +109,8 @@ class LanesView(Panel):
             runs.add("idle".ljust(label_w), "grey50")
         else:
             style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
-            runs.add(fit(current.host + span_label(current), label_w).ljust(label_w), style)
+            label = current.host + "/robots.txt" if current.kind == "robots" else host_and_path(current.url, current.host)
+            runs.add(fit(label, label_w).ljust(label_w), style)
         return runs.text()
 
     @staticmethod
