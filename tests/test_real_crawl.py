@@ -478,8 +478,9 @@ def test_crawl_cli_states_its_polite_defaults_and_rejects_mistakes(capsys: pytes
     assert crawl_main(["http://a.test/", "--resolve", "a.test"]) == 2
     assert "--resolve: expected HOST=ADDR:PORT" in capsys.readouterr().err
     assert crawl_main(["ftp://a.test/"]) == 2
-    # an unmapped host fails fast (no DNS): the output still states the politeness in force
-    assert crawl_main(["http://a.test/", "--resolve", "b.test=127.0.0.9:9", "--max-time", "5"]) == 0
+    # an unmapped host fails fast (no DNS), so nothing is fetched (exit 1);
+    # the output still states the politeness in force
+    assert crawl_main(["http://a.test/", "--resolve", "b.test=127.0.0.9:9", "--max-time", "5"]) == 1
     out = capsys.readouterr().out
     assert f"as {DEFAULT_USER_AGENT!r}" in out
     assert "politeness: robots.txt obeyed; per host at most 2 requests at a time, starts 1 s apart" in out
@@ -490,3 +491,25 @@ def test_scenario_flags_reproduce_the_scenario_options() -> None:
     scenario = load_scenario("see-it")
     flags = scenario_flags(scenario.options, list(scenario.data["crawl"]))
     assert flags == ["--workers", "4", "--per-host", "1", "--gap", "0", "--scope", "any", "--no-robots"]
+
+
+def test_an_unreachable_host_is_named_and_the_exit_code_says_nothing_was_fetched(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A crawl that fetched nothing must not look like a success: the robots.txt
+    failure is named (RFC 9309 then disallows the host) and the exit code is 1."""
+    import socket
+
+    from crawlsim.real.cli import crawl_main
+
+    with socket.socket() as probe:  # a loopback port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = crawl_main([f"http://127.0.0.1:{port}/", "--timeout", "1", "--set", "backoff_base=0.05"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert f"robots.txt of 127.0.0.1:{port} could not be read" in out
+    assert "no page could be fetched" in err
+    code = crawl_main([f"http://127.0.0.1:{port}/", "--no-robots", "--timeout", "1", "--set", "backoff_base=0.05"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "cannot connect" in out

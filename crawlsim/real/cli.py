@@ -435,9 +435,15 @@ def _crawl_web(
         )
     )
     if args.json:
-        print(json.dumps(summary_dict(result, [url]), indent=2))
-        return 0
-    _print_result(result, url, out)
+        data = summary_dict(result, [url])
+        if result.robots_refused:
+            data["robots_unreadable"] = result.robots_refused
+        print(json.dumps(data, indent=2))
+    else:
+        _print_result(result, url, out)
+    if result.stats.pages_fetched == 0 and not result.stopped:
+        print("crawlsim crawl: no page could be fetched (see the reasons above)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -463,6 +469,12 @@ def _print_result(result: Any, url: str, out: IO[str]) -> None:
             print(f"  {page}  {reason}", file=out)
     if stats.skipped:
         print("links not followed: " + ", ".join(f"{n} {k}" for k, n in sorted(stats.skipped.items())), file=out)
+    for host, reason in sorted(result.robots_refused.items()):
+        print(
+            f"robots.txt of {host} could not be read ({reason}): RFC 9309 says treat the whole host as "
+            "disallowed, so none of its pages were fetched (--no-robots crawls it anyway)",
+            file=out,
+        )
 
 
 def _crawl_folder(

@@ -56,7 +56,7 @@ import aiohttp
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
-from crawlsim.core.events import Event
+from crawlsim.core.events import Event, FetchFailed, RobotsLoaded
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
@@ -160,6 +160,9 @@ class CrawlResult:
     """``time.monotonic()`` at time 0 of the trace (to line it up with a server's log)."""
     wire: list[tuple[str, float]] = field(default_factory=list)
     """(host, ``time.monotonic()``) each time a request's headers were sent (HTTP only)."""
+    robots_refused: dict[str, str] = field(default_factory=dict)
+    """Hosts whose robots.txt could not be read (5xx or no answer), with why:
+    RFC 9309 has the crawler treat them as wholly disallowed."""
 
     @property
     def fetched(self) -> set[str]:
@@ -189,12 +192,18 @@ async def run_crawl(
     statuses: dict[str, int] = {}
     pending: dict[asyncio.Task[tuple[Outcome, float]], Fetch] = {}
     stopped: str | None = None
+    robots_refused: dict[str, str] = {}
 
     def now() -> float:
         return time.monotonic() - origin
 
     def flush() -> None:
         batch = sched.drain_events()
+        for event in batch:  # remember why a host's robots.txt shut it out
+            if isinstance(event, FetchFailed) and event.kind == "robots" and event.final:
+                robots_refused[event.host] = event.reason
+            elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
+                robots_refused[event.host] = f"HTTP {event.status}"
         if keep_events:
             events.extend(batch)
         if on_event is not None:
@@ -254,7 +263,10 @@ async def run_crawl(
         flush()
     finish = events[-1].t if events else last
     found = sched.found() if options.seen == "exact" else []
-    return CrawlResult(options, sched.stats, finish, found, statuses, dict(sched.failures), events, stopped, origin)
+    return CrawlResult(
+        options, sched.stats, finish, found, statuses, dict(sched.failures), events, stopped, origin,
+        robots_refused=robots_refused,
+    )
 
 
 def _report(sched: Scheduler, fetch: Fetch, outcome: Outcome, t: float, statuses: dict[str, int]) -> None:
