@@ -220,7 +220,11 @@ class Replay:
                     self._host(e.host)
             elif isinstance(e, Skipped) and e.reason in PAGE_SKIPS and "://" in e.url:
                 self._page(e.url, host_of_url(e.url))
-        self.discovered_total = sum(1 for e in self.events if isinstance(e, Discovered))
+        # progress counts distinct pages: a URL that turned out to be another
+        # spelling of a page already fetched is a duplicate, not a page to wait for
+        self.discovered_total = sum(1 for e in self.events if isinstance(e, Discovered)) - sum(
+            1 for e in self.events if isinstance(e, FetchStarted) and e.duplicate
+        )
         identities.update(self.pages)
         for url in sorted(set(known_pages) - identities):
             self._page(url, host_of_url(url))
