@@ -62,7 +62,7 @@ from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
 from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise
 
-DEFAULT_USER_AGENT = "crawlsim/0.1 (+https://github.com/crawlsim/crawlsim)"
+DEFAULT_USER_AGENT = "crawlsim/0.1 (polite crawler; set --user-agent to add your contact URL)"
 
 REAL_DEFAULTS: dict[str, Any] = {
     "robots": True,
