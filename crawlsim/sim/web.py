@@ -36,7 +36,7 @@ ROBOTS_PATH = "/robots.txt"
 _LOOSE_STEPS = parse_steps("aggressive-https")
 
 
-class Response(NamedTuple):
+class Response:
     """One simulated HTTP response.
 
     ``links`` are as written on the page (empty unless the status is 200).
@@ -44,14 +44,48 @@ class Response(NamedTuple):
     copies).  ``content`` builds the text itself, only when asked for, since
     most simulations never fingerprint.  ``body`` is set when the text is
     given rather than generated (robots.txt, pages written in a scenario).
+
+    A page's content key and body are looked up only when first read: a
+    simulation that does not fingerprint content never pays for them (about
+    a microsecond a page, at a million pages).
     """
 
-    status: int
-    headers: Mapping[str, str]
-    links: list[str]
-    page: str
-    content_key: str
-    body: str | None = None
+    __slots__ = ("_body", "_content_key", "_source", "headers", "links", "page", "status")
+
+    def __init__(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        links: list[str],
+        page: str,
+        content_key: str = "",
+        body: str | None = None,
+        *,
+        source: tuple[Web, Hashable] | None = None,
+    ) -> None:
+        self.status = status
+        self.headers = headers
+        self.links = links
+        self.page = page
+        self._content_key = content_key
+        self._body = body
+        self._source = source
+
+    def _resolve(self) -> None:
+        if self._source is not None:
+            web, key = self._source
+            self._content_key, self._body = web._content_at(key)
+            self._source = None
+
+    @property
+    def content_key(self) -> str:
+        self._resolve()
+        return self._content_key
+
+    @property
+    def body(self) -> str | None:
+        self._resolve()
+        return self._body
 
     @property
     def content(self) -> str:
@@ -63,6 +97,18 @@ class Response(NamedTuple):
     @property
     def ok(self) -> bool:
         return self.status == 200
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.status, dict(self.headers), self.links, self.page, self.content_key, self.body)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Response) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable links: not hashable
+
+    def __repr__(self) -> str:
+        status, headers, links, page, key, body = self._fields()
+        return f"Response({status}, {headers}, {links}, {page!r}, {key!r}, {body!r})"
 
 
 class Unlisted(NamedTuple):
@@ -212,8 +258,7 @@ class Web(ABC):
         out = self._links_at(key) if status == 200 else []
         if self.variants is not None and out:
             out = self.variants.apply(ident, out)
-        content_key, body = self._content_at(key)
-        return Response(status, headers, out, ident, content_key, body)
+        return Response(status, headers, out, ident, source=(self, key))
 
     def _robots_response(self, url: str) -> Response | None:
         ident = rfc3986_identity(url)
