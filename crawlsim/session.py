@@ -15,7 +15,7 @@ Polite mode, as the keys define it:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -239,6 +239,21 @@ def trace_result(events: list[Event]) -> Result:
     return Result(replay, replay.end, None, None)
 
 
+@dataclass
+class LiveFeed:
+    """Events of a crawl still running, for a view to follow.
+
+    The crawl (in another thread) appends to ``events`` and sets ``done``
+    when it ends; the view takes ``events[:n]`` snapshots (list appends are
+    atomic in CPython), so no lock is needed.  ``label`` names what is crawled.
+    """
+
+    label: str
+    events: list[Event] = field(default_factory=list)
+    done: bool = False
+    error: str = ""
+
+
 def default_speed(finish: float) -> float:
     """Simulated seconds per real second so a run plays in about 20 s."""
     want = finish / 20.0 if finish > 0 else 1.0
@@ -251,6 +266,7 @@ __all__ = [
     "SPEED_LADDER",
     "WORKER_LADDER",
     "Knobs",
+    "LiveFeed",
     "Result",
     "default_speed",
     "interactive_cap",

@@ -513,3 +513,81 @@ def test_an_unreachable_host_is_named_and_the_exit_code_says_nothing_was_fetched
     code = crawl_main([f"http://127.0.0.1:{port}/", "--no-robots", "--timeout", "1", "--set", "backoff_base=0.05"])
     out, _ = capsys.readouterr()
     assert code == 1 and "cannot connect" in out
+
+
+def test_crawl_tui_watches_a_real_crawl_while_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`crawlsim crawl --tui`: the crawl runs on its own thread while the app
+    follows its events; the app sees the event list grow before the crawl ends."""
+    import crawlsim.tui.app as tui_app
+
+    seen_sizes: list[int] = []
+
+    class WatchingApp:  # stands in for the terminal app: records what it could draw
+        def __init__(self, *, live: Any) -> None:
+            self.feed = live
+
+        def run(self) -> None:
+            deadline = time.monotonic() + 20
+            while not self.feed.done and time.monotonic() < deadline:
+                seen_sizes.append(len(self.feed.events))
+                time.sleep(0.02)
+            seen_sizes.append(len(self.feed.events))
+
+    monkeypatch.setattr(tui_app, "CrawlApp", WatchingApp)
+    monkeypatch.setenv("CRAWLSIM_TUI_FORCE", "1")
+    hosts_file = tmp_path / "hosts.json"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "crawlsim.real",
+            "serve",
+            "see-it",
+            "--port",
+            "0",
+            "--time-scale",
+            "0.05",
+            "--hosts-file",
+            str(hosts_file),
+            "--duration",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().strip()
+        deadline = time.monotonic() + 10
+        while not hosts_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code = crawl_main(
+            [
+                first,
+                "--hosts-file",
+                str(hosts_file),
+                "--tui",
+                "-o",
+                str(tmp_path / "t.jsonl"),
+                "--workers",
+                "4",
+                "--per-host",
+                "1",
+                "--gap",
+                "0",
+                "--scope",
+                "any",
+                "--no-robots",
+            ]
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert code == 0
+    growing = sorted(set(seen_sizes))
+    assert len(growing) >= 3 and growing[0] < growing[-1]  # watched while it ran, not after
+    assert "pages fetched  14" in capsys.readouterr().out

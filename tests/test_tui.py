@@ -295,3 +295,28 @@ async def test_million_is_capped_with_a_message() -> None:
         assert "capped at 5,000 pages (max_pages)" in status(app)
         assert "/5000 " in counters(app)
         assert "more hosts" in app.query_one(PagesView).plain()
+
+
+async def test_live_mode_follows_a_crawl_as_its_events_arrive() -> None:
+    """`crawlsim crawl --tui` feeds events from a running crawl: the view
+    grows with them and says when the crawl has finished."""
+    from crawlsim.session import LiveFeed
+    from crawlsim.sim.driver import simulate
+    from crawlsim.tui.app import CrawlApp
+
+    recorded = simulate(load_scenario("see-it")).trace
+    feed = LiveFeed("http://a.com/")
+    app = CrawlApp(live=feed)
+    async with app.run_test(size=(160, 48)) as pilot:
+        half = len(recorded) // 2
+        feed.events.extend(recorded[:half])
+        await pilot.pause(0.4)
+        middle = app.result.replay.end
+        assert 0 < middle < recorded[-1].t
+        assert "crawling live" in app.message
+        feed.events.extend(recorded[half:])
+        feed.done = True
+        await pilot.pause(0.4)
+        assert app.result.replay.end == recorded[-1].t
+        assert app.t == recorded[-1].t
+        assert app.message == "crawl finished"

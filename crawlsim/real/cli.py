@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import ipaddress
 import json
 import os
@@ -277,7 +278,11 @@ def build_crawl_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("url", nargs="?", help="http(s) URL, or a local HTML file / folder / file: URL")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON (the keys of run --json)")
-    parser.add_argument("--tui", action="store_true", help="record the trace, then watch it in the terminal app")
+    parser.add_argument(
+        "--tui",
+        action="store_true",
+        help="watch the crawl live in the terminal app (a folder crawl is replayed when done)",
+    )
     parser.add_argument("-o", "--trace", metavar="FILE", help="write the JSONL trace (replay: crawlsim tui --trace)")
     net = parser.add_argument_group("network")
     net.add_argument(
@@ -389,15 +394,14 @@ def crawl_main(argv: Sequence[str] | None = None) -> int:
             writer.close()
     if writer is not None and not args.json:
         print(f"trace written to {trace_path} (replay: crawlsim tui --trace {shlex.quote(trace_path)})", file=out)
-    if tui_main is not None and code == 0 and trace_path is not None:
-        return int(tui_main(["--trace", trace_path]))
+    if tui_main is not None and local is not None and code == 0 and trace_path is not None:
+        return int(tui_main(["--trace", trace_path]))  # a folder crawl is instant: replay it
     return code
 
 
 def _tui_replayer() -> Callable[[list[str]], int]:
-    """The terminal app's entry point, checked before crawling.  It replays a
-    trace file; it has no live mode to attach to a running crawl, so
-    ``--tui`` records the trace and opens it when the crawl ends."""
+    """The terminal app's entry point, checked before crawling (a web crawl
+    is then watched live; a folder crawl, which is instant, is replayed)."""
     try:
         from crawlsim.tui import main as tui_main
     except ImportError as err:  # pragma: no cover - depends on the install
@@ -405,6 +409,43 @@ def _tui_replayer() -> Callable[[list[str]], int]:
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
         raise UsageError("--tui needs a terminal; use -o FILE and `crawlsim tui --trace FILE` later")
     return tui_main
+
+
+def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter | None) -> Any | None:
+    """Run the crawl on a background thread (its own event loop) while the
+    terminal app follows its events live; the crawl's result, or None when
+    the app was closed first (the daemon thread dies with the process)."""
+    import threading
+
+    from crawlsim.session import LiveFeed
+    from crawlsim.tui.app import CrawlApp
+
+    feed = LiveFeed(url)
+    outcome: list[Any] = []
+
+    def on_event(event: Event) -> None:
+        if writer is not None:
+            writer(event)
+        feed.events.append(event)
+
+    def work() -> None:
+        try:
+            outcome.append(asyncio.run(crawl(on_event=on_event)))
+        except Exception as err:  # noqa: BLE001 - shown in the app, re-raised below
+            feed.error = f"{type(err).__name__}: {err}"
+            outcome.append(err)
+        finally:
+            feed.done = True
+
+    thread = threading.Thread(target=work, name="crawl", daemon=True)
+    thread.start()
+    CrawlApp(live=feed).run()
+    if not feed.done:
+        return None
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _crawl_web(
@@ -423,17 +464,22 @@ def _crawl_web(
     if resolve:
         print("host map: " + ", ".join(f"{h} -> {a}:{p}" for h, (a, p) in resolve.items()), file=out)
     out.flush()
-    result = asyncio.run(
-        crawl_http(
-            [url],
-            options,
-            resolve=resolve or None,
-            limits=limits,
-            on_event=writer,
-            keep_events=False,
-            max_time=args.max_time,
-        )
+    crawl = functools.partial(
+        crawl_http,
+        [url],
+        options,
+        resolve=resolve or None,
+        limits=limits,
+        keep_events=False,
+        max_time=args.max_time,
     )
+    if args.tui:
+        result = _crawl_watched_live(crawl, url, writer)
+        if result is None:
+            print("crawlsim crawl: the app was closed before the crawl ended; crawl stopped", file=sys.stderr)
+            return 130
+    else:
+        result = asyncio.run(crawl(on_event=writer))
     if args.json:
         data = summary_dict(result, [url])
         if result.robots_refused:

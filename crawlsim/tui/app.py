@@ -26,6 +26,7 @@ from crawlsim.session import (
     SPEED_LADDER,
     THREAD_PAGES,
     Knobs,
+    LiveFeed,
     Result,
     default_speed,
     interactive_cap,
@@ -99,10 +100,15 @@ class CrawlApp(App[int]):
         speed: float | None = None,
         threaded: bool | None = None,
         fps: float = 30.0,
+        live: LiveFeed | None = None,
     ) -> None:
         super().__init__()
+        if live is not None:
+            trace, trace_file = [], f"live: {live.label}"
         if (scenario is None) == (trace is None):
             raise ValueError("give a scenario or a trace")
+        self.live = live
+        self._live_seen: tuple[int, bool] = (-1, False)
         self.scenario = scenario
         self.trace_events = trace
         self.trace_file = trace_file
@@ -153,11 +159,35 @@ class CrawlApp(App[int]):
         if self.scenario is not None:
             self._announce_cap()
             self._rerun(self.knobs)  # type: ignore[arg-type]
+        elif self.live is not None:
+            self._follow_live()
+            self.set_interval(0.25, self._follow_live, name="live feed")
         else:
             assert self.trace_events is not None
             self._install(trace_result(self.trace_events), self._generation)
-        if self.animated:
+        if self.animated and self.live is None:
             self.set_interval(1.0 / self.fps, self._tick, name="frame clock")
+
+    def _follow_live(self) -> None:
+        """Live crawl: rebuild the view from the events so far and, unless
+        paused, show the latest moment (the replay is rebuilt, not patched:
+        a crawl watched live is small enough for that)."""
+        feed = self.live
+        assert feed is not None
+        count, done = len(feed.events), feed.done
+        if (count, done) == self._live_seen:
+            return
+        self._live_seen = (count, done)
+        if count == 0:
+            return
+        self.trace_events = feed.events[:count]
+        self._install(trace_result(self.trace_events), self._generation)
+        if feed.error:
+            self.message = f"crawl failed: {feed.error}"
+        else:
+            self.message = "crawl finished" if done else "crawling live (space pauses the view, not the crawl)"
+        if self.playing and self.result is not None:
+            self.show(self.result.replay.end)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_to_size()

@@ -71,6 +71,8 @@ class StatusBar(Panel):
         second = Runs()
         if view.knobs is not None:
             second.add(" " + view.knobs.describe(), "")
+        elif view.trace_file.startswith("live: "):
+            second.add(f" {view.trace_file}: a real crawl, shown as it happens; what-if keys need a scenario")
         elif view.trace_file:
             second.add(f" trace {view.trace_file}: replayed as recorded; what-if keys need a scenario (c picks one)")
         if view.message:
