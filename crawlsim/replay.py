@@ -504,12 +504,6 @@ class Replay:
                 return span
         return None
 
-    def series_until(self, t: float | None = None) -> list[tuple[float, int, int]]:
-        """The (t, frontier, in flight) points up to ``t``."""
-        t = self.t if t is None else t
-        i = bisect_right(self.series, (t, math.inf, math.inf))
-        return self.series[:i]
-
     def value_at(self, t: float) -> tuple[int, int]:
         """(frontier, in flight) at ``t`` from the precomputed series."""
         i = bisect_right(self.series, (t, math.inf, math.inf)) - 1

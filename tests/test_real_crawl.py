@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -401,40 +401,32 @@ async def test_a_served_scenario_crawls_like_its_simulation(name: str, scale: fl
     assert sim.finish_time * 0.98 <= result.finish_time <= sim.finish_time * 2 + 0.1
 
 
-def test_serve_prints_the_start_url_first_and_crawl_follows_its_map(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@contextlib.contextmanager
+def served_see_it(tmp_path: Path, time_scale: str) -> Iterator[tuple[str, Path]]:
+    """`crawlsim serve see-it` in a child process: (its first line, its hosts file)."""
     hosts_file = tmp_path / "hosts.json"
-    trace = tmp_path / "trace.jsonl"
+    command = [sys.executable, "-m", "crawlsim.real", "serve", "see-it", "--port", "0"]
+    command += ["--time-scale", time_scale, "--hosts-file", str(hosts_file), "--duration", "30"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "crawlsim.real",
-            "serve",
-            "see-it",
-            "--port",
-            "0",
-            "--time-scale",
-            "0.02",
-            "--hosts-file",
-            str(hosts_file),
-            "--duration",
-            "30",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
-        assert first == "http://a.com/"
         deadline = time.monotonic() + 10
         while not hosts_file.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+        yield first, hosts_file
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serve_prints_the_start_url_first_and_crawl_follows_its_map(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "trace.jsonl"
+    with served_see_it(tmp_path, "0.02") as (first, hosts_file):
+        assert first == "http://a.com/"
         resolve = parse_resolve([], str(hosts_file))
         assert set(resolve) == {"a.com", "b.com"}
         assert all(ip.startswith("127.") for ip, _ in resolve.values())
@@ -459,9 +451,6 @@ def test_serve_prints_the_start_url_first_and_crawl_follows_its_map(
                 "20",
             ]
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     out = capsys.readouterr()
     assert code == 0
     summary = json.loads(out.out)
@@ -537,34 +526,7 @@ def test_crawl_tui_watches_a_real_crawl_while_it_runs(
 
     monkeypatch.setattr(tui_app, "CrawlApp", WatchingApp)
     monkeypatch.setenv("CRAWLSIM_TUI_FORCE", "1")
-    hosts_file = tmp_path / "hosts.json"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "crawlsim.real",
-            "serve",
-            "see-it",
-            "--port",
-            "0",
-            "--time-scale",
-            "0.05",
-            "--hosts-file",
-            str(hosts_file),
-            "--duration",
-            "30",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline().strip()
-        deadline = time.monotonic() + 10
-        while not hosts_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with served_see_it(tmp_path, "0.05") as (first, hosts_file):
         code = crawl_main(
             [
                 first,
@@ -584,9 +546,6 @@ def test_crawl_tui_watches_a_real_crawl_while_it_runs(
                 "--no-robots",
             ]
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     assert code == 0
     growing = sorted(set(seen_sizes))
     assert len(growing) >= 3 and growing[0] < growing[-1]  # watched while it ran, not after

@@ -14,6 +14,7 @@ given and what was expected, and suggests the nearest known key for a typo.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -171,7 +172,7 @@ def _check_int(opts: CrawlOptions, key: str, minimum: int) -> None:
 
 def _check_number(opts: CrawlOptions, key: str, minimum: float) -> None:
     value = getattr(opts, key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value < minimum:
         raise OptionError(key, f"expected a number >= {minimum:g}, got {value!r}")
 
 

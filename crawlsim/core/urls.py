@@ -268,5 +268,5 @@ def split_host(url: str) -> tuple[str, str]:
     netloc = netloc.lower()
     if netloc.endswith("]"):
         return netloc, netloc
-    hostname, _, port = netloc.partition(":")
+    hostname = netloc.partition(":")[0]
     return netloc, hostname

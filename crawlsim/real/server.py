@@ -47,7 +47,6 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from crawlsim.core.urls import split_host
 from crawlsim.scenario import Scenario, ScenarioError
 from crawlsim.sim.hashing import salt_of, stable_hash
 from crawlsim.sim.web import ROBOTS_PATH, Response
@@ -337,11 +336,6 @@ def _next_address(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddr
     if not nxt.is_loopback:
         raise OSError(errno.EADDRNOTAVAIL, "ran out of loopback addresses")
     return nxt
-
-
-def host_key(url: str) -> str:
-    """The host-map key of a URL: the scheduler's host name (``host[:port]``)."""
-    return split_host(url)[0]
 
 
 __all__ = [

@@ -21,7 +21,7 @@ finish time.  The explanation names the host and the knob that would help.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from crawlsim.sim.driver import SimRun, simulate
@@ -45,9 +45,6 @@ class Bounds:
     @property
     def binding_value(self) -> float:
         return max(self.depth, self.busiest_host, self.work)
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
 
 
 def host_bound(run: SimRun, host: str) -> float:

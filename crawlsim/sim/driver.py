@@ -120,7 +120,7 @@ def simulate(
         # One callback for every fetch; the fetch, its start time and its
         # host's record ride on the timeout's value (no closure per fetch).
         nonlocal finish, wasted
-        fetch, started, took, record = event._value
+        fetch, started, took, record = event.value
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = finish = started + took
@@ -144,24 +144,7 @@ def simulate(
                 headers=resp.headers,
                 content=resp.content if dedup_content else None,
             )
-        # dispatch(now), inline for the common case (no trace, no series):
-        # this runs once per fetch, and a call is a measurable part of it.
-        if trace or series:
-            dispatch(now)
-            return
-        for fetch in poll(now):
-            record = records.get(fetch.host)
-            if record is None:
-                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host)]
-            record[2] += 1
-            took = record[3](rng)
-            if fetch.duplicate:
-                wasted += took
-            timeout(took, (fetch, now, took, record)).callbacks.append(on_done)
-        wake = next_wakeup()
-        if wake is not None and wake < wake_at[0]:
-            wake_at[0] = wake
-            timeout(max(0.0, wake - now)).callbacks.append(on_wake)
+        dispatch(now)
 
     def on_wake(_: simpy.Event) -> None:
         wake_at[0] = inf
