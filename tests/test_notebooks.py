@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,6 @@ EXPECTED = [
     "07_how_far_bfs_reaches",
     "08_interview_practice",
 ]
-MAX_SECONDS = 60.0
 """Each notebook must run well under a minute (they take a few seconds)."""
 
 
@@ -80,7 +78,4 @@ def test_notebook_runs_and_its_asserts_hold(path: Path, jupyter_path: Path, monk
     client = nbclient.NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    began = time.perf_counter()
-    client.execute()
-    took = time.perf_counter() - began
-    assert took < MAX_SECONDS, f"{path.name} took {took:.0f} s"
+    client.execute()  # raises on a failed assert in any cell (or a cell over nbclient's timeout)

@@ -106,16 +106,13 @@ def test_variants_and_failures_are_deterministic() -> None:
 def test_million_page_web_is_lazy_and_small() -> None:
     tracemalloc.start()
     try:
-        started = time.perf_counter()
         web = PowerLawWeb(1_000_000, 10_000, seed=1)
-        built = time.perf_counter() - started
         for url in ("http://h0.example/", "http://h0.example/p99999", "http://h9999.example/", "http://h17.example/p3"):
             assert web.links(url)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000, f"building the million-page web allocated {peak} bytes"
-    assert built < 1.0
     assert sum(web.size_of(h) for h in range(10_000)) == 1_000_000
     assert web.size_of(0) > 50 * web.size_of(9999)  # skewed host sizes
     assert web.host_size("h0.example") == web.size_of(0)
