@@ -1,33 +1,108 @@
-"""Lower bounds on a crawl's finish time, which one binds, and what would help.
+"""Three lower bounds on a simulated crawl's finish time, each with its proof.
 
-Three bounds explain most crawl times (seed 000):
+Seed 000 names two bottlenecks -- the chain of links and the busiest host --
+and total work is the third.  Each bound below is computed from figures of
+the run itself (:class:`~crawlsim.sim.driver.SimRun`) and is *proven* to be
+at most that run's finish time ``F``: a bound above the finish would teach
+the opposite of the truth.  ``max(bounds) <= F`` is checked by a hypothesis
+property over random scenarios with robots.txt, Crawl-delay, failures,
+429/503 throttling with Retry-After, retries, randomized gaps, the FIFO
+frontier, per-host limits above the worker count, caps and every
+normalization mode (``tests/test_bounds_properties.py``).
+
+Facts about the scheduler the proofs use (``crawlsim/core``):
+
+(F1) At most ``W = workers`` fetches are in flight at any time, robots.txt
+     fetches included; at most ``c = min(per_host or W, W)`` on one host.
+(F2) With ``robots`` on, a host's robots.txt fetch is queued the moment the
+     host's first URL is accepted, and none of the host's pages starts until
+     its final robots.txt answer arrived; robots.txt attempts (retries) run
+     one after another.  So the first page fetch on host ``h`` starts no
+     earlier than ``t_h + R_h``, where ``t_h`` is when ``h``'s first URL was
+     discovered and ``R_h`` the seconds its robots.txt attempts took.
+(F3) When a fetch starts on a host, the core sets the host's ``ready_at`` to
+     ``now + gap`` (gap or Crawl-delay, times the drawn random factor) and no
+     fetch on the host starts before ``ready_at``; Retry-After and robots.txt
+     only ever move ``ready_at`` later.  So consecutive page starts on host
+     ``h`` are at least ``g_h`` apart, where ``g_h`` is the smallest gap the
+     driver saw the core enforce after a page start on ``h``
+     (``SimRun.host_gap``; measured, so a randomized gap that came out 0.5x
+     is counted as 0.5x).
+(F4) A URL is fetched only after it was discovered: at time 0 for a seed,
+     else when the response of a page listing it was processed.  Attempt
+     ``k + 1`` of a URL starts after attempt ``k`` ended.  A retried
+     attempt's links are not followed; every processed response's links are,
+     whatever its status (a 500 page's links count).
+(F5) Every fetch on host ``h`` takes at least ``m_h``, the fastest page
+     fetch on ``h`` in this run (robots.txt fetches are counted by ``R_h``).
+
+work
+    All fetches lie in ``[0, F]`` and at most ``W`` run at once (F1), so
+    ``busy worker-seconds <= W * F``:  **work = busy / W <= F.**
+
+busiest host
+    For each host ``h`` with ``P_h`` page fetches taking ``B_h`` seconds:
+    every page fetch lies in ``[R_h, F]`` (F2, ``t_h >= 0``), at most ``c``
+    at a time (F1), so ``B_h <= c * (F - R_h)``.  The ``P_h`` page starts are
+    at least ``g_h`` apart (F3), the first at ``>= R_h``, and the last fetch
+    takes at least ``m_h`` (F5), so ``F >= R_h + (P_h - 1) * g_h + m_h``.
+    **host(h) = R_h + max(B_h / c, (P_h - 1) * g_h + m_h) <= F** (just
+    ``R_h`` for a host with no page fetch); the busiest host is the one with
+    the largest.  (The old formula counted the robots.txt fetch as one of the
+    gap-spaced starts, and so was above the finish on ``polite``.)
 
 depth
-    A page cannot be fetched before a page linking to it has finished, so
-    the crawl lasts at least as long as its longest *shortest* discovery
-    chain.  Computed by re-running the same core with unlimited workers, no
-    politeness, every page answering, and each host at the fastest latency
-    it showed in the real run: that replay's finish time is the bound.
-busiest host
-    A host with P requests, at most c at a time, with starts at least g
-    apart, needs about P x max(L / c, g).  Precisely: its busy time / c, and
-    (P - 1) x g plus its fastest fetch -- whichever is larger.
-work
-    All fetch time divided among the workers: busy worker-seconds / workers.
+    The graph the run actually revealed: an edge ``p -> v`` for every link
+    ``v`` that the processed response of ``p`` listed (a ``Discovered`` or a
+    ``Skipped(seen)`` event with parent ``p``).  Give every seed ``D = 0`` and
+    settle URLs in increasing ``D`` (Dijkstra); for a fetched URL ``u`` on
+    host ``h`` with final attempt ``a_u``::
 
-The largest is the binding bound; efficiency is that bound over the actual
-finish time.  The explanation names the host and the knob that would help.
+        S(u) = max(D(u), D_h + R_h)     # D_h: the smallest D on host h
+        E(u) = S(u) + a_u * m_h
+        D(v) = min over edges p -> v of E(p)
+
+    Claim: ``u``'s first attempt starts no earlier than ``S(u)`` and its
+    processed response arrives no earlier than ``E(u)``; so ``u`` is
+    discovered no earlier than ``D(u)``.  By induction in time order: ``u``
+    was discovered by one processed parent ``p*`` whose edge is in the graph,
+    at ``E(p*) >= D(u)`` or more; a host's first URL was discovered at
+    ``t_h >= D_h``, so by (F2) its pages start at ``>= D_h + R_h``; the
+    ``a_u`` attempts run one after another, each ``>= m_h`` (F4, F5).
+    **depth = max over processed fetches of E(u) (and of D_h + R_h) <= F.**
+    Only links the run really saw count, so a page that failed reveals
+    nothing it did not return (the old bound replayed an ideal crawl in which
+    every page answered, and found chains the real crawl never had).  Edges
+    come from the trace; a run without one (``record_events`` off, e.g.
+    ``million``) gets the weaker ``(d + 1) * min_h m_h``, ``d`` the deepest
+    discovery depth of any page fetch started: that fetch ends a chain of
+    ``d + 1`` fetches, one after another.
+
+The bounds need no second simulation: one pass over the trace at most.
+
+Which bound binds: the largest; efficiency is it over ``F`` (at most 100%,
+since every bound is at most ``F``).  Ties are broken here by inference --
+a tie between the busiest host and work when the host's limit *is* the
+worker count goes to work (more workers relax both), otherwise depth, then
+the busiest host.  :mod:`crawlsim.sim.advisor` replaces that inference with
+measured counterfactual crawls and writes the explanation that the views
+show; :attr:`Bounds.explanation` here only names the binding bound.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
-from crawlsim.sim.driver import SimRun, simulate
+from crawlsim.core.events import Discovered, FetchFinished, FetchStarted, Skipped
+from crawlsim.sim.driver import SimRun
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
+
+BOUND_NAMES = ("depth", "busiest_host", "work")
 
 
 @dataclass(frozen=True)
@@ -36,56 +111,131 @@ class Bounds:
     busiest_host: float
     busiest_host_name: str | None
     busiest_host_pages: int
+    """Fetches the busiest host answered (robots.txt included)."""
     work: float
     binding: str
-    """``depth``, ``busiest_host`` or ``work``."""
+    """``depth``, ``busiest_host`` or ``work``: the largest (ties: see the module docstring)."""
     efficiency: float
     explanation: str
+    busiest_host_spacing: bool = False
+    """True when the busiest host's bound is set by its gap-spaced starts
+    rather than by its busy time over its concurrency."""
 
     @property
     def binding_value(self) -> float:
         return max(self.depth, self.busiest_host, self.work)
 
+    def values(self) -> dict[str, float]:
+        return {"depth": self.depth, "busiest_host": self.busiest_host, "work": self.work}
+
+
+def host_limit(run: SimRun) -> int:
+    """Fetches one host may have in flight: its per-host limit, capped by the workers."""
+    opts = run.options
+    return min(opts.per_host or opts.workers, opts.workers)
+
 
 def host_bound(run: SimRun, host: str) -> float:
-    """The time ``host`` alone needs, given its requests in ``run``."""
-    per_host = run.options.per_host or run.options.workers
-    requests = run.host_fetches.get(host, 0)
-    if requests == 0:
-        return 0.0
-    spaced = (requests - 1) * run.host_gap.get(host, 0.0) + run.host_min_latency.get(host, 0.0)
-    return max(run.host_busy.get(host, 0.0) / min(per_host, run.options.workers), spaced)
+    """``R_h + max(B_h / c, (P_h - 1) * g_h + m_h)`` (see the module docstring)."""
+    return _host_terms(run, host)[0]
 
 
-def depth_bound(scenario: Scenario, run: SimRun) -> float:
-    """Finish time of the ideal replay (see module docstring)."""
-    fastest = dict(run.host_min_latency)
-
-    def latency_of(host: str) -> float:
-        if host not in fastest:
-            fastest[host] = scenario.latency_for(host).median
-        return fastest[host]
-
-    ideal = run.options.with_(
-        workers=max(1, run.stats.discovered + run.stats.robots_fetches + 1),
-        per_host=None,
-        gap=0.0,
-        randomize_gap=False,
-        max_crawl_delay=0.0,
-        frontier="per-host",
-    )
-    return simulate(scenario, ideal, trace=False, series=False, latency_of=latency_of, ideal=True).finish_time
+def _host_terms(run: SimRun, host: str) -> tuple[float, bool]:
+    """The host's bound, and whether the gap-spaced starts set it."""
+    robots = run.host_robots_busy.get(host, 0.0)
+    pages = run.host_page_fetches.get(host, 0)
+    if pages <= 0:
+        return robots, False
+    page_busy = run.host_busy.get(host, 0.0) - robots
+    busy_term = page_busy / host_limit(run)
+    fastest = run.host_page_min_latency.get(host, 0.0)
+    spacing_term = (pages - 1) * run.host_gap.get(host, 0.0) + fastest
+    return robots + max(busy_term, spacing_term), spacing_term > busy_term
 
 
-def compute_bounds(scenario: Scenario, run: SimRun) -> Bounds:
-    """All three bounds for ``run`` of ``scenario``, and the diagnosis."""
-    depth = depth_bound(scenario, run)
-    per_host = {h: host_bound(run, h) for h in run.host_fetches}
-    busiest = max(per_host, key=lambda h: (per_host[h], h), default=None)
-    host_time = per_host.get(busiest, 0.0) if busiest else 0.0
+def depth_bound(run: SimRun) -> float:
+    """The revealed-graph chain bound from the trace, or without a trace the
+    deepest fetch's chain at the fastest page fetch (module docstring)."""
+    if run.trace:
+        return _chain_bound(run)
+    fastest = min(run.host_page_min_latency.values(), default=0.0)
+    return (run.deepest_fetch + 1) * fastest if run.host_page_fetches else 0.0
+
+
+def _chain_bound(run: SimRun) -> float:
+    host_of: dict[str, str] = {}
+    edges: dict[str, list[str]] = defaultdict(list)
+    seeds: list[str] = []
+    attempt_of: dict[int, int] = {}
+    attempts: dict[str, int] = {}  # processed page URL -> attempt number of that response
+    for event in run.trace:
+        kind = type(event)
+        if kind is Discovered:
+            host_of[event.url] = event.host  # type: ignore[attr-defined]
+            parent = event.parent  # type: ignore[attr-defined]
+            if parent is None:
+                seeds.append(event.url)  # type: ignore[attr-defined]
+            else:
+                edges[parent].append(event.url)  # type: ignore[attr-defined]
+        elif kind is Skipped:
+            if event.reason == "seen" and event.parent is not None:  # type: ignore[attr-defined]
+                edges[event.parent].append(event.url)  # type: ignore[attr-defined]
+        elif kind is FetchStarted:
+            if event.kind == "page":  # type: ignore[attr-defined]
+                attempt_of[event.fetch_id] = event.attempt  # type: ignore[attr-defined]
+        elif kind is FetchFinished and event.kind == "page":  # type: ignore[attr-defined]
+            attempts[event.url] = attempt_of.get(event.fetch_id, 1)  # type: ignore[attr-defined]
+    fastest = run.host_page_min_latency
+    robots = run.host_robots_busy
+    distance: dict[str, float] = {}
+    heap: list[tuple[float, str]] = [(0.0, url) for url in seeds]
+    robots_done: dict[str, float] = {}  # D_h + R_h, set when h's first URL is settled
+    best = 0.0
+    while heap:
+        d, url = heappop(heap)
+        if url in distance:
+            continue
+        distance[url] = d
+        host = host_of.get(url)
+        if host is None:
+            continue  # linked, never accepted: never fetched
+        ready = robots_done.get(host)
+        if ready is None:
+            ready = robots_done[host] = d + robots.get(host, 0.0)
+            best = max(best, ready)
+        tries = attempts.get(url)
+        if tries is None:
+            continue  # not fetched (or not answered): reveals nothing
+        end = max(d, ready) + tries * fastest.get(host, 0.0)
+        best = max(best, end)
+        for child in edges.get(url, ()):
+            if child not in distance:
+                heappush(heap, (end, child))
+    return best
+
+
+def _binding(run: SimRun, values: dict[str, float]) -> str:
+    top = max(values.values())
+    tied = [k for k in BOUND_NAMES if values[k] >= top - 1e-9 * max(1.0, top)]
+    if len(tied) == 1:
+        return tied[0]
+    opts = run.options
+    if "work" in tied and "busiest_host" in tied and host_limit(run) == opts.workers:
+        return "work"
+    return tied[0]  # depth, then busiest host, then work (module docstring)
+
+
+def compute_bounds(scenario: Scenario | None, run: SimRun) -> Bounds:
+    """All three bounds for ``run`` (``scenario`` is accepted for the callers
+    that pass it; the bounds need only the run)."""
+    del scenario
+    depth = depth_bound(run)
+    per_host = {h: _host_terms(run, h) for h in run.host_fetches}
+    busiest = max(per_host, key=lambda h: (per_host[h][0], h), default=None)
+    host_time, spacing = per_host[busiest] if busiest is not None else (0.0, False)
     work = run.busy_time / run.options.workers
     values = {"depth": depth, "busiest_host": host_time, "work": work}
-    binding = max(values, key=lambda k: (values[k], k == "busiest_host"))
+    binding = _binding(run, values)
     finish = run.finish_time
     efficiency = values[binding] / finish if finish > 0 else 1.0
     return Bounds(
@@ -96,50 +246,39 @@ def compute_bounds(scenario: Scenario, run: SimRun) -> Bounds:
         work=work,
         binding=binding,
         efficiency=efficiency,
-        explanation=explain(run, binding, values, busiest),
+        explanation=binding_phrase(run, binding, values[binding], busiest),
+        busiest_host_spacing=spacing,
     )
 
 
-def explain(run: SimRun, binding: str, values: dict[str, float], busiest: str | None) -> str:
-    """One plain sentence: what holds the crawl back, and which knob would help."""
+def holder(run: SimRun, binding: str, busiest: str | None) -> str:
+    """Who holds the crawl when ``binding`` binds: a host, the chain, the workers."""
+    if binding == "busiest_host" and busiest:
+        return busiest
+    if binding == "depth":
+        return "The longest chain of links"
+    workers = run.options.workers
+    return "The one worker" if workers == 1 else f"The {workers} workers"
+
+
+def binding_phrase(run: SimRun, binding: str, bound: float, busiest: str | None) -> str:
+    """``b.com holds the crawl at 18.0 s (busiest-host bound; finish 19.0 s).``"""
     finish = run.finish_time
-    opts = run.options
     if finish <= 0:
         return "Nothing was fetched."
-    bound = values[binding]
+    who = holder(run, binding, busiest)
+    verb = "hold" if who.startswith("The ") and who != "The one worker" and binding == "work" else "holds"
+    label = {"depth": "depth", "busiest_host": "busiest-host", "work": "work"}[binding]
     if bound < 0.8 * finish:
-        causes = []
-        if opts.frontier == "fifo":
-            causes.append("the single FIFO frontier stalls behind a busy host (head-of-line blocking)")
-        if run.stats.retries:
-            causes.append(f"{run.stats.retries} retries wait out backoff and Retry-After")
-        if run.wasted_time:
-            causes.append(f"duplicate fetches waste {run.wasted_time:.1f} worker-seconds")
-        cause = "; ".join(causes) if causes else "workers sit idle waiting for pages to be discovered"
         return (
-            f"The crawl takes {finish:.1f} s, well above every bound (best {bound:.1f} s): {cause}."
+            f"The crawl takes {_s(finish)}, well above every lower bound "
+            f"(the largest: {who[0].lower() + who[1:] if who.startswith('The ') else who}, {label} bound {_s(bound)})."
         )
-    if binding == "busiest_host" and busiest:
-        gap_limited = run.host_gap.get(busiest, 0.0) * max(0, run.host_fetches.get(busiest, 1) - 1) >= (
-            run.host_busy.get(busiest, 0.0) / (opts.per_host or opts.workers)
-        )
-        knob = (
-            f"a smaller gap (or Crawl-delay) on {busiest} would"
-            if gap_limited
-            else f"a higher per-host limit or a smaller gap on {busiest} would"
-        )
-        return f"{busiest} holds the crawl at {finish:.1f} s: more workers will not help; {knob}."
-    if binding == "depth":
-        return (
-            f"The longest chain of links holds the crawl at {finish:.1f} s: more workers or a higher "
-            "per-host limit will not help; only faster responses (or links to deep pages from near the start) would."
-        )
-    next_bound = max(values["depth"], values["busiest_host"])
-    return (
-        f"{_workers(opts.workers)} busy {run.utilisation:.0%} of the time, {'holds' if opts.workers == 1 else 'hold'} the crawl at "
-        f"{finish:.1f} s: more workers would help, down to about {next_bound:.1f} s where the next bound binds."
-    )
+    return f"{who} {verb} the crawl at {_s(bound)} ({label} bound; finish {_s(finish)})."
 
 
-def _workers(n: int) -> str:
-    return "The one worker," if n == 1 else f"The {n} workers,"
+def _s(value: float) -> str:
+    return f"{value:.1f} s"
+
+
+__all__ = ["BOUND_NAMES", "Bounds", "binding_phrase", "compute_bounds", "depth_bound", "holder", "host_bound", "host_limit"]

@@ -42,17 +42,32 @@ class SimRun:
     wasted_time: float
     """Worker-seconds spent on duplicate fetches."""
     host_busy: dict[str, float]
+    """Seconds each host spent answering (robots.txt included)."""
     host_fetches: dict[str, int]
+    """Fetches per host (robots.txt included)."""
     host_latency: dict[str, float]
     """Mean observed fetch latency per host."""
     host_min_latency: dict[str, float]
+    """Fastest fetch per host (robots.txt included)."""
     host_gap: dict[str, float]
-    """Smallest spacing between request starts each host could have had
-    (gap, or Crawl-delay when larger; halved when the gap is randomised)."""
+    """Per host, the smallest gap the core enforced after a page fetch's start
+    (gap or Crawl-delay, times the random factor actually drawn when the gap
+    is randomised): consecutive page starts on the host were at least this
+    far apart.  Measured from the host's ``ready_at`` right after each start."""
     series: list[tuple[float, int, int]] = field(default_factory=list)
     """(t, frontier size, in flight) whenever either changed."""
     found: list[str] | None = None
     failures: dict[str, str] = field(default_factory=dict)
+    host_page_fetches: dict[str, int] = field(default_factory=dict)
+    """Page fetches per host (retries and duplicate fetches included; robots.txt not)."""
+    host_page_min_latency: dict[str, float] = field(default_factory=dict)
+    """Fastest page fetch per host (hosts with at least one page fetch)."""
+    host_robots_busy: dict[str, float] = field(default_factory=dict)
+    """Seconds spent on each host's robots.txt fetches (every attempt)."""
+    host_crawl_delay: dict[str, float] = field(default_factory=dict)
+    """The Crawl-delay honoured per host (only hosts whose robots.txt set one)."""
+    deepest_fetch: int = 0
+    """The largest discovery depth of any page fetch started (seeds are 0)."""
 
     @property
     def utilisation(self) -> float:
@@ -67,15 +82,11 @@ def simulate(
     *,
     trace: bool = True,
     series: bool = True,
-    latency_of: Callable[[str], float] | None = None,
-    ideal: bool = False,
 ) -> SimRun:
     """Run ``scenario``'s crawl to completion on a simulated clock.
 
     ``options`` replaces the scenario's crawler options; ``trace=False``
-    turns event recording off in the core (large webs); ``latency_of(host)``
-    replaces sampling with a fixed latency per host; ``ideal=True`` makes
-    every page answer 200 with its links (the depth bound uses both).
+    turns event recording off in the core (large webs).
     """
     opts = options or scenario.options
     if opts.record_events != trace:
@@ -90,12 +101,20 @@ def simulate(
     rng = random.Random(scenario.seed)
     events: list[Event] = []
     points: list[tuple[float, int, int]] = []
-    # Per host: [busy seconds, fastest fetch, fetches, latency sampler].  One
-    # record per host, handed to each fetch's timeout, so finishing a fetch
-    # needs no dictionary lookups.  ``completed`` keeps the order in which
-    # hosts first finished a fetch (the order of the dicts in SimRun).
+    # Per host: [page busy seconds, fastest fetch, fetches, latency sampler,
+    # robots.txt busy seconds, fastest page fetch, smallest gap enforced after
+    # a page start, robots.txt fetches].  One record per host, handed to each fetch's timeout, so
+    # finishing a fetch needs no dictionary lookups.  ``completed`` keeps the
+    # order in which hosts first finished a fetch (the order of the dicts in
+    # SimRun).  The bounds (bounds.py) are built from these figures.
     records: dict[str, list[Any]] = {}
     completed: list[str] = []
+    deepest = [0]
+    # The gap the core enforced after each page start is read from the host's
+    # ready_at -- only when a gap or a Crawl-delay can exist at all, so the
+    # large impolite runs pay nothing for it.
+    measure_gaps = opts.gap > 0 or opts.robots
+    host_states = sched.host_states()
     wasted = 0.0
     finish = 0.0
     wake_at: list[float] = [float("inf")]
@@ -107,13 +126,9 @@ def simulate(
     next_wakeup = sched.next_wakeup
     on_response = sched.on_response
     response = web.response
-    links_of = web.links
     inf = float("inf")
 
     def sampler_for(host: str) -> Callable[[random.Random], float]:
-        if latency_of is not None:
-            fixed = latency_of(host)
-            return lambda _rng: fixed
         return scenario.latency_for(host).sample
 
     def on_done(event: simpy.Event) -> None:
@@ -124,17 +139,19 @@ def simulate(
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = finish = started + took
-        record[0] += took
         if took < record[1]:
             if record[1] == inf:
                 completed.append(fetch.host)
             record[1] = took
         if fetch.kind == "robots":
+            record[4] += took
+            record[7] += 1
             body = web.robots_txt(fetch.host)
             on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
-        elif ideal:
-            on_response(fetch.id, now, status=200, links=links_of(fetch.url))
         else:
+            record[0] += took
+            if took < record[5]:
+                record[5] = took
             resp = response(fetch.url, fetch.attempt, now)
             on_response(
                 fetch.id,
@@ -155,11 +172,17 @@ def simulate(
         for fetch in poll(now):
             record = records.get(fetch.host)
             if record is None:
-                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host)]
+                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host), 0.0, inf, inf, 0]
             record[2] += 1
             took = record[3](rng)
             if fetch.duplicate:
                 wasted += took
+            if fetch.depth > deepest[0]:
+                deepest[0] = fetch.depth
+            if measure_gaps and fetch.kind == "page":
+                gap = host_states[fetch.host].ready_at - now
+                if gap < record[6]:
+                    record[6] = gap if gap > 0.0 else 0.0
             timeout(took, (fetch, now, took, record)).callbacks.append(on_done)
         if trace:
             events.extend(sched.drain_events())
@@ -180,8 +203,9 @@ def simulate(
     env.run()
     if not trace:
         sched.drain_events()
-    busy = {h: records[h][0] for h in completed}
+    busy = {h: records[h][0] + records[h][4] for h in completed}
     fetches_per_host = {h: r[2] for h, r in records.items()}
+    states = sched.host_states()
     run = SimRun(
         options=opts,
         stats=sched.stats,
@@ -193,12 +217,14 @@ def simulate(
         host_fetches=fetches_per_host,
         host_latency={h: busy[h] / n for h, n in fetches_per_host.items() if n and h in busy},
         host_min_latency={h: records[h][1] for h in completed},
-        host_gap={
-            name: max(opts.gap, state.crawl_delay) * (0.5 if opts.randomize_gap else 1.0)
-            for name, state in sched.host_states().items()
-        },
+        host_gap={h: (records[h][6] if records[h][6] != inf else 0.0) for h in completed},
         series=points,
         failures=dict(sched.failures),
+        host_page_fetches={h: r[2] - r[7] for h, r in records.items()},
+        host_page_min_latency={h: records[h][5] for h in completed if records[h][5] != inf},
+        host_robots_busy={h: records[h][4] for h in completed if records[h][4]},
+        host_crawl_delay={h: st.crawl_delay for h, st in states.items() if st.crawl_delay > 0},
+        deepest_fetch=deepest[0],
     )
     if opts.seen == "exact" and opts.record_events:
         run.found = sched.found()

@@ -1,0 +1,144 @@
+"""The three bounds are lower bounds of the simulated finish time, whatever
+the scenario: robots.txt with Crawl-delay, failures and 429/503 throttling
+with Retry-After, retries and backoff, randomized gaps, the FIFO frontier,
+more per-host slots than workers, DFS, caps and every normalization mode.
+
+The default run tries a few hundred random scenarios; the ``slow`` variant
+tries 1,500 (``python -m pytest -q -m slow tests/test_bounds_properties.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from crawlsim.scenario import scenario_from_dict
+from crawlsim.sim.bounds import compute_bounds
+from crawlsim.sim.driver import simulate
+
+HOSTS = ("a.com", "b.com", "c.com")
+
+
+@st.composite
+def hosts(draw: st.DrawFn) -> dict[str, Any]:
+    """Per-host behaviour: latency, robots.txt (maybe with Crawl-delay),
+    failures, dead pages and throttling."""
+    out: dict[str, Any] = {}
+    for host in HOSTS:
+        spec: dict[str, Any] = {
+            "latency": draw(
+                st.one_of(
+                    st.sampled_from([0.0, 0.1, 0.5, 1.0, 3.0]),
+                    st.fixed_dictionaries(
+                        {"model": st.just("lognormal"), "median": st.sampled_from([0.2, 1.0]), "sigma": st.just(0.6)}
+                    ),
+                    st.fixed_dictionaries({"model": st.just("uniform"), "low": st.just(0.05), "high": st.just(2.0)}),
+                )
+            )
+        }
+        if draw(st.booleans()):
+            lines = ["User-agent: *"]
+            if draw(st.booleans()):
+                lines.append("Disallow: /p1")
+            delay = draw(st.sampled_from([None, 0.5, 1, 2, 5]))
+            if delay is not None:
+                lines.append(f"Crawl-delay: {delay}")
+            spec["robots"] = "\n".join(lines) + "\n"
+        if draw(st.booleans()):
+            spec["fail_rate"] = draw(st.sampled_from([0.2, 0.5, 0.9]))
+            spec["fail_status"] = draw(st.sampled_from([500, 503, 429, 404]))
+        if draw(st.booleans()):
+            spec["dead_rate"] = draw(st.sampled_from([0.1, 0.5]))
+        throttle = draw(
+            st.sampled_from(
+                [
+                    None,
+                    {"status": 429, "retry_after": 5, "rate": 0.5, "attempts": 1},
+                    {"status": 429, "retry_after": 1, "rate": 0.9, "attempts": 2},
+                    {"status": 503, "every": 5.0, "duration": 2.0},
+                ]
+            )
+        )
+        if throttle is not None:
+            spec["throttle"] = throttle
+        out[host] = spec
+    return out
+
+
+@st.composite
+def crawl_options(draw: st.DrawFn) -> dict[str, Any]:
+    crawl: dict[str, Any] = {
+        "scope": "any",
+        "workers": draw(st.integers(1, 6)),
+        "gap": draw(st.sampled_from([0.0, 0.0, 0.25, 1.0, 2.5])),
+        "randomize_gap": draw(st.booleans()),
+        "normalize": draw(st.sampled_from(["off", "fragment", "rfc3986", "aggressive"])),
+        "order": draw(st.sampled_from(["bfs", "dfs"])),
+        "frontier": draw(st.sampled_from(["per-host", "fifo"])),
+        "robots": draw(st.booleans()),
+        "max_retries": draw(st.integers(0, 3)),
+        "backoff_base": draw(st.sampled_from([0.1, 1.0])),
+        "max_crawl_delay": draw(st.sampled_from([10.0, 1.0, 0.0])),
+        "retry_statuses": draw(st.sampled_from([[429, 503], [429], []])),
+    }
+    per_host = draw(st.sampled_from([None, 1, 2, 3, 8]))  # 8 > any worker count
+    if per_host is not None:
+        crawl["per_host"] = per_host
+    for key, values in (("max_pages", [3, 6]), ("max_pages_per_host", [2, 4]), ("depth_limit", [1, 2])):
+        if draw(st.integers(0, 3)) == 0:
+            crawl[key] = draw(st.sampled_from(values))
+    return crawl
+
+
+@st.composite
+def random_scenarios(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(st.integers(2, 12))
+    urls = [f"http://{draw(st.sampled_from(HOSTS))}/p{i}" for i in range(n)]
+    urls[0] = "http://a.com/"
+    spellings = ("{u}", "{u}#top", "{u}?", "{U}", "{u}/./", "{u}x")  # "x": a URL the web does not list
+    pages: dict[str, list[str]] = {}
+    for url in urls:
+        targets = draw(st.lists(st.sampled_from(urls), max_size=5))
+        pages[url] = [draw(st.sampled_from(spellings)).format(u=t, U=t.upper()) for t in targets]
+    for i in range(1, n):  # every page reachable from the start (when all answer)
+        pages[urls[draw(st.integers(0, i - 1))]].append(urls[i])
+    return {
+        "start": "http://a.com/",
+        "seed": draw(st.integers(0, 10_000)),
+        "crawl": draw(crawl_options()),
+        "hosts": draw(hosts()),
+        "pages": pages,
+    }
+
+
+def check_bounds(data: dict[str, Any]) -> None:
+    s = scenario_from_dict(data, path="<random>")
+    run = simulate(s, series=False)
+    bounds = compute_bounds(s, run)
+    values = {"depth": bounds.depth, "busiest_host": bounds.busiest_host, "work": bounds.work}
+    for name, value in values.items():
+        assert value <= run.finish_time + 1e-9, (name, value, run.finish_time)
+    assert max(values.values()) <= run.finish_time + 1e-9
+    assert values[bounds.binding] == max(values.values())
+    assert 0.0 <= bounds.efficiency <= 1.0 + 1e-9
+    # the same bounds without the trace (as large untraced runs compute them)
+    quiet = simulate(s, trace=False, series=False)
+    assert quiet.finish_time == run.finish_time
+    quiet_bounds = compute_bounds(s, quiet)
+    assert max(quiet_bounds.depth, quiet_bounds.busiest_host, quiet_bounds.work) <= quiet.finish_time + 1e-9
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_scenarios())
+def test_every_bound_is_a_lower_bound(data: dict[str, Any]) -> None:
+    check_bounds(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_scenarios())
+def test_every_bound_is_a_lower_bound_exhaustive(data: dict[str, Any]) -> None:
+    check_bounds(data)
