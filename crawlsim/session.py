@@ -185,8 +185,11 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
     """Simulate ``scenario`` with ``knobs`` applied; compute its bounds and replay.
 
     This is the only place the app runs the crawl: the core, driven by the
-    SimPy driver, produces the trace; the views only replay it."""
-    from crawlsim.sim.bounds import compute_bounds
+    SimPy driver, produces the trace; the views only replay it.  The bounds'
+    explanation is the advisor's (:mod:`crawlsim.sim.advisor`): it reruns the
+    crawl with the knobs it names and quotes what they measured, the same
+    sentence ``crawlsim run`` prints."""
+    from crawlsim.sim.advisor import assess
     from crawlsim.sim.driver import simulate
 
     overrides = knobs.overrides()
@@ -196,7 +199,7 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
         note = f"capped at {cap:,} pages (max_pages) for the interactive view"
     scen = scenario.with_options(**overrides, record_events=True)
     run = simulate(scen, scen.options)
-    bounds = compute_bounds(scen, run)
+    bounds, _ = assess(scen, run)
     known: set[str] = set()
     pages_of = getattr(scen.web, "known_pages", None)
     if callable(pages_of):

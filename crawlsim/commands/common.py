@@ -77,16 +77,33 @@ def portable_ref(ref: str) -> str:
     return str(path.resolve()) if path.is_file() else ref
 
 
-def simulate_with_bounds(scenario: Scenario) -> tuple[SimRun, Bounds]:
-    """Run the scenario once, then its bounds.  Events are recorded when the
-    scenario's options say so (``record_events``), so ``run``, ``compare`` and
-    ``sweep`` agree on every figure, duplicate fetches included."""
-    from crawlsim.sim.bounds import compute_bounds
+def add_advise_argument(parser: argparse.ArgumentParser) -> None:
+    from crawlsim.sim.advisor import ADVISE_MODES, MEASURE_LIMIT
+
+    parser.add_argument(
+        "--advise",
+        choices=ADVISE_MODES,
+        default="auto",
+        help=(
+            "how the explanation is found: measure = rerun the crawl with 2x workers, per-host limit + 1, "
+            "half the gap ... and quote the finish times; infer = from the bounds only; auto (default) = "
+            f"measure unless the crawl made more than {MEASURE_LIMIT:,} fetches"
+        ),
+    )
+
+
+def simulate_with_bounds(scenario: Scenario, advise: str = "auto") -> tuple[SimRun, Bounds]:
+    """Run the scenario once, then its bounds and the advisor's measured
+    explanation (``advise``: see :mod:`crawlsim.sim.advisor`; the advice is
+    ``bounds.advice``).  Events are recorded when the scenario's options say
+    so (``record_events``), so ``run``, ``compare`` and ``sweep`` agree on
+    every figure, duplicate fetches included."""
+    from crawlsim.sim.advisor import assess
     from crawlsim.sim.driver import simulate
 
     opts = scenario.options
     run = simulate(scenario, trace=opts.record_events, series=False)
-    return run, compute_bounds(scenario, run)
+    return run, assess(scenario, run, advise)[0]
 
 
 def stdout_console() -> Console:
@@ -105,6 +122,7 @@ def stderr_console() -> Console:
 
 __all__ = [
     "ArgumentParser",
+    "add_advise_argument",
     "add_scenario_argument",
     "add_seed_argument",
     "load",

@@ -23,6 +23,7 @@ from crawlsim.cli import UsageError
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
 from crawlsim.commands.common import (
     ArgumentParser,
+    add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
@@ -47,6 +48,7 @@ def build_parser() -> ArgumentParser:
     add_scenario_argument(parser)
     parser.add_argument("--json", action="store_true", help='print {"a": summary, "b": summary} as JSON')
     add_seed_argument(parser)
+    add_advise_argument(parser)
     add_crawler_flags(parser)
     for action in parser._actions:
         if action.dest == "set":
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     summaries = []
     for config in configs:
         scenario = load(args.scenario, {**shared, **config}, args.seed)
-        run, bounds = simulate_with_bounds(scenario)
+        run, bounds = simulate_with_bounds(scenario, args.advise)
         summaries.append(summary_dict(run, bounds, scenario=scenario, top=3))
     a, b = summaries
     if args.json:

@@ -14,6 +14,7 @@ import sys
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import (
     ArgumentParser,
+    add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
@@ -37,6 +38,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--top", type=int, default=5, metavar="N", help="hosts listed by busy time (default 5)")
     parser.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     add_seed_argument(parser)
+    add_advise_argument(parser)
     add_crawler_flags(parser)
     return parser
 
@@ -46,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         return list_shipped()
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
-    run, bounds = simulate_with_bounds(scenario)
+    run, bounds = simulate_with_bounds(scenario, args.advise)
     data = summary_dict(run, bounds, scenario=scenario, top=args.top)
     if args.json:
         json.dump(data, sys.stdout, indent=2)

@@ -17,7 +17,8 @@ What :func:`summary_dict` reads (missing optional attributes are skipped):
 ``bounds``
     optional; ``depth``, ``busiest_host``, ``busiest_host_name``,
     ``busiest_host_pages``, ``work``, ``binding``, ``efficiency``,
-    ``explanation`` (as :class:`crawlsim.sim.bounds.Bounds` has them).
+    ``explanation``, optionally ``advice`` (as :class:`crawlsim.sim.bounds.Bounds`
+    has them).
 ``scenario``
     optional; ``name``, ``title`` and ``seeds``.
 """
@@ -74,7 +75,10 @@ def summary_dict(
     ``duplicate_fetches`` and the other :class:`CrawlStats` counters,
     ``options`` and ``clock``.  With ``bounds``: ``bounds`` (``depth``,
     ``busiest_host``, ``work``), ``busiest_host``, ``binding_bound``,
-    ``efficiency`` and ``explanation``.
+    ``efficiency`` and ``explanation``; with the advisor's advice
+    (``bounds.advice``), ``advice``: ``measured``, ``binding``, ``holder``,
+    ``bound``, ``finish_time`` and the ``counterfactuals`` it ran (each
+    ``knob``, ``label``, ``options``, ``finish_time``, ``change``).
     """
     stats = run.stats
     data: dict[str, Any] = {}
@@ -112,6 +116,9 @@ def summary_dict(
         data["binding_bound"] = bounds.binding
         data["efficiency"] = _round(bounds.efficiency)
         data["explanation"] = bounds.explanation
+        advice = getattr(bounds, "advice", None)
+        if advice is not None:
+            data["advice"] = advice.as_dict()
     host_busy: Mapping[str, float] | None = getattr(run, "host_busy", None)
     host_fetches: Mapping[str, int] = getattr(run, "host_fetches", None) or {}
     if host_busy:

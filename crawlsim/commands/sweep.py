@@ -30,6 +30,7 @@ from crawlsim.cli import UsageError
 from crawlsim.cli_options import FLAGS, parse_assignment
 from crawlsim.commands.common import (
     ArgumentParser,
+    add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
@@ -98,6 +99,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     add_seed_argument(parser)
+    add_advise_argument(parser)
     group = parser.add_argument_group("grid (comma-separated values; crawler options override the scenario's)")
     for name, kind, help_text in FLAGS:
         metavar = "N,N,..." if kind is int else "S,S,..." if kind is float else "V,V,..."
@@ -185,7 +187,7 @@ def _scenario(ref: str, seed: int | None) -> Scenario:
 
 def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Simulate one grid point: ``{"index", "scenario", "seed", "options"}``
-    -> a flat row of results.  A bad value in the grid comes back as the
+    (and optionally ``"advise"``) -> a flat row of results.  A bad value in the grid comes back as the
     row's ``error`` instead of killing the sweep."""
     from crawlsim.core.options import OptionError
     from crawlsim.scenario import ScenarioError
@@ -193,7 +195,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"index": task["index"], **task["options"]}
     try:
         scenario = _scenario(task["scenario"], task["seed"]).with_options(**task["options"])
-        run, bounds = simulate_with_bounds(scenario)
+        run, bounds = simulate_with_bounds(scenario, task.get("advise", "auto"))
     except (OptionError, ScenarioError, UsageError) as err:
         row["error"] = str(err)
         return row
@@ -213,6 +215,8 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         efficiency=round(bounds.efficiency, 6),
         explanation=bounds.explanation,
     )
+    if bounds.advice is not None:
+        row["advice"] = bounds.advice.as_dict()  # sweep.json only (the CSV keeps flat columns)
     return row
 
 
@@ -358,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     grid = grid_from_args(args)
     scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
     ref = portable_ref(args.scenario)
-    tasks = [{"index": i, "scenario": ref, "seed": args.seed, "options": p} for i, p in enumerate(points(grid))]
+    tasks = [
+        {"index": i, "scenario": ref, "seed": args.seed, "options": p, "advise": args.advise}
+        for i, p in enumerate(points(grid))
+    ]
     for task in tasks:
         scenario.with_options(**task["options"])  # a bad value fails here, before any work
     if args.dask:

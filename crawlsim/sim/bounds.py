@@ -94,7 +94,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import Discovered, FetchFinished, FetchStarted, Skipped
 from crawlsim.sim.driver import SimRun
@@ -120,6 +120,9 @@ class Bounds:
     busiest_host_spacing: bool = False
     """True when the busiest host's bound is set by its gap-spaced starts
     rather than by its busy time over its concurrency."""
+    advice: Any = None
+    """The :class:`~crawlsim.sim.advisor.Advice` that chose ``binding`` and
+    wrote ``explanation`` (None: bounds only, see :func:`compute_bounds`)."""
 
     @property
     def binding_value(self) -> float:
@@ -231,7 +234,8 @@ def compute_bounds(scenario: Scenario | None, run: SimRun) -> Bounds:
     del scenario
     depth = depth_bound(run)
     per_host = {h: _host_terms(run, h) for h in run.host_fetches}
-    busiest = max(per_host, key=lambda h: (per_host[h][0], h), default=None)
+    # the largest; between equal hosts, the first by name (max keeps the first)
+    busiest = max(sorted(per_host), key=lambda h: per_host[h][0], default=None)
     host_time, spacing = per_host[busiest] if busiest is not None else (0.0, False)
     work = run.busy_time / run.options.workers
     values = {"depth": depth, "busiest_host": host_time, "work": work}
@@ -271,14 +275,29 @@ def binding_phrase(run: SimRun, binding: str, bound: float, busiest: str | None)
     label = {"depth": "depth", "busiest_host": "busiest-host", "work": "work"}[binding]
     if bound < 0.8 * finish:
         return (
-            f"The crawl takes {_s(finish)}, well above every lower bound "
-            f"(the largest: {who[0].lower() + who[1:] if who.startswith('The ') else who}, {label} bound {_s(bound)})."
+            f"The crawl takes {seconds(finish)}, well above every lower bound "
+            f"(the largest: {who[0].lower() + who[1:] if who.startswith('The ') else who}, {label} bound {seconds(bound)})."
         )
-    return f"{who} {verb} the crawl at {_s(bound)} ({label} bound; finish {_s(finish)})."
+    return f"{who} {verb} the crawl at {seconds(bound)} ({label} bound; finish {seconds(finish)})."
 
 
-def _s(value: float) -> str:
-    return f"{value:.1f} s"
+def seconds(value: float) -> str:
+    """``18.0 s``, ``0.250 s``: tenths above a second, milliseconds below
+    (as ``crawlsim run`` prints times), so two quoted times that differ show
+    different figures."""
+    if value != 0 and abs(value) < 1:
+        return f"{value:.3f} s"
+    return f"{value:,.1f} s"
 
 
-__all__ = ["BOUND_NAMES", "Bounds", "binding_phrase", "compute_bounds", "depth_bound", "holder", "host_bound", "host_limit"]
+__all__ = [
+    "BOUND_NAMES",
+    "Bounds",
+    "binding_phrase",
+    "compute_bounds",
+    "depth_bound",
+    "holder",
+    "host_bound",
+    "host_limit",
+    "seconds",
+]

@@ -1,0 +1,287 @@
+"""Advice that is measured, not inferred.
+
+The bounds (:mod:`crawlsim.sim.bounds`) say what the crawl cannot beat; they
+do not say what a knob would do.  More workers may help even when a host's
+bound is the largest (the crawl sits above it), and with no per-host limit
+the busiest host's bound and the work bound can be the same number.  So
+before the explanation says that a knob helps or does not, the advisor
+reruns the crawl with that knob turned and quotes the rerun:
+
+* twice the workers, always;
+* the per-host limit + 1, when there is one below the worker count;
+* half the gap, when there is a gap;
+* Crawl-delay honoured only up to half of the largest one met
+  (``max_crawl_delay``), when a host's Crawl-delay spaced its requests more
+  than the gap;
+* a per-host frontier, when the crawl uses the single FIFO queue.
+
+The sentence names no knob it did not measure, e.g.::
+
+    b.com holds the crawl at 18.0 s (busiest-host bound; finish 19.0 s).
+    With 8 workers: 19.0 s (no change). With per_host 2: 13.0 s (-32%).
+    A higher per-host limit helps most.
+
+"holds the crawl at" quotes the bound's own value.  When two bounds are
+equal, the counterfactuals decide which one holds: the one whose knob
+measurably shortens the crawl (more workers relieve the work bound; a higher
+per-host limit, a smaller gap or less Crawl-delay -- and more workers when
+the host's limit is the worker count -- relieve the busiest host; nothing a
+crawler sets relieves the depth bound).
+
+Each rerun costs a whole simulation, so a crawl of more than
+:data:`MEASURE_LIMIT` fetches (``million``) is not rerun by default
+(``mode="auto"``): its sentence says it is inferred from the bounds and names
+``--advise measure``, which measures it anyway.  ``mode="infer"`` never
+reruns.  Reruns use the same scenario, seed and options apart from the one
+knob, with event recording off (it does not change any time).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from crawlsim.sim.bounds import BOUND_NAMES, Bounds, binding_phrase, compute_bounds, holder, host_limit, seconds
+from crawlsim.sim.driver import SimRun, simulate
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+
+MEASURE_LIMIT = 20_000
+"""Fetches (pages and robots.txt) above which ``auto`` does not rerun the crawl."""
+ADVISE_MODES = ("auto", "measure", "infer")
+
+NO_HELP_PHRASES = {
+    "workers": "More workers do not help.",
+    "per_host": "A higher per-host limit does not help.",
+    "gap": "A smaller gap does not help.",
+    "max_crawl_delay": "Honouring less Crawl-delay does not help.",
+    "frontier": "A per-host frontier does not help.",
+}
+KNOB_PHRASES = {
+    "workers": "More workers help",
+    "per_host": "A higher per-host limit helps",
+    "gap": "A smaller gap helps",
+    "max_crawl_delay": "Honouring less Crawl-delay helps",
+    "frontier": "A per-host frontier helps",
+}
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """One rerun: the knob turned, and the finish time it gave."""
+
+    knob: str
+    """``workers``, ``per_host``, ``gap``, ``max_crawl_delay`` or ``frontier``."""
+    label: str
+    """How the sentence names it: ``8 workers``, ``per_host 2``, ``gap 0.5 s``."""
+    options: dict[str, Any]
+    """The option overrides of the rerun (on top of the measured crawl's options)."""
+    finish_time: float
+    change: float
+    """(rerun finish - finish) / finish; negative is faster."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "knob": self.knob,
+            "label": self.label,
+            "options": dict(self.options),
+            "finish_time": round(self.finish_time, 6),
+            "change": round(self.change, 6),
+        }
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What holds the crawl, and what the counterfactual crawls measured."""
+
+    sentence: str
+    binding: str
+    """The bound that holds the crawl (ties resolved by the counterfactuals)."""
+    holder: str
+    """A host name, ``The longest chain of links`` or ``The 4 workers``."""
+    bound: float
+    finish_time: float
+    measured: bool
+    counterfactuals: tuple[Counterfactual, ...] = field(default=())
+    planned: tuple[str, ...] = field(default=())
+    """Labels of the reruns that would be measured (when not measured)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "measured": self.measured,
+            "binding": self.binding,
+            "holder": self.holder,
+            "bound": round(self.bound, 6),
+            "finish_time": round(self.finish_time, 6),
+            "counterfactuals": [c.as_dict() for c in self.counterfactuals],
+            **({} if self.measured else {"would_measure": list(self.planned)}),
+        }
+
+
+def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
+    """The reruns for ``run``: (knob, label, option overrides)."""
+    opts = run.options
+    workers = opts.workers * 2
+    out: list[tuple[str, str, dict[str, Any]]] = [("workers", f"{workers} workers", {"workers": workers})]
+    if opts.per_host is not None and opts.per_host < opts.workers:
+        out.append(("per_host", f"per_host {opts.per_host + 1}", {"per_host": opts.per_host + 1}))
+    if opts.gap > 0:
+        out.append(("gap", f"gap {_num(opts.gap / 2)} s", {"gap": opts.gap / 2}))
+    delay = max(run.host_crawl_delay.values(), default=0.0)
+    if delay > opts.gap:
+        out.append(
+            ("max_crawl_delay", f"max_crawl_delay {_num(delay / 2)} s", {"max_crawl_delay": delay / 2})
+        )
+    if opts.frontier == "fifo":
+        out.append(("frontier", "a per-host frontier", {"frontier": "per-host"}))
+    return out
+
+
+def measure(scenario: Scenario, run: SimRun) -> tuple[Counterfactual, ...]:
+    """Rerun ``scenario`` once per planned knob (options of ``run`` otherwise)."""
+    out = []
+    finish = run.finish_time
+    for knob, label, overrides in plan(run):
+        again = simulate(scenario, run.options.with_(**overrides), trace=False, series=False).finish_time
+        change = (again - finish) / finish if finish > 0 else 0.0
+        out.append(Counterfactual(knob, label, overrides, again, change))
+    return tuple(out)
+
+
+def advise(scenario: Scenario, run: SimRun, bounds: Bounds, mode: str = "auto") -> Advice:
+    """The measured (or, for large crawls, inferred) advice for ``run``."""
+    if mode not in ADVISE_MODES:
+        raise ValueError(f"advise: expected one of {', '.join(ADVISE_MODES)}, got {mode!r}")
+    fetches = run.stats.fetches + run.stats.robots_fetches
+    measured = mode == "measure" or (mode == "auto" and fetches <= MEASURE_LIMIT)
+    if run.finish_time <= 0:
+        measured = False
+    counterfactuals = measure(scenario, run) if measured else ()
+    binding = _binding(run, bounds, counterfactuals) if measured else bounds.binding
+    values = bounds.values()
+    head = binding_phrase(run, binding, values[binding], bounds.busiest_host_name)
+    who = holder(run, binding, bounds.busiest_host_name)
+    if run.finish_time <= 0:
+        sentence = head
+    elif measured:
+        sentence = " ".join([head, *(_quote(run.finish_time, c) for c in counterfactuals), _verdict(run, counterfactuals)])
+    else:
+        sentence = f"{head} {_inferred(run, bounds, binding, mode, fetches)}"
+    return Advice(
+        sentence=sentence,
+        binding=binding,
+        holder=who,
+        bound=values[binding],
+        finish_time=run.finish_time,
+        measured=measured,
+        counterfactuals=counterfactuals,
+        planned=tuple(label for _, label, _ in plan(run)),
+    )
+
+
+def assess(scenario: Scenario, run: SimRun, mode: str = "auto") -> tuple[Bounds, Advice]:
+    """Bounds and advice for ``run``; the bounds' ``binding`` and
+    ``explanation`` are the advisor's (what every view shows)."""
+    bounds = compute_bounds(scenario, run)
+    advice = advise(scenario, run, bounds, mode)
+    return replace(bounds, binding=advice.binding, explanation=advice.sentence, advice=advice), advice
+
+
+# -- the parts of the sentence ---------------------------------------------------------
+
+
+def _binding(run: SimRun, bounds: Bounds, counterfactuals: tuple[Counterfactual, ...]) -> str:
+    """The largest bound; among equal ones, the one whose knob measurably helps."""
+    values = bounds.values()
+    top = max(values.values())
+    tied = [k for k in BOUND_NAMES if values[k] >= top - 1e-9 * max(1.0, top)]
+    if len(tied) == 1:
+        return tied[0]
+    by_knob = {c.knob: c.finish_time for c in counterfactuals}
+    host_knobs = ["per_host", "gap", "max_crawl_delay"]
+    if host_limit(run) == run.options.workers:
+        host_knobs.append("workers")
+    relief = {
+        "depth": math.inf,
+        "work": by_knob.get("workers", math.inf),
+        "busiest_host": min((by_knob[k] for k in host_knobs if k in by_knob), default=math.inf),
+    }
+    best = min(relief[k] for k in tied)
+    if best >= run.finish_time:
+        # no knob helps: the depth bound (which no knob relieves) if it is
+        # among them, else the inference of compute_bounds
+        return "depth" if "depth" in tied else bounds.binding
+    helped = [k for k in tied if relief[k] == best]
+    if len(helped) > 1:  # the same rerun relieves both: more workers (no per-host limit)
+        return "work" if by_knob.get("workers") == best and "work" in helped else helped[0]
+    return helped[0]
+
+
+def _quote(finish: float, c: Counterfactual) -> str:
+    return f"With {c.label}: {seconds(c.finish_time)} ({_change(finish, c.finish_time)})."
+
+
+def _change(before: float, after: float) -> str:
+    if after == before:
+        return "no change"
+    rel = (after - before) / before if before > 0 else 0.0
+    text = f"{rel:+.0%}"
+    if text in ("+0%", "-0%"):
+        text = f"{rel:+.1%}"
+    if text in ("+0.0%", "-0.0%"):
+        text = f"{after - before:+.3f} s"
+    return text
+
+
+def _verdict(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:
+    faster = [c for c in counterfactuals if c.finish_time < run.finish_time]
+    if not faster:
+        if len(counterfactuals) == 1:
+            return NO_HELP_PHRASES[counterfactuals[0].knob]
+        return "None of these finishes sooner."
+    best = min(c.finish_time for c in faster)
+    winners = [c for c in faster if c.finish_time == best]
+    if len(winners) == 1:
+        phrase = KNOB_PHRASES[winners[0].knob]
+        return f"{phrase} most." if len(counterfactuals) > 1 else f"{phrase}."
+    names = [KNOB_PHRASES[c.knob].rsplit(" ", 1)[0] for c in winners]
+    names = [names[0], *(n[0].lower() + n[1:] for n in names[1:])]
+    return f"{', '.join(names[:-1])} and {names[-1]} help most (equally)."
+
+
+def _inferred(run: SimRun, bounds: Bounds, binding: str, mode: str, fetches: int) -> str:
+    """What the bound's formula implies, flagged as not measured."""
+    if binding == "depth":
+        implied = "neither more workers nor a higher per-host limit lowers this bound"
+    elif binding == "work":
+        implied = "more workers lower this bound"
+    elif bounds.busiest_host_spacing:
+        implied = "a smaller gap (or Crawl-delay) would lower this bound"
+    elif host_limit(run) == run.options.workers:
+        implied = "more workers lower this bound"
+    else:
+        implied = "more workers do not lower this bound; a higher per-host limit would"
+    why = (
+        "--advise infer"
+        if mode == "infer"
+        else f"{fetches:,} fetches; crawls over {MEASURE_LIMIT:,} are not rerun by default"
+    )
+    return f"Inferred from the bounds, not measured ({why}): {implied}. `--advise measure` reruns the crawl to measure it."
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+__all__ = [
+    "ADVISE_MODES",
+    "MEASURE_LIMIT",
+    "Advice",
+    "Counterfactual",
+    "advise",
+    "assess",
+    "measure",
+    "plan",
+]

@@ -1,0 +1,186 @@
+"""Every sentence the advisor writes is true of the simulator.
+
+Each shipped scenario (but ``million``) at 1, 2, 4 and 8 workers: the
+explanation is read as a user reads it -- the bound it quotes, every "With
+...: T s (change)." and the verdict -- and each claim is checked by running
+the crawl it describes, from the scenario, as ``crawlsim run`` would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from crawlsim.scenario import Scenario, list_scenarios, load_scenario
+from crawlsim.sim import advisor
+from crawlsim.sim.advisor import assess
+from crawlsim.sim.bounds import seconds
+from crawlsim.sim.driver import SimRun, simulate
+
+SCENARIOS = [name for name in list_scenarios() if name != "million"]
+HEAD = re.compile(
+    r"^(?P<who>.+?) holds? the crawl at (?P<bound>[\d,.]+ s) "
+    r"\((?P<kind>depth|busiest-host|work) bound; finish (?P<finish>[\d,.]+ s)\)\."
+)
+LOW = re.compile(
+    r"^The crawl takes (?P<finish>[\d,.]+ s), well above every lower bound "
+    r"\(the largest: (?P<who>.+?), (?P<kind>depth|busiest-host|work) bound (?P<bound>[\d,.]+ s)\)\."
+)
+WITH = re.compile(r"With (?P<label>[^:]+): (?P<time>[\d,.]+ s) \((?P<change>[^)]+)\)\.")
+KINDS = {"depth": "depth", "busiest-host": "busiest_host", "work": "work"}
+PHRASE_KNOB = {
+    "More workers": "workers",
+    "A higher per-host limit": "per_host",
+    "A smaller gap": "gap",
+    "Honouring less Crawl-delay": "max_crawl_delay",
+    "A per-host frontier": "frontier",
+}
+
+
+def overrides_named(label: str) -> tuple[str, dict[str, Any]]:
+    """What a reader takes "With <label>" to mean, as crawler options."""
+    if m := re.fullmatch(r"(\d+) workers?", label):
+        return "workers", {"workers": int(m[1])}
+    if m := re.fullmatch(r"per_host (\d+)", label):
+        return "per_host", {"per_host": int(m[1])}
+    if m := re.fullmatch(r"gap ([\d.]+) s", label):
+        return "gap", {"gap": float(m[1])}
+    if m := re.fullmatch(r"max_crawl_delay ([\d.]+) s", label):
+        return "max_crawl_delay", {"max_crawl_delay": float(m[1])}
+    if label == "a per-host frontier":
+        return "frontier", {"frontier": "per-host"}
+    raise AssertionError(f"the sentence names a change the test cannot rerun: {label!r}")
+
+
+def rerun(scenario: Scenario, overrides: dict[str, Any]) -> SimRun:
+    changed = scenario.with_options(**overrides)
+    return simulate(changed, trace=changed.options.record_events, series=False)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4, 8])
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_claim_is_confirmed_by_rerunning_the_crawl(name: str, workers: int) -> None:
+    scenario = load_scenario(name).with_options(workers=workers)
+    run = simulate(scenario, trace=scenario.options.record_events, series=False)
+    bounds, advice = assess(scenario, run)
+    sentence = bounds.explanation
+    assert advice.measured, sentence
+    values = bounds.values()
+
+    # "X holds the crawl at B s (kind bound; finish F s)."
+    head = HEAD.match(sentence) or LOW.match(sentence)
+    assert head, sentence
+    kind = KINDS[head["kind"]]
+    assert head["bound"] == seconds(values[kind]), sentence
+    assert values[kind] == max(values.values())  # the bound that holds is the largest
+    assert head["finish"] == seconds(run.finish_time)
+    who = head["who"]
+    if kind == "busiest_host":
+        assert who == bounds.busiest_host_name
+    elif kind == "depth":
+        assert who.lower() == "the longest chain of links"
+    else:
+        assert who.lower() == ("the one worker" if workers == 1 else f"the {workers} workers")
+
+    # every "With ...: T s (change)." is what that crawl takes
+    quoted: dict[str, float] = {}
+    for m in WITH.finditer(sentence):
+        knob, overrides = overrides_named(m["label"])
+        again = rerun(scenario, overrides).finish_time
+        assert m["time"] == seconds(again), (m[0], again)
+        change = m["change"]
+        if change == "no change":
+            assert again == run.finish_time, (m[0], again)
+        elif change.startswith("-"):
+            assert again < run.finish_time, (m[0], again)
+        else:
+            assert change.startswith("+") and again > run.finish_time, (m[0], again)
+        quoted[knob] = again
+    # at least: twice the workers, per_host + 1 (when below the workers), half the gap
+    assert quoted.get("workers") is not None and f"With {2 * workers} workers:" in sentence
+    opts = scenario.options
+    if opts.per_host is not None and opts.per_host < workers:
+        assert f"With per_host {opts.per_host + 1}:" in sentence
+    if opts.gap > 0:
+        assert "With gap " in sentence
+
+    # the verdict
+    best = min(quoted.values())
+    if m := re.search(r"\. ([A-Z][\w -]+?) (?:helps?|help) most\.$", sentence):
+        assert PHRASE_KNOB[m[1]] in quoted
+        assert quoted[PHRASE_KNOB[m[1]]] == best < run.finish_time, sentence
+    elif m := re.search(r"\. ([A-Z][\w -]+?) (?:does|do) not help\.$", sentence):
+        assert quoted[PHRASE_KNOB[m[1]]] >= run.finish_time, sentence
+    elif m := re.search(r"\. ([A-Z][\w -]+?) (?:helps?|help)\.$", sentence):
+        assert quoted[PHRASE_KNOB[m[1]]] < run.finish_time, sentence
+    elif sentence.endswith("None of these finishes sooner."):
+        assert best >= run.finish_time, sentence
+    else:
+        assert " and " in sentence.rsplit(".", 2)[-2] and sentence.endswith("help most (equally)."), sentence
+        assert best < run.finish_time
+
+    # a tie between bounds is settled by what the reruns showed
+    tied = [k for k, v in values.items() if v == max(values.values())]
+    if "work" in tied and "busiest_host" in tied and quoted["workers"] < run.finish_time:
+        host_knobs = [quoted[k] for k in ("per_host", "gap", "max_crawl_delay") if k in quoted]
+        if not host_knobs or quoted["workers"] <= min(host_knobs):
+            assert kind == "work", sentence
+
+
+def test_the_issue_cases_now_quote_what_the_reruns_show() -> None:
+    # "more workers will not help" was said of crawls that more workers did speed up
+    for name, workers in (("busiest-host", 4), ("interview", 1), ("trap", 1), ("isro", 1)):
+        scenario = load_scenario(name).with_options(workers=workers)
+        run = simulate(scenario, series=False)
+        bounds, advice = assess(scenario, run)
+        doubled = rerun(scenario, {"workers": 2 * workers}).finish_time
+        assert doubled < run.finish_time
+        assert "will not help" not in bounds.explanation and "do not help" not in bounds.explanation
+        assert f"With {2 * workers} workers: {seconds(doubled)}" in bounds.explanation
+        assert "down to about" not in bounds.explanation  # no prediction that was not measured
+
+
+def test_a_tie_between_host_and_work_goes_to_what_helps() -> None:
+    # one host, no per-host limit: the busiest host's bound is the work bound
+    scenario = load_scenario("interview").with_options(workers=1)
+    run = simulate(scenario, series=False)
+    bounds, _ = assess(scenario, run)
+    assert bounds.busiest_host == bounds.work
+    assert bounds.binding == "work"
+    assert bounds.explanation.startswith("The one worker holds the crawl")
+
+
+def test_large_crawls_are_inferred_and_say_how_to_measure(monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = load_scenario("see-it")
+    run = simulate(scenario, series=False)
+    monkeypatch.setattr(advisor, "MEASURE_LIMIT", run.stats.fetches - 1)
+    bounds, advice = assess(scenario, run)
+    assert not advice.measured and advice.counterfactuals == ()
+    assert "Inferred from the bounds, not measured" in bounds.explanation
+    assert "--advise measure" in bounds.explanation
+    assert "With " not in bounds.explanation
+    measured, again = assess(scenario, run, "measure")
+    assert again.measured and "With 8 workers" in measured.explanation
+    _, never = assess(scenario, run, "infer")
+    assert not never.measured
+
+
+def test_run_json_carries_the_counterfactuals(capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.cli import main
+
+    assert main(["run", "see-it", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    advice = data["advice"]
+    assert advice["measured"] and advice["binding"] == data["binding_bound"]
+    labels = [c["label"] for c in advice["counterfactuals"]]
+    assert labels[0] == "8 workers"
+    for c in advice["counterfactuals"]:
+        assert f"With {c['label']}: {seconds(c['finish_time'])}" in data["explanation"]
+        assert rerun(load_scenario("see-it"), c["options"]).finish_time == pytest.approx(c["finish_time"], abs=1e-6)
+    assert main(["run", "see-it", "--json", "--advise", "infer"]) == 0
+    inferred = json.loads(capsys.readouterr().out)
+    assert inferred["advice"]["measured"] is False and inferred["advice"]["counterfactuals"] == []
+    assert inferred["advice"]["would_measure"] == labels
