@@ -135,7 +135,7 @@ def test_the_issue_cases_now_quote_what_the_reruns_show() -> None:
     for name, workers in (("busiest-host", 4), ("interview", 1), ("trap", 1), ("isro", 1)):
         scenario = load_scenario(name).with_options(workers=workers)
         run = simulate(scenario, series=False)
-        bounds, advice = assess(scenario, run)
+        bounds, _ = assess(scenario, run)
         doubled = rerun(scenario, {"workers": 2 * workers}).finish_time
         assert doubled < run.finish_time
         assert "will not help" not in bounds.explanation and "do not help" not in bounds.explanation

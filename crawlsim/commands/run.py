@@ -1,5 +1,6 @@
 """``crawlsim run SCENARIO [crawler flags] [--json]``: simulate one crawl and
-say how long it took, what held it back, and which knob would help.
+say how long it took, what held it back, and which knob helps -- measured by
+rerunning the crawl with each knob turned (:mod:`crawlsim.sim.advisor`).
 
 The readable summary goes to stdout through rich (colour on a terminal,
 plain text in a pipe); ``--json`` prints one JSON object instead, the dict of
@@ -29,8 +30,9 @@ def build_parser() -> ArgumentParser:
         prog="crawlsim run",
         description=(
             "Simulate a scenario's crawl and print the finish time, what was fetched, the three lower bounds "
-            "(longest link chain, busiest host, total work) with the binding one marked, and a one-sentence "
-            "diagnosis. Crawler flags override the scenario's [crawl] table."
+            "(longest link chain, busiest host, total work) with the binding one marked, and what helps, measured "
+            "by rerunning the crawl with 2x workers, per-host limit + 1, half the gap ... (see --advise). "
+            "Crawler flags override the scenario's [crawl] table."
         ),
     )
     add_scenario_argument(parser, optional=True)

@@ -131,9 +131,7 @@ def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
         out.append(("gap", f"gap {_num(opts.gap / 2)} s", {"gap": opts.gap / 2}))
     delay = max(run.host_crawl_delay.values(), default=0.0)
     if delay > opts.gap:
-        out.append(
-            ("max_crawl_delay", f"max_crawl_delay {_num(delay / 2)} s", {"max_crawl_delay": delay / 2})
-        )
+        out.append(("max_crawl_delay", f"max_crawl_delay {_num(delay / 2)} s", {"max_crawl_delay": delay / 2}))
     if opts.frontier == "fifo":
         out.append(("frontier", "a per-host frontier", {"frontier": "per-host"}))
     return out
@@ -166,7 +164,9 @@ def advise(scenario: Scenario, run: SimRun, bounds: Bounds, mode: str = "auto") 
     if run.finish_time <= 0:
         sentence = head
     elif measured:
-        sentence = " ".join([head, *(_quote(run.finish_time, c) for c in counterfactuals), _verdict(run, counterfactuals)])
+        sentence = " ".join(
+            [head, *(_quote(run.finish_time, c) for c in counterfactuals), _verdict(run, counterfactuals)]
+        )
     else:
         sentence = f"{head} {_inferred(run, bounds, binding, mode, fetches)}"
     return Advice(
@@ -268,7 +268,9 @@ def _inferred(run: SimRun, bounds: Bounds, binding: str, mode: str, fetches: int
         if mode == "infer"
         else f"{fetches:,} fetches; crawls over {MEASURE_LIMIT:,} are not rerun by default"
     )
-    return f"Inferred from the bounds, not measured ({why}): {implied}. `--advise measure` reruns the crawl to measure it."
+    return (
+        f"Inferred from the bounds, not measured ({why}): {implied}. `--advise measure` reruns the crawl to measure it."
+    )
 
 
 def _num(value: float) -> str:
