@@ -74,7 +74,9 @@ def sweep(scenario: Scenario | str, workers: Iterable[int] = (1, 2, 4, 8, 16), *
     points = []
     for count in workers:
         options = scen.options.with_(workers=int(count))
-        run = simulate(scen, options, trace=False, series=False)
+        # traced when the scenario records events (as `crawlsim sweep` does):
+        # the depth bound reads the links each page revealed from the trace
+        run = simulate(scen, options, trace=options.record_events, series=False)
         b = compute_bounds(scen, run)
         points.append(
             SweepPoint(

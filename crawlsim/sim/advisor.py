@@ -196,7 +196,7 @@ def _binding(run: SimRun, bounds: Bounds, counterfactuals: tuple[Counterfactual,
     """The largest bound; among equal ones, the one whose knob measurably helps."""
     values = bounds.values()
     top = max(values.values())
-    tied = [k for k in BOUND_NAMES if values[k] >= top - 1e-9 * max(1.0, top)]
+    tied = [k for k in BOUND_NAMES if values[k] == top]  # compute_bounds made near-ties exact
     if len(tied) == 1:
         return tied[0]
     by_knob = {c.knob: c.finish_time for c in counterfactuals}

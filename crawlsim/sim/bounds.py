@@ -81,7 +81,9 @@ depth
 The bounds need no second simulation: one pass over the trace at most.
 
 Which bound binds: the largest; efficiency is it over ``F`` (at most 100%,
-since every bound is at most ``F``).  Ties are broken here by inference --
+since every bound is at most ``F``).  Bounds within float noise (1e-9
+relative) of the largest are reported equal to it -- the largest, the proven
+one, is unchanged.  Ties are broken here by inference --
 a tie between the busiest host and work when the host's limit *is* the
 worker count goes to work (more workers relax both), otherwise depth, then
 the busiest host.  :mod:`crawlsim.sim.advisor` replaces that inference with
@@ -217,9 +219,18 @@ def _chain_bound(run: SimRun) -> float:
     return best
 
 
+def _snap(values: dict[str, float]) -> dict[str, float]:
+    """Bounds within float noise (1e-9 relative) of the largest are set equal
+    to it, so a tie is an exact tie: 0.6 and 0.6000000000000001 are the same
+    bound summed in another order.  The largest value -- the one proven at
+    most the finish time -- is unchanged."""
+    top = max(values.values())
+    return {k: top if v >= top - 1e-9 * max(1.0, top) else v for k, v in values.items()}
+
+
 def _binding(run: SimRun, values: dict[str, float]) -> str:
     top = max(values.values())
-    tied = [k for k in BOUND_NAMES if values[k] >= top - 1e-9 * max(1.0, top)]
+    tied = [k for k in BOUND_NAMES if values[k] == top]
     if len(tied) == 1:
         return tied[0]
     opts = run.options
@@ -238,7 +249,8 @@ def compute_bounds(scenario: Scenario | None, run: SimRun) -> Bounds:
     busiest = max(sorted(per_host), key=lambda h: per_host[h][0], default=None)
     host_time, spacing = per_host[busiest] if busiest is not None else (0.0, False)
     work = run.busy_time / run.options.workers
-    values = {"depth": depth, "busiest_host": host_time, "work": work}
+    values = _snap({"depth": depth, "busiest_host": host_time, "work": work})
+    depth, host_time, work = values["depth"], values["busiest_host"], values["work"]
     binding = _binding(run, values)
     finish = run.finish_time
     efficiency = values[binding] / finish if finish > 0 else 1.0
