@@ -83,7 +83,10 @@ def summary_dict(
     ``busiest_host``, ``work``), ``busiest_host``, ``binding_bound``,
     ``efficiency`` and ``explanation``.  ``pages_reachable`` (int) and
     ``pages_lost`` (a list of ``{page, reason, detail}``) are ``None`` when not
-    counted, and ``coverage_note`` then says why.
+    counted, and ``coverage_note`` then says why; when counted,
+    ``pages_fetched_unreachable`` lists pages fetched that no true link leads
+    to, so ``pages_reachable = pages_fetched - len(pages_fetched_unreachable)
+    + len(pages_lost)``.
     """
     stats = run.stats
     data: dict[str, Any] = {}
@@ -101,6 +104,7 @@ def summary_dict(
     if coverage is not None and coverage.reachable is not None and coverage.lost is not None:
         data["pages_reachable"] = coverage.reachable
         data["pages_lost"] = [item.as_dict() for item in coverage.lost]
+        data["pages_fetched_unreachable"] = list(coverage.outside)
     else:
         data["pages_reachable"] = None
         data["pages_lost"] = None
@@ -207,7 +211,12 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     reachable, lost = data.get("pages_reachable"), data.get("pages_lost")
     if reachable is not None:
         grid.add_row("pages reachable", Text(f"{reachable:,}").append("  (from the seeds, within scope)", style="dim"))
-    grid.add_row("pages fetched", f"{data['pages_fetched']:,}")
+    outside = data.get("pages_fetched_unreachable")
+    fetched_line = Text(f"{data['pages_fetched']:,}")
+    if outside:
+        fetched_line.append(f"  ({len(outside):,} not reachable by the web's links: reached through a respelled URL)",
+                            style="dim")
+    grid.add_row("pages fetched", fetched_line)
     if lost is not None:
         grid.add_row("pages lost", Text(f"{len(lost):,}", style="bold red" if lost else ""))
         for item in lost[:LOST_SHOWN]:

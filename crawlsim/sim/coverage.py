@@ -33,8 +33,11 @@ The words (README, "Words"):
                      themselves, or whose links were not followed because
                      their content duplicated another page's).
 
-So ``pages reachable = pages fetched + pages lost`` (over the reachable
-pages).  Enumerating reachability walks the web once, so it is done only
+So ``pages reachable = pages fetched + pages lost`` over the reachable
+pages.  A crawl can also fetch a page that no true link leads to: a risky
+step respelled a link into *another* real page (``http://www.a.com/x`` into
+``https://a.com/x``).  Those are listed apart (``outside``), so the identity
+is ``reachable = fetched - outside + lost``.  Enumerating reachability walks the web once, so it is done only
 for webs of at most :data:`REACH_LIMIT` pages; a larger or endless web (the
 ``million`` web, a calendar trap) gets ``None`` and a note that says so.
 It needs the crawl's events (``record_events``), which every small run has.
@@ -95,6 +98,9 @@ class Coverage:
     """Pages fetched (true identities that answered under some spelling)."""
     lost: tuple[LostPage, ...] | None
     note: str = ""
+    outside: tuple[str, ...] = ()
+    """Pages fetched that are not reachable by the web's links (reached
+    through a respelled URL), when counted."""
 
     def reasons(self) -> dict[str, int]:
         """How many pages were lost for each reason (in :data:`LOSS_REASONS` order)."""
@@ -111,6 +117,8 @@ class Coverage:
         reasons = self.reasons()
         if reasons:
             text += " (" + ", ".join(f"{n:,} {r}" if n > 1 else r for r, n in reasons.items()) + ")"
+        if self.outside:
+            text += f", {len(self.outside):,} fetched through a respelling only"
         return text
 
 
@@ -226,7 +234,8 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
     fetched = {page for page, _ in outcomes.ok.values()}
     missing = [page for page in reachable if page not in fetched]
     lost = tuple(_explain(web, scenario.seeds, options, outcomes, missing)) if missing else ()
-    return Coverage(len(reachable), len(reachable) - len(missing), lost)
+    outside = tuple(sorted(fetched.difference(reachable)))
+    return Coverage(len(reachable), len(fetched), lost, outside=outside)
 
 
 def _explain(
