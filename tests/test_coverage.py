@@ -245,3 +245,30 @@ async def test_the_app_row_and_the_log_use_the_words() -> None:
 
         log = app.query_one(EventLog).plain()
         assert "DONE    20 URLs queued, 20 fetches" in log
+
+
+def test_the_widget_names_the_lost_page() -> None:
+    import pytest
+
+    pytest.importorskip("ipywidgets")
+    from crawlsim.notebook import CrawlWidget
+    from crawlsim.notebook.draw import describe
+
+    w = CrawlWidget("see-it", frames=20)
+    w.normalize.value = "aggressive"  # the what-if: reruns the crawl
+    summary = w.summary.value
+    assert "14 pages reachable, 13 fetched" in summary
+    assert "1 failed fetch " in summary.replace("<", " <")
+    assert "1 page lost: http://a.com/docs/ (normalization" in summary
+    c = w.result.replay.counters()
+    assert "fetched 13/14, 1 lost" in describe(c, w.result.finish)
+
+
+def test_compare_shows_the_loss(capsys) -> None:
+    from crawlsim.commands import compare
+
+    assert compare.main(["see-it", "--set", "normalize=rfc3986", "--set", "normalize=aggressive"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"pages reachable\s+14\s+14", out)
+    assert re.search(r"pages fetched\s+14\s+13", out)
+    assert re.search(r"pages lost\s+0\s+1 \(normalization\)", out)

@@ -207,14 +207,15 @@ class CrawlWidget:
                 parts.append(f"<span style='color:#e03131'>{stats.duplicate_fetches} duplicate fetches "
                              f"({run.wasted_time:.1f} worker-seconds wasted)</span>")
             if stats.failed:
-                parts.append(f"{stats.failed} failed fetches")
+                parts.append(f"{stats.failed} failed fetch{'es' if stats.failed != 1 else ''}")
         lines = [" · ".join(parts)]
         if coverage is not None and coverage.lost:
             lost = "; ".join(
                 f"{html.escape(item.page)} ({item.reason}: {html.escape(item.detail)})" for item in coverage.lost[:5]
             )
             more = f"; and {len(coverage.lost) - 5} more" if len(coverage.lost) > 5 else ""
-            lines.append(f"<span style='color:#e03131'>{len(coverage.lost)} pages lost: {lost}{more}</span>")
+            count = len(coverage.lost)
+            lines.append(f"<span style='color:#e03131'>{count} page{'s' if count != 1 else ''} lost: {lost}{more}</span>")
         elif coverage is not None and coverage.lost is None and coverage.note:
             lines.append(f"pages lost not counted: {html.escape(coverage.note)}")
         if bounds is not None:
