@@ -436,9 +436,9 @@ class Replay:
         elif isinstance(e, Done):
             self._done = True
             for item in self.coverage.lost or () if self.coverage is not None else ():
-                page = self.pages.get(item.page)
-                if page is not None and page.state == PageState.UNDISCOVERED:
-                    page.note = f"lost: {item.reason}"
+                lost = self.pages.get(item.page)
+                if lost is not None and lost.state == PageState.UNDISCOVERED:
+                    lost.note = f"lost: {item.reason}"
 
     def _close(self, e: FetchFinished | FetchFailed) -> None:
         started = self._open.pop(e.fetch_id, None)

@@ -110,9 +110,24 @@ def test_the_trace_summary_names_the_lost_page(tmp_path, capsys) -> None:
 
 PATHS = ["/", "/d/", "/d", "/d/e", "/D", "/x", "/x/", "/y?b=1&a=2", "/y?a=2&b=1"]
 HREFS = [
-    "/", "/d/", "/d", "e", "../x", "x#top", "/x/", "/D", "HTTP://A.COM/x", "http://a.com:80/d/",
-    "http://www.a.com/x", "https://a.com/d", "/y?b=1&a=2", "/y?a=2&b=1", "http://b.com/", "http://b.com/d/",
-    "//b.com/x", "mailto:me@a.com",
+    "/",
+    "/d/",
+    "/d",
+    "e",
+    "../x",
+    "x#top",
+    "/x/",
+    "/D",
+    "HTTP://A.COM/x",
+    "http://a.com:80/d/",
+    "http://www.a.com/x",
+    "https://a.com/d",
+    "/y?b=1&a=2",
+    "/y?a=2&b=1",
+    "http://b.com/",
+    "http://b.com/d/",
+    "//b.com/x",
+    "mailto:me@a.com",
 ]
 MODES = ["off", "fragment", "rfc3986", "aggressive", "rfc3986+trailing_slash", "rfc3986+https", "rfc3986+sort_query"]
 
@@ -159,8 +174,11 @@ def test_reachable_is_fetched_plus_lost(data: dict) -> None:
     assert all(item.reason in LOSS_REASONS for item in coverage.lost)
     # a lost page was never fetched under any spelling, and every fetched page is a real page
     started = {e.fetch_id: e for e in run.trace if isinstance(e, FetchStarted) and e.kind == "page"}
-    answered = {started[e.fetch_id].page for e in run.trace if isinstance(e, FetchFinished) and e.fetch_id in started
-                and e.status < 400}
+    answered = {
+        started[e.fetch_id].page
+        for e in run.trace
+        if isinstance(e, FetchFinished) and e.fetch_id in started and e.status < 400
+    }
     assert not answered & set(lost)
     assert all(scenario.web.page_at(page) == page for page in answered)
     # the crawl cannot lose a page for a reason it does not have

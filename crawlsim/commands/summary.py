@@ -214,13 +214,16 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     outside = data.get("pages_fetched_unreachable")
     fetched_line = Text(f"{data['pages_fetched']:,}")
     if outside:
-        fetched_line.append(f"  ({len(outside):,} not reachable by the web's links: reached through a respelled URL)",
-                            style="dim")
+        fetched_line.append(
+            f"  ({len(outside):,} not reachable by the web's links: reached through a respelled URL)", style="dim"
+        )
     grid.add_row("pages fetched", fetched_line)
     if lost is not None:
         grid.add_row("pages lost", Text(f"{len(lost):,}", style="bold red" if lost else ""))
         for item in lost[:LOST_SHOWN]:
-            grid.add_row("", Text(f"{item['page']}  ", style="red").append(f"{item['reason']}: {item['detail']}", style="dim"))
+            grid.add_row(
+                "", Text(f"{item['page']}  ", style="red").append(f"{item['reason']}: {item['detail']}", style="dim")
+            )
         if len(lost) > LOST_SHOWN:
             grid.add_row("", Text(f"... and {len(lost) - LOST_SHOWN:,} more (--json lists them all)", style="dim"))
     elif "coverage_note" in data:
@@ -239,7 +242,8 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     grid.add_row(
         "failed fetches",
         Text(
-            f"{failed:,}" + (f"  ({retries:,} retr{'ies' if retries != 1 else 'y'} of failed attempts)" if retries else ""),
+            f"{failed:,}"
+            + (f"  ({retries:,} retr{'ies' if retries != 1 else 'y'} of failed attempts)" if retries else ""),
             style="yellow" if failed or retries else "",
         ),
     )

@@ -143,7 +143,9 @@ def declared_size(web: Web, limit: int) -> int | None:
     return total
 
 
-def reachable_pages(web: Web, seeds: Sequence[str], options: CrawlOptions, limit: int = REACH_LIMIT) -> list[str] | None:
+def reachable_pages(
+    web: Web, seeds: Sequence[str], options: CrawlOptions, limit: int = REACH_LIMIT
+) -> list[str] | None:
     """Pages reachable from ``seeds`` within ``options``' scope, in BFS order,
     or ``None`` when there are more than ``limit`` (see the module docstring)."""
     scope = Scope(options.scope, options.allow, options.deny)
@@ -229,7 +231,9 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
     walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
     reachable = reachable_pages(web, scenario.seeds, options, walk)
     if reachable is None:
-        return Coverage(None, fetched_count, None, f"more than {walk:,} pages reachable: an endless trap, not enumerated")
+        return Coverage(
+            None, fetched_count, None, f"more than {walk:,} pages reachable: an endless trap, not enumerated"
+        )
     outcomes = _Outcomes.of(trace)
     fetched = {page for page, _ in outcomes.ok.values()}
     missing = [page for page in reachable if page not in fetched]
