@@ -91,7 +91,7 @@ def test_robots_and_failures_are_reasons_too(capsys) -> None:
 def test_webs_too_large_or_endless_say_not_counted(capsys) -> None:
     data = run_json(capsys, "trap")
     assert data["pages_reachable"] is None and data["pages_lost"] is None
-    assert "endless" in data["coverage_note"]
+    assert "endless trap" in data["coverage_note"]
     million = load_scenario("million")
     size = declared_size(million.web, REACH_LIMIT)
     assert size is not None and size > REACH_LIMIT  # stops counting early, never walks the web

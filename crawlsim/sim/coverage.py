@@ -64,7 +64,7 @@ REACH_LIMIT = 20_000
 """Reachability is enumerated for webs of at most this many pages (a walk of
 the whole web costs about as much as a crawl without politeness)."""
 
-TRAP_WALK = 1_000
+TRAP_WALK = 200
 """The walk stops after this many pages (or twice the declared size) when
 the web declares fewer pages than that: the rest is an endless trap."""
 
@@ -231,9 +231,8 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
     walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
     reachable = reachable_pages(web, scenario.seeds, options, walk)
     if reachable is None:
-        return Coverage(
-            None, fetched_count, None, f"more than {walk:,} pages reachable: an endless trap, not enumerated"
-        )
+        why = "not enumerated" if size is None else f"its hosts declare {size:,}: an endless trap, not enumerated"
+        return Coverage(None, fetched_count, None, f"more than {walk:,} pages reachable ({why})")
     outcomes = _Outcomes.of(trace)
     fetched = {page for page, _ in outcomes.ok.values()}
     missing = [page for page in reachable if page not in fetched]
