@@ -221,11 +221,11 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
     options: CrawlOptions = run.options
     trace: list[Event] = run.trace
     fetched_count = run.stats.pages_fetched
-    if not trace:
-        return Coverage(None, fetched_count, None, "events not recorded (record_events = false)")
     size = declared_size(web, limit)
     if size is not None and size > limit:
         return Coverage(None, fetched_count, None, f"the web has over {limit:,} pages, too many to enumerate")
+    if not trace:
+        return Coverage(None, fetched_count, None, "events not recorded (record_events = false)")
     # A web whose hosts declare their sizes but that reaches far more pages
     # holds an endless trap: stop the walk early rather than walk ``limit`` pages.
     walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
