@@ -265,7 +265,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
             try:
                 _announce(server, args, scenario)
             except OSError as err:
-                print(f"crawlsim: error: {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
+                print(f"crawlsim: error: {err.filename or args.hosts_file}: {err.strerror or err}", file=sys.stderr)
                 return 2
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
