@@ -41,6 +41,7 @@ from crawlsim.real.crawler import (
     real_options,
 )
 from crawlsim.real.server import ScenarioServer
+from crawlsim.real.timescale import scale_scenario
 from crawlsim.scenario import load_scenario
 
 GUARD = 60.0  # seconds: a crawl's max_time here only stops a hang; no test relies on reaching it
@@ -381,7 +382,7 @@ async def test_serve_closes_half_sent_requests() -> None:
 
 async def test_serve_keeps_a_bounded_request_log(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_module, "ATTEMPTS_KEPT", 8)
-    async with ScenarioServer(load_scenario("see-it").with_options(), max_log=10) as server:
+    async with ScenarioServer(scale_scenario(load_scenario("see-it"), 0.001), max_log=10) as server:
         endpoint = server.endpoints["a.com"]
         for i in range(30):
             reader, writer = await asyncio.open_connection(endpoint.address, endpoint.port)
@@ -549,7 +550,7 @@ HOSTILE_RESULTS: dict[str, Callable[[list[str]], Any]] = {
     "none": lambda links: None,
     "int": lambda links: 7,
     "raise": lambda links: (_ for _ in ()).throw(RuntimeError("boom")),
-    "endless": lambda links: itertools.cycle(links or ["/"]),
+    "endless": lambda links: itertools.cycle(links or [f"{SITE}/0"]),
     "none-inside": lambda links: [None, *links, None],
 }
 
@@ -579,7 +580,7 @@ def test_hostile_get_urls_never_loses_a_reachable_page(case: Any, workers: int) 
         if mode is None:
             return links[i]
         if mode in ("endless", "none-inside"):
-            return links[i] if mode == "none-inside" or links[i] else [f"{SITE}/"]
+            return links[i] if mode == "none-inside" or links[i] else [f"{SITE}/0"]
         return []
 
     reach, queue_ = {0}, [0]
