@@ -218,7 +218,7 @@ class ScenarioServer:
         self.header_timeout = header_timeout
         self.log = ServerLog(max_log)
         self.origin: float | None = None
-        self._attempts: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._attempts: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._runners: list[web.ServerRunner] = []
         self._salt = salt_of(scenario.seed, "served-latency")
 
@@ -343,7 +343,7 @@ class ScenarioServer:
 
     def _count_attempt(self, host: str, raw: str) -> int:
         """This request's number among requests for ``raw`` on ``host`` (1 first)."""
-        key = (host, raw)
+        key = (host, hash(raw))  # a digest, not the path: paths can be 8 KB each
         attempt = self._attempts.pop(key, 0) + 1
         self._attempts[key] = attempt
         if len(self._attempts) > ATTEMPTS_KEPT:
