@@ -626,3 +626,18 @@ def test_get_urls_threads_never_hold_up_interpreter_exit(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=GUARD * 2)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['http://a.com/', 'http://a.com/1', 'http://a.com/2']"
+
+
+def test_a_folder_crawl_fails_a_bomb_or_huge_file_and_keeps_the_rest(tmp_path: Path) -> None:
+    from crawlsim.real.files import MAX_FILE_BYTES, crawl_folder
+
+    (tmp_path / "index.html").write_text('<a href="bomb.html">b</a> <a href="huge.html">h</a> <a href="ok.html">o</a>')
+    (tmp_path / "bomb.html").write_text("<div>" * 300_000)
+    with (tmp_path / "huge.html").open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse
+    (tmp_path / "ok.html").write_text("fine")
+    report = crawl_folder(tmp_path)
+    failures = report.result.failures
+    assert failures["http://site.invalid/bomb.html"].startswith("too deeply nested")
+    assert failures["http://site.invalid/huge.html"].startswith("too large")
+    assert "ok.html" in report.reachable

@@ -41,6 +41,8 @@ from crawlsim.real.crawler import (
 
 ORIGIN = "http://site.invalid"
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+MAX_FILE_BYTES = 2_000_000
+"""A larger file fails its page unread (the HTTP crawler's default body cap)."""
 PARSE_TIMEOUT = 10.0
 """Seconds to parse one file (off the event loop, like a fetched page)."""
 FILE_DEFAULTS: dict[str, Any] = {"robots": False, "gap": 0.0, "per_host": None, "scope": "host", "workers": 8}
@@ -113,7 +115,10 @@ class FileFetcher:
         path = self.root / rel
         if not path.is_file():
             return Page(404)
-        data = path.read_bytes()  # local and small: not worth a thread
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return Failure(f"too large: {size} bytes > {MAX_FILE_BYTES} bytes", transient=False)
+        data = path.read_bytes()  # local and at most MAX_FILE_BYTES: not worth a thread
         if path.suffix.lower() not in HTML_SUFFIXES:
             return Page(200)
         text = data.decode("utf-8", errors="replace")
@@ -185,6 +190,7 @@ def crawl_folder(start: str | Path, overrides: Mapping[str, Any] | None = None) 
 
 __all__ = [
     "FILE_DEFAULTS",
+    "MAX_FILE_BYTES",
     "PARSE_TIMEOUT",
     "ORIGIN",
     "FileFetcher",
