@@ -26,9 +26,22 @@ What :class:`HttpFetcher` does with the web, and why:
   redirect to *another* host is not followed inline -- that would bypass
   the other host's politeness, scope and robots.txt -- but reported as the
   page's one link, so the scheduler decides.  A loop, or too many hops,
-  fails that page with the chain as its reason.  robots.txt itself follows
-  redirects across hosts and, after a loop or too many hops, counts as
-  unavailable (no rules), as RFC 9309 asks.
+  fails that page with the chain as its reason.  "Same host" is the core's
+  host key (:func:`~crawlsim.core.urls.split_host` of the URL in the crawl's
+  normalization), and with ``scope = "host"`` a redirect to another port of
+  a start host is out of scope (that page fails, saying so).  robots.txt
+  itself follows redirects across hosts within scope (out of scope it counts
+  as unreadable: RFC 9309's complete disallow) and, after a loop or too many
+  hops, counts as unavailable (no rules), as RFC 9309 asks.  It is read to
+  its first 500 KiB, however long it is.
+* requests go only where :class:`AddressPolicy` allows: never to a private,
+  link-local or other non-public address unless the crawl starts there or
+  ``allow_private`` is set (every refusal is in ``CrawlResult.refused``).
+* HTML is parsed on a daemon thread with a deadline, after a linear scan
+  that refuses nesting deeper than :data:`MAX_NESTING` (a page that fails
+  either is lost alone); the event loop never waits for a parser.
+* when ``max_time`` stops the crawl, every page found but not finished is
+  in ``CrawlResult.unfinished`` with why.
 * a timeout, a reset or a refused connection is transient (retried with
   backoff, then recorded); a response that is not HTTP, a body over
   ``max_bytes``, or a redirect to a non-http(s) URL fails that page at once.
