@@ -101,6 +101,12 @@ MAX_NESTING = 1024
 HTML parser's time grows with the square of the nesting (300,000 nested
 ``<div>`` in 1.5 MB would take minutes), and no real page comes near it."""
 
+INLINE_PARSE_CHARS = 65_536
+"""Pages up to this size, with few enough tags, are parsed on the event loop
+itself (see :func:`parse_html_off_loop`); others on a thread of their own."""
+INLINE_PARSE_TAGS = 1024
+"""With no nesting cap, the most ``<`` a page parsed on the loop may have."""
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _AS_WRITTEN: frozenset[str] = frozenset()
@@ -569,11 +575,18 @@ async def parse_html_off_loop(
     page is parsed; :class:`ParseError` ``parse took too long`` after
     ``timeout`` seconds.
 
+    A small page with at most ``max_nesting`` ``<`` in it cannot nest deeper
+    than that and parses in about a millisecond: it is parsed at once on the
+    loop, since handing it to a thread would cost more.
+
     A parse cannot be interrupted: one that overruns is abandoned and runs to
     its end on its daemon thread (lexbor releases the GIL, so the crawl goes
     on beside it, and the thread never delays interpreter exit).  The
     nesting pre-scan keeps such overruns to pages that are merely huge.
     """
+    if len(text) <= INLINE_PARSE_CHARS and text.count("<") <= (max_nesting or INLINE_PARSE_TAGS):
+        # Few tags, so shallow: parsed at once, without the scan or a thread hand-off.
+        return parse_html(text, url, want_content)
     loop = asyncio.get_running_loop()
     future: asyncio.Future[tuple[list[str], str | None, str | None]] = loop.create_future()
 
