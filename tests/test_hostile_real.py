@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -280,6 +281,34 @@ async def test_a_page_redirect_to_a_private_address_fails_that_page_only() -> No
     assert result.failures["http://10.0.0.1/admin"].startswith("refused before connecting: 10.0.0.1")
     assert result.statuses[server.url + "/ok"] == 200
     assert [what for what, _ in result.refused] == ["http://10.0.0.1/admin"]
+
+
+class FakeDns:
+    """Stands in for aiohttp's resolver: ``internal.test`` resolves to a private
+    address, anything else to 127.0.0.1 (no real lookup is made)."""
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
+        address = "192.0.2.1" if host == "internal.test" else "127.0.0.1"  # TEST-NET-1: routes nowhere
+        return [{"hostname": host, "host": address, "port": port, "family": socket.AF_INET, "proto": 0, "flags": 0}]
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_name_that_resolves_to_a_private_address_is_refused_after_the_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import crawlsim.real.crawler as crawler_module
+
+    monkeypatch.setattr(crawler_module.aiohttp, "DefaultResolver", FakeDns)
+    routes = {"/": lambda r: html(f'<a href="http://internal.test:{r.url.port}/admin">a</a> <a href="/ok">o</a>')}
+    routes["/ok"] = lambda r: html("fine")
+    async with hostile(routes) as server:
+        result = await crawl_of(server, robots=False, scope="any")
+    reason = result.failures[f"http://internal.test:{server.port}/admin"]
+    assert reason.startswith("refused before connecting: internal.test resolves to 192.0.2.1, a private address")
+    assert result.statuses[server.url + "/ok"] == 200
+    assert server.seen == ["/", "/ok"]
 
 
 def test_the_address_policy() -> None:
