@@ -62,10 +62,21 @@ def bomb() -> None:
     threading.Thread(target=run, daemon=True).start()
     ready.wait()
     url = f"http://127.0.0.1:{port[0]}/"
-    cmd = [sys.executable, "-m", "crawlsim.real", "crawl", url, "--no-robots", "--max-time", "5", "--timeout", "3",
-           "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "crawlsim.real",
+        "crawl",
+        url,
+        "--no-robots",
+        "--max-time",
+        "5",
+        "--timeout",
+        "3",
+        "--json",
+    ]
     t0 = time.monotonic()
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
     took = time.monotonic() - t0
     data = json.loads(done.stdout)
     print(f"nested-div bomb: exit {done.returncode} after {took:.2f} s; failures: {data['failures']}")
@@ -74,8 +85,19 @@ def bomb() -> None:
 
 def serve_probes(clients: int, requests: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crawlsim.real", "serve", "see-it", "--port", "0", "--layout", "ports",
-         "--time-scale", "0.001"],
+        [
+            sys.executable,
+            "-m",
+            "crawlsim.real",
+            "serve",
+            "see-it",
+            "--port",
+            "0",
+            "--layout",
+            "ports",
+            "--time-scale",
+            "0.001",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -107,8 +129,9 @@ async def _half_sent(host: str, port: int, clients: int) -> None:
         conns.append((reader, writer))
     t0 = time.monotonic()
     await asyncio.gather(*(r.read() for r, _ in conns))
-    print(f"serve slow headers: {clients} half-sent requests all closed by the server after "
-          f"{time.monotonic() - t0:.1f} s")
+    print(
+        f"serve slow headers: {clients} half-sent requests all closed by the server after {time.monotonic() - t0:.1f} s"
+    )
     for _, w in conns:
         w.close()
 

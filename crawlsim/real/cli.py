@@ -21,9 +21,9 @@ import ipaddress
 import json
 import math
 import os
-import stat
 import shlex
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence

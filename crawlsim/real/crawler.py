@@ -72,10 +72,9 @@ import aiohttp
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
-from crawlsim.core.events import Event, FetchFailed, RobotsLoaded
+from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
-from crawlsim.core.events import FetchFinished
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
 from crawlsim.core.scope import Scope
 from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, split_host
@@ -393,9 +392,12 @@ async def run_crawl(
                 robots_refused[event.host] = event.reason
             elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
                 robots_refused[event.host] = f"HTTP {event.status}"
-            elif isinstance(event, (FetchFinished, FetchFailed)) and event.kind == "page":
-                if not isinstance(event, FetchFailed) or event.final:
-                    finished.add(event.url)
+            elif (
+                isinstance(event, (FetchFinished, FetchFailed))
+                and event.kind == "page"
+                and getattr(event, "final", True)  # ended for good, not to be retried
+            ):
+                finished.add(event.url)
         if keep_events:
             events.extend(batch)
         if on_event is not None:
@@ -465,7 +467,9 @@ async def run_crawl(
             if url in in_flight:
                 unfinished[url] = f"not fetched: in flight when the crawl stopped ({stopped})"
             elif url in statuses:
-                unfinished[url] = f"not fetched: HTTP {statuses[url]}, waiting to retry when the crawl stopped ({stopped})"
+                unfinished[url] = (
+                    f"not fetched: HTTP {statuses[url]}, waiting to retry when the crawl stopped ({stopped})"
+                )
             else:
                 unfinished[url] = f"not fetched: still queued when the crawl stopped ({stopped})"
     return CrawlResult(
@@ -546,8 +550,7 @@ def nesting_depth(text: str) -> int:
             depth = max(0, depth - 1)
         else:
             depth += 1
-            if depth > deepest:
-                deepest = depth
+            deepest = max(deepest, depth)
     return deepest
 
 
@@ -974,17 +977,17 @@ async def crawl_http(
 __all__ = [
     "DEFAULT_USER_AGENT",
     "REAL_DEFAULTS",
+    "AddressPolicy",
     "CrawlResult",
     "Failure",
     "FetchContext",
     "Fetcher",
     "HostMap",
     "HttpFetcher",
-    "AddressPolicy",
     "HttpLimits",
+    "Page",
     "ParseError",
     "RedirectScope",
-    "Page",
     "crawl_http",
     "nesting_depth",
     "parse_html",

@@ -191,8 +191,8 @@ def crawl_folder(start: str | Path, overrides: Mapping[str, Any] | None = None) 
 __all__ = [
     "FILE_DEFAULTS",
     "MAX_FILE_BYTES",
-    "PARSE_TIMEOUT",
     "ORIGIN",
+    "PARSE_TIMEOUT",
     "FileFetcher",
     "FolderReport",
     "crawl_folder",
