@@ -150,6 +150,8 @@ def host_of(url: str) -> str:
     """The politeness key of an absolute URL: lowercase host plus any port."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6 literal: keep the brackets, as split_host does
+        host = f"[{host}]"
     try:
         port = parts.port
     except ValueError:
@@ -158,8 +160,9 @@ def host_of(url: str) -> str:
 
 
 def hostname_of(url: str) -> str:
-    """Lowercase hostname without the port (scope compares these)."""
-    return (urlsplit(url).hostname or "").lower()
+    """Lowercase hostname without the port (scope compares these); an IPv6
+    literal keeps its brackets, as :func:`split_host` gives it."""
+    return split_host(url)[1]
 
 
 def _whatwg(href: str, base: str | None) -> str:
@@ -266,7 +269,8 @@ def split_host(url: str) -> tuple[str, str]:
     if "@" in netloc:
         netloc = netloc.rpartition("@")[2]
     netloc = netloc.lower()
-    if netloc.endswith("]"):
-        return netloc, netloc
+    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]"
+        end = netloc.find("]")
+        return netloc, netloc[: end + 1] if end >= 0 else netloc
     hostname = netloc.partition(":")[0]
     return netloc, hostname
