@@ -230,7 +230,7 @@ class Scheduler:
         self._batch = 0
         self._accepted = 0
         self._done_emitted = False
-        self._now = -_INF
+        self._now = -_MAX_FLOAT
         """The latest ``now`` given: time may stand still, never go back."""
         self.failures: dict[str, str] = {}
         """Pages recorded as failed, with the reason (they still count as found)."""
@@ -446,6 +446,19 @@ class Scheduler:
     @property
     def frontier_size(self) -> int:
         return len(self._frontier)
+
+    @property
+    def pending_retries(self) -> int:
+        """Retries scheduled and not yet back in the frontier."""
+        return len(self._retries)
+
+    def frontier_urls(self) -> list[str]:
+        """Every page URL waiting in the frontier or for a retry, sorted
+        (robots.txt fetches not included; for views and tests: it walks the
+        whole frontier)."""
+        entries = self._frontier.entries(list(self._hosts.values()))
+        waiting = [e for e in entries if e[0] is not self._robots_key] + [r[3] for r in self._retries]
+        return sorted(e[1] for e in waiting if e[0] is not self._robots_key)
 
     def host_states(self) -> dict[str, HostState]:
         """Per-host politeness state, read-only by convention (views show it)."""
