@@ -192,7 +192,12 @@ def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> s
     netloc = parts.netloc
     if "lowercase" in steps or "default_port" in steps:
         userinfo, _, hostport = netloc.rpartition("@")
-        host = parts.hostname if "lowercase" in steps else hostport.rsplit(":", 1)[0] if port else hostport
+        if "lowercase" in steps:
+            host = parts.hostname or ""
+            if ":" in host:  # IPv6 literal: urlsplit drops the brackets
+                host = f"[{host}]"
+        else:
+            host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
         if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
             host = f"{host}:{port}"
         netloc = f"{userinfo}@{host}" if userinfo else host
@@ -236,9 +241,13 @@ def _risky(url: str, steps: frozenset[str]) -> str:
     if "https" in steps and scheme.lower() == "http":
         scheme = "https"
         netloc = netloc.removesuffix(":80")
+        if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
+            netloc = netloc.removesuffix(":443")
     if "www" in steps:
         userinfo, at, hostport = netloc.rpartition("@")
-        while hostport.lower().startswith("www."):  # all of them, so a second pass changes nothing
+        # all of them, so a second pass changes nothing -- but never the whole
+        # host: "www." alone (or "www.www.") stays, or the URL would lose its host
+        while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
             hostport = hostport[4:]
         netloc = f"{userinfo}{at}{hostport}"
     if "session_ids" in steps:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
