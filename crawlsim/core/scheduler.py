@@ -325,13 +325,16 @@ class Scheduler:
             _check_status(status)
         if links.__class__ is not list and links.__class__ is not tuple:
             links = _materialize(links, "links")  # type: ignore[assignment]
-        for name, value in (("body", body), ("content", content), ("final_url", final_url)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name}: expected a string or None, got {_short(value)}")
+        if (body is not None or content is not None or final_url is not None) and not (
+            (body is None or body.__class__ is str)
+            and (content is None or content.__class__ is str)
+            and (final_url is None or final_url.__class__ is str)
+        ):
+            _check_texts(body=body, content=content, final_url=final_url)
         retry_after = None
         if status in self._retry_statuses:
             retry_after = _retry_after_of(headers)
-        elif headers is not None and not isinstance(headers, Mapping):
+        elif headers is not None and headers.__class__ is not dict and not isinstance(headers, Mapping):
             raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
         # -- checked: from here on, state changes
         self._now = now
@@ -779,3 +782,10 @@ def _retry_after_of(headers: object) -> float | None:
     if not isinstance(value, str):
         return None
     return parse_retry_after(value, date if isinstance(date, str) else None)
+
+
+def _check_texts(**values: object) -> None:
+    """Raise TypeError naming the first value that is neither a str nor None."""
+    for name, value in values.items():
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name}: expected a string or None, got {_short(value)}")
