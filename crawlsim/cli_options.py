@@ -75,13 +75,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     for name, _, _ in FLAGS:
         value = getattr(args, name, None)
         if value is not None:
-            if isinstance(value, str):
-                try:
-                    value = option_from_text(name, value)
-                except OptionError as err:
-                    flag = "--" + name.replace("_", "-")
-                    raise OptionError(flag + err.key[len(name) :], err.message) from None
-            out[name] = value
+            out[name] = option_from_text(name, value) if isinstance(value, str) else value
     for name in ("robots", "randomize_gap"):
         value = getattr(args, name, None)
         if value is not None:
