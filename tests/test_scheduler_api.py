@@ -248,10 +248,6 @@ class SchedulerMachine(RuleBasedStateMachine):
             if isinstance(e, FetchFailed) and e.final and e.kind == "page":
                 assert e.url in s.failures
 
-    def teardown(self) -> None:
-        # nothing was lost: whatever is not waiting or flying was answered
-        pass
-
 
 SchedulerMachine.TestCase.settings = settings(
     max_examples=300, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
