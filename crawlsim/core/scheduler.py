@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from types import MappingProxyType
 from typing import NamedTuple
 
 from crawlsim.core.content import ContentIndex
@@ -126,6 +127,8 @@ for any crawl of fewer than 2**40 links."""
 
 
 _INF = float("inf")
+_PLAIN_MAPPINGS = (dict, MappingProxyType)
+"""Header mappings recognised without an ABC isinstance check (once per response)."""
 _MAX_FLOAT = 1.7976931348623157e308
 
 
@@ -334,7 +337,7 @@ class Scheduler:
         retry_after = None
         if status in self._retry_statuses:
             retry_after = _retry_after_of(headers)
-        elif headers is not None and headers.__class__ is not dict and not isinstance(headers, Mapping):
+        elif headers is not None and headers.__class__ not in _PLAIN_MAPPINGS and not isinstance(headers, Mapping):
             raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
         # -- checked: from here on, state changes
         self._now = now
