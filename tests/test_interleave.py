@@ -268,3 +268,53 @@ def test_closure_variables_rebound_by_other_threads_are_not_lost():
     result = il.explore(lambda: crawlers.closure_counter(3, 4), seeds=range(20), files=[str(CRAWLERS)])
     assert any(s.preemptions for s in result.schedules)
     assert {s.value for s in [result.calibration, *result.schedules]} == {12}
+
+
+ASYNC_REFERENCE = ROOT / "examples" / "interview" / "reference_asyncio.py"
+async_reference = _load(ASYNC_REFERENCE, "interleave_fixture_reference_asyncio")
+
+
+def _async_target(crawl, web: dict[str, list[str]], start: str, workers: int = 3):
+    def target():
+        import asyncio
+
+        calls: collections.Counter[str] = collections.Counter()
+
+        async def get_urls(url: str) -> list[str]:
+            calls[url] += 1
+            il.note(f"get_urls {url}")
+            await asyncio.sleep(0.05)  # virtual: costs no real time
+            return list(web.get(url, []))
+
+        return asyncio.run(crawl(start, get_urls, workers)), calls
+
+    return target
+
+
+def test_asyncio_check_await_add_is_caught_and_named():
+    web = _complete_web(4)
+    result = il.explore(_async_target(crawlers.crawl_async_check_await_add, web, "http://a.com/p0"),
+                        seeds=range(10), files=[str(CRAWLERS)])
+    check = _line_text(CRAWLERS, "if url in seen:")
+    fetch = _line_text(CRAWLERS, "links = await get_urls(url)")
+    for schedule in [result.calibration, *result.schedules]:
+        assert schedule.outcome == "returned"
+        dup = _duplicates(schedule)[0]
+        race = schedule.race_on(dup)
+        assert race is not None
+        assert (race.after.text, race.before.text, race.other_at.text) == (check, fetch, check)
+        assert race.paused_thread.startswith("task ") and race.other_thread.startswith("task ")
+
+
+def test_asyncio_reference_is_never_flagged_and_seeds_reorder_it():
+    web = _complete_web(6)
+    target = _async_target(async_reference.crawl, web, "http://a.com/p0")
+    result = il.explore(target, seeds=SEEDS, files=[str(ASYNC_REFERENCE)])
+    for schedule in [result.calibration, *result.schedules]:
+        assert schedule.outcome == "returned", schedule.problems
+        assert schedule.value[0] == sorted(web) and _duplicates(schedule) == []
+    # which task fetched which page depends on the order tasks resume in
+    orders = {tuple((n.thread, n.text) for n in s.notes) for s in result.schedules}
+    assert len(orders) > 1, "every seed ran the tasks in the same order: await points were not explored"
+    again = il.replay(target, 7, files=[str(ASYNC_REFERENCE)], horizon=result.horizon)
+    assert again.notes == result.schedules[7].notes

@@ -87,14 +87,23 @@ Limits
   ``Schedule.thread_errors`` and not passed to ``threading.excepthook``.
 * ``sys.settrace`` in managed threads replaces a debugger's or coverage's
   tracer there.
-* asyncio: not controlled beyond virtual time -- a coroutine crawler runs
-  deterministically (FIFO ready queue, virtual timers) but its await-point
-  interleavings are not explored.
+* asyncio is controlled at await points only: the event loop's selector
+  waits in virtual time (``selectors.DefaultSelector`` is patched, so loops
+  created under control get it) and each loop iteration runs its ready
+  callbacks in a seeded order (FIFO in calibration; the seed shuffles, as
+  trio's scheduler does on purpose).  There is no preemption bound there:
+  every iteration may reorder.  A task whose user line follows another
+  task's is recorded as a pause of that task, so ``race_on`` names the
+  check and the await ("task 3 was between line 16 and line 18").  Only
+  loops run by a managed thread (``asyncio.run`` inside ``target``) are
+  controlled.
 """
 
 from __future__ import annotations
 
 import _thread
+import asyncio
+import asyncio.base_events as _aio_base
 import concurrent.futures._base as _cf_base
 import gc
 import linecache
@@ -102,6 +111,7 @@ import logging
 import os
 import queue
 import random
+import selectors
 import sys
 import threading
 import time
@@ -123,6 +133,8 @@ _real_sleep = time.sleep
 _orig_start = threading.Thread.start
 _orig_join = threading.Thread.join
 _orig_future_init = _cf_base.Future.__init__
+_orig_run_once = _aio_base.BaseEventLoop._run_once
+_RealSelector = selectors.DefaultSelector
 
 _active: _Controller | None = None
 _explore_lock = _real_lock()
@@ -254,11 +266,13 @@ class Schedule(Generic[T]):
         return found
 
     def race_on(self, value: str | None = None) -> Race | None:
-        """The first race on ``value`` (any value when None), or None."""
-        for race in self.races():
-            if value is None or race.value == value:
-                return race
-        return None
+        """The first race on ``value`` (any value when None), or None.
+
+        Races where the paused thread sat between two different lines come
+        first: "between line 21 and line 21" explains nothing."""
+        candidates = [r for r in self.races() if value is None or r.value == value]
+        candidates.sort(key=lambda r: r.after == r.before)  # stable: keeps step order otherwise
+        return candidates[0] if candidates else None
 
 
 @dataclass(frozen=True)
@@ -346,6 +360,38 @@ class _CoopSimpleQueue(queue.Queue):  # type: ignore[type-arg]
         super().__init__()
 
 
+class _CoopSelector(_RealSelector):  # type: ignore[misc,valid-type]
+    """An event loop's selector whose waits are virtual: a timeout lets the
+    other threads run and the clock jump; fd readiness is polled."""
+
+    def select(self, timeout: float | None = None) -> list[Any]:
+        rec = _managed()
+        if rec is None or (timeout is not None and timeout <= 0):
+            return super().select(timeout)
+        ready = super().select(0)
+        if ready:
+            return ready
+        ctl = rec.ctl
+        poll = super().select
+        ctl.block_until(rec, lambda: bool(poll(0)), None if timeout is None else ctl.vnow() + timeout)
+        return super().select(0)
+
+
+def _run_once(self: Any) -> None:
+    """One event-loop iteration; under control the ready callbacks run in a
+    seeded order (FIFO in calibration), so await-point interleavings vary by seed."""
+    rec = _managed()
+    if rec is not None:
+        rec.ctl.asyncio_used = True
+        rng = rec.ctl.strategy.rng
+        if rng is not None and len(self._ready) > 1:
+            ready = list(self._ready)
+            rng.shuffle(ready)
+            self._ready.clear()
+            self._ready.extend(ready)
+    _orig_run_once(self)
+
+
 def _patched_start(self: threading.Thread) -> None:
     ctl = _active
     parent = _managed()
@@ -422,8 +468,7 @@ _MISSING = object()
 @contextmanager
 def _patched() -> Iterator[None]:
     """Swap in the cooperative primitives; always swap them back."""
-    import asyncio  # noqa: F401  (import before patching, so its module-level locks are real)
-    import concurrent.futures.thread  # noqa: F401
+    import concurrent.futures.thread  # noqa: F401  (imported before patching: its module-level lock is real)
 
     patches: list[tuple[Any, str, Any]] = [
         (threading, "Lock", CoopLock),
@@ -440,6 +485,8 @@ def _patched() -> Iterator[None]:
         (time, "sleep", _vsleep),
         (_cf_base.Future, "__init__", _future_init),
         (_cf_base.Future, "__hash__", _future_hash),
+        (selectors, "DefaultSelector", _CoopSelector),
+        (_aio_base.BaseEventLoop, "_run_once", _run_once),
     ]
     saved = [(obj, name, obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name))
              for obj, name, _ in patches]
@@ -488,6 +535,18 @@ class _Rec:
         self.deadline: float | None = None
         self.detached = False
         self.suspended = False
+        self.at: tuple[str, int] | None = None
+        self.prev: tuple[str, int] | None = None
+        self.frame: Any = None
+
+
+class _TaskPos:
+    """Where an asyncio task last was in the user's code."""
+
+    __slots__ = ("name", "at", "prev", "frame")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.at: tuple[str, int] | None = None
         self.prev: tuple[str, int] | None = None
         self.frame: Any = None
@@ -558,6 +617,9 @@ class _Controller:
         self.mono0 = _real_monotonic()
         self.wall0 = _real_time() - self.mono0
         self.future_seq = 0
+        self.asyncio_used = False
+        self.tasks: dict[Any, _TaskPos] = {}
+        self.last_task: dict[int, _TaskPos] = {}
         self.aborting = False
         self.outcome: str | None = None
         self.problems: list[str] = []
@@ -686,11 +748,12 @@ class _Controller:
             raise ScheduleAborted
         key = (frame.f_code.co_filename, frame.f_lineno)
         rec.prev, rec.at, rec.frame = rec.at, key, frame
+        actor = self._task_line(rec, key, frame) if self.asyncio_used else rec.name
         open_here = self.paused.get(key)
         if open_here:
             for p in open_here:
-                if p.thread != rec.name and len(p.overlaps) < 200:
-                    p.overlaps.append(Overlap(self.steps, rec.name, self.loc(key), _str_values(frame)))  # type: ignore[arg-type]
+                if p.thread != actor and len(p.overlaps) < 200:
+                    p.overlaps.append(Overlap(self.steps, actor, self.loc(key), _str_values(frame)))  # type: ignore[arg-type]
         with self.mutex:
             other = self._pick(exclude=rec)
         if other is None:
@@ -709,6 +772,41 @@ class _Controller:
                 self.paused.setdefault((p.after.file, p.after.line), []).append(p)
         self._reschedule(rec, "preempt")
         return True
+
+    def _task_line(self, rec: _Rec, key: tuple[str, int], frame: Any) -> str:
+        """asyncio: a user line of another task than last time means the last
+        task is suspended at an await -- record that as its pause."""
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:
+            return rec.name
+        if task is None:
+            return rec.name
+        pos = self.tasks.get(task)
+        if pos is None:
+            coro = task.get_coro()
+            pos = self.tasks[task] = _TaskPos(f"task {len(self.tasks) + 1} ({getattr(coro, '__name__', 'coroutine')})")
+        last = self.last_task.get(rec.index)
+        if last is not pos:
+            with self.mutex:
+                self._close_pause(pos.name)
+                if last is not None and last.at is not None and last.name not in self.paused_by:
+                    p = Preemption(self.steps, last.name, self.loc(last.prev), self.loc(last.at),  # type: ignore[arg-type]
+                                   _str_values(last.frame), pos.name)
+                    self.preemptions.append(p)
+                    self.paused_by[last.name] = p
+                    if p.after is not None:
+                        self.paused.setdefault((p.after.file, p.after.line), []).append(p)
+            self.last_task[rec.index] = pos
+        pos.prev, pos.at, pos.frame = pos.at, key, frame
+        return pos.name
+
+    def _close_pause(self, name: str) -> None:
+        p = self.paused_by.pop(name, None)
+        if p is not None:
+            p.resumed_step = self.steps
+            if p.after is not None:
+                self.paused[(p.after.file, p.after.line)].remove(p)
 
     # -- scheduling core (mutex held unless said otherwise)
     def _ready(self, r: _Rec) -> bool:
@@ -739,11 +837,7 @@ class _Controller:
     def _hand(self, rec: _Rec | None, nxt: _Rec, reason: str) -> None:
         if rec is not None:
             self.switches.append(Switch(self.steps, reason, rec.name, nxt.name, self.loc(rec.at)))
-        p = self.paused_by.pop(nxt.name, None)
-        if p is not None:
-            p.resumed_step = self.steps
-            if p.after is not None:
-                self.paused[(p.after.file, p.after.line)].remove(p)
+        self._close_pause(nxt.name)
         self.current = nxt
         nxt.go.release()
 
@@ -882,7 +976,16 @@ def note(text: str) -> None:
     """Record ``text`` in the running schedule (no-op outside ``explore``)."""
     rec = _managed()
     if rec is not None:
-        rec.ctl.notes.append(Note(rec.ctl.steps, rec.name, text))
+        ctl = rec.ctl
+        name = rec.name
+        if ctl.asyncio_used:
+            try:
+                task = asyncio.current_task()
+            except RuntimeError:
+                task = None
+            pos = ctl.tasks.get(task) if task is not None else None
+            name = pos.name if pos is not None else name
+        ctl.notes.append(Note(ctl.steps, name, text))
 
 
 def _normalize_files(files: Collection[str]) -> frozenset[str]:
