@@ -62,7 +62,9 @@ def _duplicates(schedule: il.Schedule) -> list[str]:
 
 
 def _line_text(path: Path, marker: str) -> str:
-    return next(line.strip() for line in path.read_text().splitlines() if line.strip().startswith(marker))
+    """The stripped line equal to ``marker``, else the first that starts with it."""
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return marker if marker in lines else next(line for line in lines if line.startswith(marker))
 
 
 def test_unlocked_check_then_add_is_caught_with_the_two_lines_named():
@@ -318,3 +320,33 @@ def test_asyncio_reference_is_never_flagged_and_seeds_reorder_it():
     assert len(orders) > 1, "every seed ran the tasks in the same order: await points were not explored"
     again = il.replay(target, 7, files=[str(ASYNC_REFERENCE)], horizon=result.horizon)
     assert again.notes == result.schedules[7].notes
+
+
+@pytest.mark.parametrize(
+    ("crawl", "check", "add"),
+    [
+        (crawlers.crawl_unlocked, "if link not in seen:  # check", "seen.add(link)  # add"),
+        (crawlers.crawl_pool_recursive, "if nxt not in seen and host_of(nxt) == hostname:", "seen.add(nxt)"),
+        (crawlers.crawl_idle_timeout_workers, "if link in seen:", "seen.add(link)"),
+    ],
+    ids=["queue-workers", "pool-threads-submit-more", "idle-timeout-workers-with-helpers"],
+)
+def test_default_seeds_catch_public_solution_shapes(crawl, check, add):
+    report = il.find_duplicate_fetches(crawl, web=_complete_web(6), start_url="http://a.com/p0",
+                                       files=[str(CRAWLERS)])
+    assert report.problems == []
+    assert report.first is not None, "the race was not found with the default seeds"
+    assert report.schedules > 1 and report.steps > 0
+    named = [d for d in report.duplicates if d.race is not None]
+    assert named, "no failing schedule names its interleaving"
+    texts = {(d.race.after.text, d.race.other_at.text) for d in named}
+    assert (_line_text(CRAWLERS, check), _line_text(CRAWLERS, check)) in texts
+    assert any(d.race.before.text == _line_text(CRAWLERS, add) for d in named)
+    assert str(report.first).startswith(f"{report.first.url} was fetched 2 times (seed {report.first.seed})")
+
+
+def test_find_duplicate_fetches_reports_nothing_for_the_reference():
+    report = il.find_duplicate_fetches(reference.crawl, web=_complete_web(6), start_url="http://a.com/p0",
+                                       files=[str(REFERENCE)])
+    assert report.duplicates == [] and report.problems == [] and report.first is None
+    assert report.schedules >= 9

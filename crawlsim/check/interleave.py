@@ -137,6 +137,7 @@ _orig_run_once = _aio_base.BaseEventLoop._run_once
 _RealSelector = selectors.DefaultSelector
 
 _active: _Controller | None = None
+_SUSPENDABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: 'return' may be a yield
 _explore_lock = _real_lock()
 
 
@@ -517,7 +518,7 @@ class _Rec:
     """One managed thread."""
 
     __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
-                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame")
+                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines")
 
     def __init__(self, ctl: _Controller, name: str, index: int, thread: threading.Thread | None) -> None:
         self.ctl = ctl
@@ -538,6 +539,9 @@ class _Rec:
         self.at: tuple[str, int] | None = None
         self.prev: tuple[str, int] | None = None
         self.frame: Any = None
+        self.frame_lines: dict[Any, tuple[tuple[str, int] | None, tuple[str, int]]] = {}
+        """Per live user frame: (line before, current line) -- so a pause is
+        described by two lines of one function, not a callee's last line."""
 
 
 class _TaskPos:
@@ -715,7 +719,11 @@ class _Controller:
         return self._local if mine else None
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
+        if event == "return" and not frame.f_code.co_flags & _SUSPENDABLE:
+            rec = self.by_ident.get(_thread.get_ident())
+            if rec is not None:
+                rec.frame_lines.pop(frame, None)
+        elif event == "line":
             waited = True
             try:
                 waited = self._on_line(frame)
@@ -748,6 +756,8 @@ class _Controller:
             raise ScheduleAborted
         key = (frame.f_code.co_filename, frame.f_lineno)
         rec.prev, rec.at, rec.frame = rec.at, key, frame
+        lines = rec.frame_lines.get(frame)
+        rec.frame_lines[frame] = (lines[1] if lines else None, key)
         actor = self._task_line(rec, key, frame) if self.asyncio_used else rec.name
         open_here = self.paused.get(key)
         if open_here:
@@ -764,8 +774,9 @@ class _Controller:
         self.strategy.fire(key)
         with self.mutex:
             rec.priority = min(r.priority for r in self.recs) - 1.0
-            p = Preemption(self.steps, rec.name, self.loc(rec.prev), self.loc(key), _str_values(frame),  # type: ignore[arg-type]
-                           other.name)
+            before_here = rec.frame_lines[frame][0]
+            p = Preemption(self.steps, rec.name, self.loc(before_here or rec.prev), self.loc(key),  # type: ignore[arg-type]
+                           _str_values(frame), other.name)
             self.preemptions.append(p)
             self.paused_by[rec.name] = p
             if p.after is not None:
@@ -791,7 +802,9 @@ class _Controller:
             with self.mutex:
                 self._close_pause(pos.name)
                 if last is not None and last.at is not None and last.name not in self.paused_by:
-                    p = Preemption(self.steps, last.name, self.loc(last.prev), self.loc(last.at),  # type: ignore[arg-type]
+                    lines = rec.frame_lines.get(last.frame)
+                    after = lines[0] if lines and lines[1] == last.at and lines[0] else last.prev
+                    p = Preemption(self.steps, last.name, self.loc(after), self.loc(last.at),  # type: ignore[arg-type]
                                    _str_values(last.frame), pos.name)
                     self.preemptions.append(p)
                     self.paused_by[last.name] = p
@@ -988,6 +1001,95 @@ def note(text: str) -> None:
         ctl.notes.append(Note(ctl.steps, name, text))
 
 
+@dataclass(frozen=True)
+class DuplicateFetch:
+    """One schedule in which a page was fetched more than once."""
+
+    seed: int | None
+    url: str
+    fetches: int
+    race: Race | None
+    """The interleaving that let it happen, when the switch log shows one."""
+    schedule: Schedule[Any]
+
+    def __str__(self) -> str:
+        text = f"{self.url} was fetched {self.fetches} times (seed {self.seed})"
+        return f"{text}: {self.race}" if self.race else text
+
+
+@dataclass
+class RaceReport:
+    """What ``find_duplicate_fetches`` found, and what it cost."""
+
+    duplicates: list[DuplicateFetch]
+    """One per failing schedule (its first duplicated URL), in seed order."""
+    schedules: int
+    """Schedules run, the calibration included."""
+    steps: int
+    seconds: float
+    problems: list[str]
+    """Schedules that did not return: ``seed N: deadlock: ...``."""
+
+    @property
+    def first(self) -> DuplicateFetch | None:
+        return self.duplicates[0] if self.duplicates else None
+
+
+def find_duplicate_fetches(
+    crawl: Callable[..., Any],
+    *,
+    web: dict[str, list[str]],
+    start_url: str,
+    files: Collection[str],
+    max_workers: int = 3,
+    seeds: Iterable[int] | None = None,
+    preemption_bound: int = 2,
+    max_steps: int = 200_000,
+) -> RaceReport:
+    """Explore ``crawl(start_url, get_urls, max_workers)`` on ``web`` (URL ->
+    links; unknown URLs have none) and report every schedule that fetched a
+    page twice, with the interleaving that caused it.
+
+    ``get_urls`` is synchronous, or ``async`` when ``crawl`` is a coroutine
+    function (run with ``asyncio.run``; its fetch takes 50 virtual ms).  Each
+    call is a :func:`note` ``get_urls URL`` in the schedule's log.
+    """
+    is_async = asyncio.iscoroutinefunction(crawl)
+
+    def target() -> tuple[Any, dict[str, int]]:
+        calls: dict[str, int] = {}
+
+        def record(url: str) -> list[str]:
+            calls[url] = calls.get(url, 0) + 1
+            note(f"get_urls {url}")
+            return list(web.get(url, ()))
+
+        if is_async:
+            async def get_urls_async(url: str) -> list[str]:
+                links = record(url)
+                await asyncio.sleep(0.05)
+                return links
+
+            return asyncio.run(crawl(start_url, get_urls_async, max_workers)), calls
+        return crawl(start_url, record, max_workers), calls
+
+    result = explore(target, seeds=seeds, files=files, preemption_bound=preemption_bound, max_steps=max_steps)
+    duplicates = []
+    problems = []
+    for schedule in [result.calibration, *result.schedules]:
+        if schedule.outcome not in ("returned",):
+            detail = schedule.problems[0] if schedule.problems else repr(schedule.error)
+            problems.append(f"seed {schedule.seed}: {schedule.outcome}: {detail}")
+        calls = schedule.value[1] if schedule.value is not None else {}
+        twice = [url for url, n in calls.items() if n > 1]
+        if twice and schedule.seed is not None:
+            # name the URL whose interleaving the log can show, if any
+            url = next((u for u in twice if schedule.race_on(u)), twice[0])
+            duplicates.append(DuplicateFetch(schedule.seed, url, calls[url], schedule.race_on(url), schedule))
+    steps = result.calibration.steps + sum(s.steps for s in result.schedules)
+    return RaceReport(duplicates, 1 + len(result.schedules), steps, result.seconds, problems)
+
+
 def _normalize_files(files: Collection[str]) -> frozenset[str]:
     if isinstance(files, str):
         raise TypeError("files must be a collection of paths, not a str")
@@ -1126,6 +1228,6 @@ def replay(
 
 
 __all__ = [
-    "CoopLock", "ExploreResult", "Horizon", "Location", "Note", "Overlap", "Preemption", "Race", "Schedule",
+    "CoopLock", "DuplicateFetch", "ExploreResult", "RaceReport", "find_duplicate_fetches", "Horizon", "Location", "Note", "Overlap", "Preemption", "Race", "Schedule",
     "ScheduleAborted", "Switch", "explore", "install_for_import", "note", "replay",
 ]
