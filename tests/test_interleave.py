@@ -350,3 +350,76 @@ def test_find_duplicate_fetches_reports_nothing_for_the_reference():
                                        files=[str(REFERENCE)])
     assert report.duplicates == [] and report.problems == [] and report.first is None
     assert report.schedules >= 9
+
+
+_REPLAY_SCRIPT = """
+import json, sys
+sys.path.insert(0, {fixtures!r})
+import crawlers
+from crawlsim.check import interleave as il
+pages = [f"http://a.com/p{{i}}" for i in range(5)]
+web = {{p: [q for q in pages if q != p] for p in pages}}
+report = il.find_duplicate_fetches(crawlers.crawl_unlocked, web=web, start_url=pages[0],
+                                   files=[crawlers.__file__], seeds=range(12))
+print(json.dumps([[d.seed, d.url, str(d.race), [list(map(str, (s.step, s.reason, s.from_thread, s.to_thread, s.where)))
+                   for s in d.schedule.switches]] for d in report.duplicates]))
+"""
+
+
+def test_a_seed_replays_the_same_way_in_another_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "replay.py"
+    script.write_text(_REPLAY_SCRIPT.format(fixtures=str(CRAWLERS.parent)))
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=True).stdout
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert '"http://a.com/p' in runs[0]  # it found the race, and named it the same way both times
+
+
+_MODULE_LEVEL_LOCK = '''
+import queue
+import threading
+
+LOCK = threading.Lock()
+
+
+def crawl(start_url, get_urls, max_workers=3):
+    seen = {start_url}
+    q = queue.Queue()
+    q.put(start_url)
+
+    def worker():
+        while True:
+            url = q.get()
+            for link in get_urls(url):
+                with LOCK:
+                    fresh = link not in seen
+                    seen.add(link)
+                if fresh:
+                    q.put(link)
+            q.task_done()
+
+    for _ in range(max_workers):
+        threading.Thread(target=worker, daemon=True).start()
+    q.join()
+    return sorted(seen)
+'''
+
+
+def test_a_module_imported_under_install_for_import_keeps_its_lock_cooperative(tmp_path):
+    path = tmp_path / "module_lock_crawler.py"
+    path.write_text(_MODULE_LEVEL_LOCK)
+    with il.install_for_import():
+        module = _load(path, "interleave_fixture_module_lock")
+    assert isinstance(module.LOCK, il.CoopLock)
+    report = il.find_duplicate_fetches(module.crawl, web=_complete_web(5), start_url="http://a.com/p0",
+                                       files=[str(path)], seeds=range(20))
+    assert report.duplicates == [] and report.problems == []
+    # outside a schedule it is an ordinary lock
+    assert module.LOCK.acquire() and module.LOCK.locked() and not module.LOCK.acquire(False)
+    module.LOCK.release()
+    assert threading.Lock is _thread.allocate_lock

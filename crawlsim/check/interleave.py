@@ -1028,7 +1028,8 @@ class RaceReport:
     steps: int
     seconds: float
     problems: list[str]
-    """Schedules that did not return: ``seed N: deadlock: ...``."""
+    """``seed N: deadlock: ...``, ``seed N: the crawl raised ...``, stalls
+    (``nondeterministic: ...``): every schedule's problems, prefixed."""
 
     @property
     def first(self) -> DuplicateFetch | None:
@@ -1077,9 +1078,10 @@ def find_duplicate_fetches(
     duplicates = []
     problems = []
     for schedule in [result.calibration, *result.schedules]:
-        if schedule.outcome not in ("returned",):
-            detail = schedule.problems[0] if schedule.problems else repr(schedule.error)
-            problems.append(f"seed {schedule.seed}: {schedule.outcome}: {detail}")
+        name = "calibration" if schedule.seed is None else f"seed {schedule.seed}"
+        problems.extend(f"{name}: {problem}" for problem in schedule.problems)
+        if schedule.outcome == "raised":
+            problems.append(f"{name}: the crawl raised {schedule.error!r}")
         calls = schedule.value[1] if schedule.value is not None else {}
         twice = [url for url, n in calls.items() if n > 1]
         if twice and schedule.seed is not None:
