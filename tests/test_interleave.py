@@ -423,3 +423,21 @@ def test_a_module_imported_under_install_for_import_keeps_its_lock_cooperative(t
     assert module.LOCK.acquire() and module.LOCK.locked() and not module.LOCK.acquire(False)
     module.LOCK.release()
     assert threading.Lock is _thread.allocate_lock
+
+
+@pytest.mark.parametrize(
+    ("crawl", "path"),
+    [(reference.crawl, REFERENCE), (crawlers.crawl_pool_recursive, CRAWLERS)],
+    ids=["threadpool-coordinator", "pool-threads-submit-more"],
+)
+def test_thread_pool_schedules_do_not_depend_on_memory_addresses(crawl, path):
+    # sets of futures and of pool threads iterate by hash; by default that is
+    # the object's address, which differs from run to run
+    target = _crawl_target(crawl, _complete_web(6), "http://a.com/p0")
+    logs = []
+    for shift in (0, 1000, 3000):
+        ballast = [object() for _ in range(shift)]  # moves where the next objects land
+        result = il.explore(target, seeds=range(20), files=[str(path)])
+        logs.append([(s.switches, s.notes) for s in result.schedules])
+        del ballast
+    assert logs[0] == logs[1] == logs[2]

@@ -47,9 +47,11 @@ Design
   preemptions.
 * **Determinism.**  Same target, files, seed and calibration => same
   switch log.  Threads are named by start order ("main", "thread 1 (worker)"),
-  not by the global ``Thread-N`` counter; ``concurrent.futures.Future``
-  hashes by creation order within a schedule (sets of futures iterate the
-  same way every run); cyclic GC is paused during a schedule.  String
+  not by the global ``Thread-N`` counter; ``concurrent.futures.Future`` and
+  ``threading.Thread`` objects made under control hash by creation order
+  within the schedule (a set of futures, or ThreadPoolExecutor's set of
+  threads, iterates the same way every run, not by memory address); cyclic
+  GC is paused during ``explore``.  asyncio Tasks still hash by address.  String
   hashing is salted per process, so across processes set iteration order of
   strings is the same only with a fixed ``PYTHONHASHSEED`` (the checker's
   child process should set it).
@@ -133,6 +135,7 @@ _real_sleep = time.sleep
 _orig_start = threading.Thread.start
 _orig_join = threading.Thread.join
 _orig_future_init = _cf_base.Future.__init__
+_orig_thread_init = threading.Thread.__init__
 _orig_run_once = _aio_base.BaseEventLoop._run_once
 _RealSelector = selectors.DefaultSelector
 
@@ -450,15 +453,29 @@ def _vsleep(secs: float) -> None:
     rec.ctl.block_until(rec, lambda: False, rec.ctl.vnow() + secs)
 
 
-def _future_init(self: Any, *args: Any, **kwargs: Any) -> None:
-    _orig_future_init(self, *args, **kwargs)
+def _number(obj: Any) -> None:
+    """Give an object made by a managed thread a per-schedule creation number
+    (before its own __init__ could put it in a set), which ``_seq_hash`` uses."""
     rec = _managed()
     if rec is not None:
-        rec.ctl.future_seq += 1
-        self._interleave_seq = rec.ctl.future_seq
+        rec.ctl.object_seq += 1
+        obj._interleave_seq = rec.ctl.object_seq
 
 
-def _future_hash(self: Any) -> int:
+def _future_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    _number(self)
+    _orig_future_init(self, *args, **kwargs)
+
+
+def _thread_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    _number(self)
+    _orig_thread_init(self, *args, **kwargs)
+
+
+def _seq_hash(self: Any) -> int:
+    """Futures and Threads hash by identity, so a set of them iterates in an
+    order that depends on memory addresses -- which differ between runs.
+    Numbered ones hash by creation order instead: same schedule, same order."""
     seq = self.__dict__.get("_interleave_seq")
     return object.__hash__(self) if seq is None else seq
 
@@ -485,7 +502,9 @@ def _patched() -> Iterator[None]:
         (time, "perf_counter", _vperf_counter),
         (time, "sleep", _vsleep),
         (_cf_base.Future, "__init__", _future_init),
-        (_cf_base.Future, "__hash__", _future_hash),
+        (_cf_base.Future, "__hash__", _seq_hash),
+        (threading.Thread, "__init__", _thread_init),
+        (threading.Thread, "__hash__", _seq_hash),
         (selectors, "DefaultSelector", _CoopSelector),
         (_aio_base.BaseEventLoop, "_run_once", _run_once),
     ]
@@ -620,7 +639,7 @@ class _Controller:
         self.jumped = 0.0
         self.mono0 = _real_monotonic()
         self.wall0 = _real_time() - self.mono0
-        self.future_seq = 0
+        self.object_seq = 0
         self.asyncio_used = False
         self.tasks: dict[Any, _TaskPos] = {}
         self.last_task: dict[int, _TaskPos] = {}
@@ -715,7 +734,8 @@ class _Controller:
         code = frame.f_code
         mine = self.user_code.get(code)
         if mine is None:
-            mine = self.user_code[code] = code.co_filename in self.files
+            name = code.co_filename
+            mine = self.user_code[code] = name in self.files or os.path.realpath(name) in self.files
         return self._local if mine else None
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
