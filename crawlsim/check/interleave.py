@@ -59,8 +59,10 @@ Design
   (outcome ``step-limit``: an endless loop or livelock), when every thread is
   blocked (``deadlock``, naming each thread's line), or after
   ``schedule_timeout`` real seconds (``timeout``, a safety net only).  If the
-  running thread makes no progress for ``stall_timeout`` real seconds it is
-  presumed blocked outside the controller (a lock created before ``explore``,
+  running thread makes no progress for ``stall_timeout`` real seconds and is
+  not runnable (on Linux its ``/proc`` state says it sleeps in the kernel; a
+  thread that is merely waiting for a CPU on a loaded machine is left alone)
+  it is presumed blocked outside the controller (a lock created before ``explore``,
   a socket) and the baton passes on; that schedule is marked
   ``nondeterministic``.  Stopping a schedule raises :class:`ScheduleAborted`
   (a ``BaseException``, so ``except Exception`` does not swallow it) in
@@ -537,7 +539,7 @@ class _Rec:
     """One managed thread."""
 
     __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
-                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines")
+                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id")
 
     def __init__(self, ctl: _Controller, name: str, index: int, thread: threading.Thread | None) -> None:
         self.ctl = ctl
@@ -545,6 +547,7 @@ class _Rec:
         self.index = index
         self.thread = thread
         self.ident: int | None = None
+        self.native_id: int | None = None
         self.go = _real_lock()
         self.go.acquire()  # released by whoever hands this thread the baton
         self.registered = _real_lock()
@@ -637,7 +640,7 @@ class _Controller:
         self.steps = 0
         self.progress = 0
         self.jumped = 0.0
-        self.mono0 = _real_monotonic()
+        self.mono0 = 8192.0  # a fixed base: timer arithmetic rounds the same way every run
         self.wall0 = _real_time() - self.mono0
         self.object_seq = 0
         self.asyncio_used = False
@@ -690,6 +693,7 @@ class _Controller:
 
     def _register(self, rec: _Rec) -> None:
         rec.ident = _thread.get_ident()
+        rec.native_id = threading.get_native_id()
         with self.mutex:
             self.by_ident[rec.ident] = rec
         sys.settrace(self.trace)
@@ -984,6 +988,20 @@ class _Controller:
                 r.go.release()
         self._signal_if_all_done()
 
+    def holder_runnable(self) -> bool:
+        """Whether the baton holder is running or waiting for a CPU (Linux:
+        its /proc state is R) -- slow because the machine is loaded, not
+        blocked.  False when it sleeps in the kernel or the state is unknown."""
+        holder = self.current
+        if holder is None or holder.native_id is None:
+            return False
+        try:
+            with open(f"/proc/self/task/{holder.native_id}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return False
+        return stat[stat.rfind(b")") + 2:][:1] == b"R"
+
     def on_stall(self, seconds: float) -> None:
         """Watcher: the baton holder made no progress; presume it blocked in C."""
         with self.mutex:
@@ -1147,7 +1165,8 @@ def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | No
             if progress != last_progress:
                 last_progress, last_change = progress, now
             elif now - last_change >= stall_timeout and not ctl.aborting:
-                ctl.on_stall(now - last_change)
+                if not ctl.holder_runnable():
+                    ctl.on_stall(now - last_change)
                 last_change = now
             if now - started >= schedule_timeout and not ctl.aborting:
                 pool_logger.disabled = True
@@ -1191,7 +1210,7 @@ def explore(
     preemption_bound: int = 2,
     max_steps: int = 200_000,
     horizon: Horizon | None = None,
-    stall_timeout: float = 1.0,
+    stall_timeout: float = 0.5,
     schedule_timeout: float = 60.0,
 ) -> ExploreResult[T]:
     """Run ``target()`` once per seed, its threads one at a time, switching only
@@ -1240,7 +1259,7 @@ def replay(
     preemption_bound: int = 2,
     max_steps: int = 200_000,
     horizon: Horizon | None = None,
-    stall_timeout: float = 1.0,
+    stall_timeout: float = 0.5,
     schedule_timeout: float = 60.0,
 ) -> Schedule[T]:
     """Run the one schedule ``seed`` names (as ``explore`` ran it)."""
