@@ -125,7 +125,7 @@ def test_correct_crawlers_are_never_flagged(crawl, path):
         assert not schedule.nondeterministic
 
 
-@settings(max_examples=25)
+@settings(max_examples=15)
 @given(
     edges=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=30),
     seed=st.integers(0, 10_000),
@@ -148,7 +148,7 @@ def test_locked_crawler_fetches_each_reachable_page_once_under_any_seed(edges, s
     assert dict(schedule.value[1]) == dict.fromkeys(reachable, 1)
 
 
-@settings(max_examples=15)
+@settings(max_examples=10)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 6))
 def test_same_seed_gives_the_same_switch_log(seed, n):
     target = _crawl_target(crawlers.crawl_unlocked, _complete_web(n), "http://a.com/p0")

@@ -290,7 +290,9 @@ class Horizon:
 
 @dataclass
 class ExploreResult(Generic[T]):
-    calibration: Schedule[T]
+    calibration: Schedule[T] | None
+    """The schedule without preemptions that found the horizon (None when
+    the horizon was given)."""
     schedules: list[Schedule[T]]
     horizon: Horizon
     seconds: float
@@ -1062,7 +1064,7 @@ class RaceReport:
     duplicates: list[DuplicateFetch]
     """One per failing schedule (its first duplicated URL), in seed order."""
     schedules: int
-    """Schedules run, the calibration included."""
+    """Schedules run, the calibration (if any) included."""
     steps: int
     seconds: float
     problems: list[str]
@@ -1115,7 +1117,7 @@ def find_duplicate_fetches(
     result = explore(target, seeds=seeds, files=files, preemption_bound=preemption_bound, max_steps=max_steps)
     duplicates = []
     problems = []
-    for schedule in [result.calibration, *result.schedules]:
+    for schedule in [*([result.calibration] if result.calibration else []), *result.schedules]:
         name = "calibration" if schedule.seed is None else f"seed {schedule.seed}"
         problems.extend(f"{name}: {problem}" for problem in schedule.problems)
         if schedule.outcome == "raised":
@@ -1126,8 +1128,8 @@ def find_duplicate_fetches(
             # name the URL whose interleaving the log can show, if any
             url = next((u for u in twice if schedule.race_on(u)), twice[0])
             duplicates.append(DuplicateFetch(schedule.seed, url, calls[url], schedule.race_on(url), schedule))
-    steps = result.calibration.steps + sum(s.steps for s in result.schedules)
-    return RaceReport(duplicates, 1 + len(result.schedules), steps, result.seconds, problems)
+    ran = [*([result.calibration] if result.calibration else []), *result.schedules]
+    return RaceReport(duplicates, len(ran), sum(s.steps for s in ran), result.seconds, problems)
 
 
 def _normalize_files(files: Collection[str]) -> frozenset[str]:
@@ -1234,9 +1236,10 @@ def explore(
     gc.disable()  # collections at allocation-dependent moments would run finalizers mid-schedule
     try:
         with _patched():
-            calibration, preemptible = _run_schedule(target, normalized, None, None, 0, max_steps,
-                                                     stall_timeout, schedule_timeout)
+            calibration = None
             if horizon is None:
+                calibration, preemptible = _run_schedule(target, normalized, None, None, 0, max_steps,
+                                                         stall_timeout, schedule_timeout)
                 horizon = Horizon(tuple(sorted((f, line, n) for (f, line), n in preemptible.items())))
             chosen = list(seeds) if seeds is not None else list(range(max(8, 2 * len(horizon.points))))
             schedules = [
