@@ -441,3 +441,11 @@ def test_thread_pool_schedules_do_not_depend_on_memory_addresses(crawl, path):
         logs.append([(s.switches, s.notes) for s in result.schedules])
         del ballast
     assert logs[0] == logs[1] == logs[2]
+
+
+def test_a_thread_still_looping_after_the_target_returns_is_listed_not_blamed():
+    schedule = il.explore(crawlers.returns_while_a_poller_runs, seeds=[0], files=[str(CRAWLERS)]).schedules[0]
+    assert (schedule.outcome, schedule.value) == ("returned", "returned")
+    assert schedule.problems == []
+    [line] = schedule.leftover
+    assert line.startswith("thread 1 (poll) at line")

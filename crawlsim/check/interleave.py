@@ -129,6 +129,9 @@ T = TypeVar("T")
 QUANTUM = 1e-6
 """Virtual seconds that pass per step."""
 
+AFTER_RETURN_STEPS = 20_000
+"""Steps the other threads may still take once the target has returned."""
+
 _real_lock = _thread.allocate_lock
 _real_monotonic = time.monotonic
 _real_time = time.time
@@ -249,7 +252,8 @@ class Schedule(Generic[T]):
     problems: list[str]
     """Plain-language lines: the deadlock, the step limit, stalls, threads that would not stop."""
     leftover: list[str]
-    """Threads still blocked after the target returned (e.g. daemon workers on ``q.get()``); they were stopped."""
+    """Threads still blocked (e.g. daemon workers on ``q.get()``) or still
+    looping ``AFTER_RETURN_STEPS`` steps after the target returned; they were stopped."""
     thread_errors: list[tuple[str, BaseException]]
     nondeterministic: bool
     seconds: float
@@ -944,6 +948,8 @@ class _Controller:
         with self.mutex:
             rec.finished = True
             self.progress += 1
+            if rec is self.main:  # threads still running get a short grace, then count as leftover
+                self.max_steps = min(self.max_steps, self.steps + AFTER_RETURN_STEPS)
             if self.aborting:
                 self._signal_if_all_done()
                 return
@@ -980,6 +986,8 @@ class _Controller:
         if self.aborting:
             return
         self.aborting = True
+        if self.main is not None and self.main.finished and self.outcome in ("returned", "raised"):
+            outcome = "leftover"  # the target's own outcome stands; what still ran is listed
         if outcome == "leftover":
             self.leftover.extend(f"{r.name} at {self.loc(r.at) or 'its start'}" for r in self.recs if not r.finished)
         else:
