@@ -8,6 +8,32 @@ context bounding, Coyote, Loom) take the scheduling away from the OS: one
 thread runs at a time, the tester decides where to switch, and every schedule
 is named by a seed, so a failing schedule is replayed exactly.
 
+Use
+---
+    report = find_duplicate_fetches(crawl, web={url: [links]}, start_url=url,
+                                    files=[user_file], max_workers=3)
+    report.first        # DuplicateFetch | None: seed, url, fetches, race
+    str(report.first)   # "/x was fetched 2 times (seed 4): thread 2 (worker) ran
+                        #  line 21 (`if link not in seen:`) with /x while thread 1
+                        #  (worker), also with /x, was between line 21 (...) and
+                        #  line 22 (`seen.add(link)`) (seed 4)"
+    find_duplicate_fetches(..., seeds=[4])   # replays seed 4 (calibration + 1 schedule)
+
+The general form, for targets with their own counters:
+
+    result = explore(target, seeds=None, files=[user_file])   # ExploreResult
+    for s in result.schedules:  # Schedule: seed, outcome, value, error, steps,
+        ...                     # switches, preemptions, notes, problems, leftover,
+                                # thread_errors, nondeterministic, seconds
+        s.race_on("/x")         # Race | None: the two interleaved lines
+    replay(target, 4, files=[user_file], horizon=result.horizon)   # one schedule
+
+Inside the target, ``note(text)`` marks the schedule's log (e.g. each fetch).
+Import the user's module inside ``install_for_import()`` so its module-level
+locks and queues are cooperative.  ``explore`` is not re-entrant (one per
+process at a time) and patches process-wide state while it runs: run it in
+the checker's throwaway child process, with ``PYTHONHASHSEED`` fixed.
+
 Design
 ------
 * **One baton.**  ``explore`` runs ``target()`` in a fresh thread ("main").
@@ -82,7 +108,14 @@ line 22".  Targets can add their own marks with :func:`note`.
 Limits
 ------
 * Switches happen between *lines*: a check-then-add written on one line
-  (``if x not in s: s.add(x)``) is not split and its race is not found.
+  (``if x not in s: s.add(x)``) is not split and its race is not found
+  (opcode events could split it, at several times the cost; not done).
+* The strategy is randomised per seed, not exhaustive: the default seeds try
+  every preemptible point twice, at random occurrences; a race that needs a
+  particular occurrence of a rarely-hit line may need more seeds.
+* A thread looping in code outside ``files`` without calling anything
+  blocking is stopped only by ``schedule_timeout`` and then cannot be
+  unwound: it is reported and left running as a daemon thread.
 * Threads started with ``_thread.start_new_thread`` are not controlled;
   locks/queues created before ``explore`` (e.g. at module import) are real
   C locks and only reach the stall fallback.  Load the user's module after
