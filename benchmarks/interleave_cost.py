@@ -7,7 +7,7 @@
 Each crawler runs under ``crawlsim.check.interleave.find_duplicate_fetches``
 on a complete web of ``--pages`` pages (every page links every other page,
 so any two pages in flight share links), ``--workers`` workers, with the
-default seed list (two schedules per preemptible point) unless ``--seeds N``
+default seed list (three schedules per preemptible point) unless ``--seeds N``
 is given.  One line per crawler: schedules run (calibration included),
 steps, seconds (``time.perf_counter`` around the exploration, and
 ``time.process_time``), how many schedules fetched a page twice, and the

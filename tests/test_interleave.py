@@ -449,3 +449,14 @@ def test_a_thread_still_looping_after_the_target_returns_is_listed_not_blamed():
     assert schedule.problems == []
     [line] = schedule.leftover
     assert line.startswith("thread 1 (poll) at line")
+
+
+def test_a_check_then_add_on_one_line_is_split_after_its_condition():
+    report = il.find_duplicate_fetches(crawlers.crawl_one_line_check_then_add, web=_complete_web(6),
+                                       start_url="http://a.com/p0", files=[str(CRAWLERS)])
+    assert report.first is not None and report.problems == []
+    line = _line_text(CRAWLERS, "if link not in seen: seen.add(link); q.put(link)")
+    race = next(d.race for d in report.duplicates if d.race is not None)
+    assert race.after.text == race.before.text == race.other_at.text == line
+    assert race.before.after_condition and not race.after.after_condition
+    assert "after its condition" in str(race)

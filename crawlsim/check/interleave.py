@@ -66,8 +66,9 @@ Design
   *calibration* schedule (no preemptions) lists the *preemptible points*:
   user lines reached while another thread could run, with how often.  Seed
   ``s`` preempts at point ``s mod len(points)`` (so ``len(points)``
-  consecutive seeds try every point once) at a random occurrence, plus up
-  to ``preemption_bound - 1`` random extra preemptions.  A preemption is
+  consecutive seeds try every point once) -- at its second hit in the first
+  round of seeds, at a random hit later -- plus up to
+  ``preemption_bound - 1`` random extra preemptions.  A preemption is
   armed at its occurrence and fires at the first hit of that line from
   then on at which another thread can run.  CHESS found most bugs within two
   preemptions.
@@ -111,7 +112,7 @@ Limits
   (``if x not in s: s.add(x)``) is not split and its race is not found
   (opcode events could split it, at several times the cost; not done).
 * The strategy is randomised per seed, not exhaustive: the default seeds try
-  every preemptible point twice, at random occurrences; a race that needs a
+  every preemptible point three times (second hit, then random hits); a race that needs a
   particular occurrence of a rarely-hit line may need more seeds.
 * A thread looping in code outside ``files`` without calling anything
   blocking is stopped only by ``schedule_timeout`` and then cannot be
@@ -162,6 +163,9 @@ T = TypeVar("T")
 QUANTUM = 1e-6
 """Virtual seconds that pass per step."""
 
+SEEDS_PER_POINT = 3
+"""Default seeds per preemptible point: ``seeds=None`` runs this many rounds."""
+
 AFTER_RETURN_STEPS = 20_000
 """Steps the other threads may still take once the target has returned."""
 
@@ -196,9 +200,12 @@ class Location:
     file: str
     line: int
     text: str
+    after_condition: bool = False
+    """The point inside a one-line ``if``: its condition ran, its body did not."""
 
     def __str__(self) -> str:
-        return f"line {self.line} (`{self.text}`)" if self.text else f"line {self.line}"
+        text = f"line {self.line} (`{self.text}`)" if self.text else f"line {self.line}"
+        return f"{text} after its condition" if self.after_condition else text
 
 
 @dataclass(frozen=True)
@@ -617,6 +624,23 @@ class _TaskPos:
         self.frame: Any = None
 
 
+def _split_offsets(code: Any) -> frozenset[int]:
+    """Offsets just after a forward conditional jump whose body continues on
+    the same line -- ``if link not in seen: seen.add(link)`` -- so the check
+    and the action, though one line, can be interleaved."""
+    import dis
+
+    offsets = set()
+    instructions = list(dis.get_instructions(code))
+    for here, after in zip(instructions, instructions[1:]):
+        if (here.opname.startswith(("POP_JUMP_FORWARD_IF", "POP_JUMP_IF", "JUMP_IF_"))
+                and here.positions is not None and after.positions is not None
+                and here.positions.lineno is not None and here.positions.lineno == after.positions.lineno
+                and isinstance(here.argval, int) and here.argval > here.offset):
+            offsets.add(after.offset)
+    return frozenset(offsets)
+
+
 def _thread_label(thread: threading.Thread, index: int) -> str:
     target = getattr(thread, "_target", None)
     fn = getattr(target, "__name__", None) or type(thread).__name__
@@ -648,9 +672,14 @@ class _Strategy:
         if self.rng is None or bound <= 0 or not points:
             return
         assert seed is not None
-        chosen = [points[seed % len(points)]]
-        chosen += [self.rng.choice(points) for _ in range(self.rng.randint(0, bound - 1))]
-        for file, line, hits in chosen:
+        # the first preemption sweeps the points: seeds 0..n-1 each take one, at
+        # its second hit (the first often finds the others with nothing to do
+        # yet); later rounds take a random hit
+        file, line, hits = points[seed % len(points)]
+        first = min(2, hits) if seed // len(points) == 0 else self.rng.randint(1, max(hits, 1))
+        self.pending[(file, line)] = [first]
+        for _ in range(self.rng.randint(0, bound - 1)):
+            file, line, hits = self.rng.choice(points)
             self.pending.setdefault((file, line), []).append(self.rng.randint(1, max(hits, 1)))
         for occs in self.pending.values():
             occs.sort()
@@ -698,6 +727,7 @@ class _Controller:
         self.thread_errors: list[tuple[str, BaseException]] = []
         self.preemptible: dict[tuple[str, int], int] = {}
         self.user_code: dict[Any, bool] = {}
+        self.splits: dict[Any, frozenset[int]] = {}
         self.locations: dict[tuple[str, int], Location] = {}
         self.done = _real_lock()
         self.done.acquire()
@@ -715,7 +745,9 @@ class _Controller:
             return None
         found = self.locations.get(key)
         if found is None:
-            found = self.locations[key] = Location(key[0], key[1], linecache.getline(key[0], key[1]).strip())
+            file, line = key
+            text = linecache.getline(file, abs(line)).strip()
+            found = self.locations[key] = Location(file, abs(line), text, line < 0)
         return found
 
     # -- threads
@@ -779,17 +811,25 @@ class _Controller:
         if mine is None:
             name = code.co_filename
             mine = self.user_code[code] = name in self.files or os.path.realpath(name) in self.files
-        return self._local if mine else None
+            if mine:
+                splits = _split_offsets(code)
+                if splits:
+                    self.splits[code] = splits
+        if not mine:
+            return None
+        if code in self.splits:
+            frame.f_trace_opcodes = True
+        return self._local
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "return" and not frame.f_code.co_flags & _SUSPENDABLE:
             rec = self.by_ident.get(_thread.get_ident())
             if rec is not None:
                 rec.frame_lines.pop(frame, None)
-        elif event == "line":
+        elif event == "line" or (event == "opcode" and frame.f_lasti in self.splits.get(frame.f_code, ())):
             waited = True
             try:
-                waited = self._on_line(frame)
+                waited = self._on_line(frame, event == "opcode")
             finally:
                 # CPython 3.11 copies a frame's variables into f_locals before
                 # calling a trace function and back afterwards (bpo-30744).  If
@@ -801,8 +841,11 @@ class _Controller:
                     frame.f_locals  # noqa: B018
         return self._local
 
-    def _on_line(self, frame: Any) -> bool:
-        """Count a step; maybe preempt.  True if this thread waited for the baton."""
+    def _on_line(self, frame: Any, mid_line: bool = False) -> bool:
+        """Count a step; maybe preempt.  True if this thread waited for the baton.
+
+        ``mid_line``: the point after a one-line ``if``'s condition, keyed
+        by the negated line number so it is a point of its own."""
         rec = self.by_ident.get(_thread.get_ident())
         if rec is None or rec.suspended or rec.finished:
             return False
@@ -817,7 +860,7 @@ class _Controller:
             self._abort("step-limit", f"stopped after {self.max_steps} steps: an endless loop or a livelock "
                         f"({rec.name} at {self.loc(rec.at)})")
             raise ScheduleAborted
-        key = (frame.f_code.co_filename, frame.f_lineno)
+        key = (frame.f_code.co_filename, -frame.f_lineno if mid_line else frame.f_lineno)
         rec.prev, rec.at, rec.frame = rec.at, key, frame
         lines = rec.frame_lines.get(frame)
         rec.frame_lines[frame] = (lines[1] if lines else None, key)
@@ -1260,8 +1303,8 @@ def explore(
     at lines of ``files`` and at blocking calls.
 
     A calibration schedule (no preemptions) runs first unless ``horizon`` is
-    given; ``seeds=None`` means ``range(2 * number of preemptible points)``,
-    at least 8, so every point is tried twice.  ``target`` must build fresh
+    given; ``seeds=None`` means ``range(SEEDS_PER_POINT * number of
+    preemptible points)``, at least 8, so every point is tried three times.  ``target`` must build fresh
     state on each call.  Same arguments => same schedules.
     """
     if preemption_bound < 0:
@@ -1282,7 +1325,7 @@ def explore(
                 calibration, preemptible = _run_schedule(target, normalized, None, None, 0, max_steps,
                                                          stall_timeout, schedule_timeout)
                 horizon = Horizon(tuple(sorted((f, line, n) for (f, line), n in preemptible.items())))
-            chosen = list(seeds) if seeds is not None else list(range(max(8, 2 * len(horizon.points))))
+            chosen = list(seeds) if seeds is not None else list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
             schedules = [
                 _run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps, stall_timeout,
                               schedule_timeout)[0]
