@@ -33,6 +33,9 @@ from crawlsim.check.interleave import find_duplicate_fetches
 ROOT = Path(__file__).resolve().parent.parent
 BUILT_IN = [
     "tests/fixtures/interleave/crawlers.py:crawl_unlocked",
+    "tests/fixtures/interleave/crawlers.py:crawl_one_line_check_then_add",
+    "tests/fixtures/interleave/crawlers.py:crawl_pool_recursive",
+    "tests/fixtures/interleave/crawlers.py:crawl_idle_timeout_workers",
     "tests/fixtures/interleave/crawlers.py:crawl_locked",
     "tests/fixtures/interleave/crawlers.py:crawl_condition",
     "tests/fixtures/interleave/crawlers.py:crawl_async_check_await_add",
