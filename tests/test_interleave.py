@@ -194,7 +194,8 @@ def test_an_endless_loop_stops_at_the_step_limit():
     result = il.explore(crawlers.spin_forever, seeds=[0], files=[str(CRAWLERS)], max_steps=500)
     for schedule in [result.calibration, *result.schedules]:
         assert schedule.outcome == "step-limit"
-        assert "500 steps" in schedule.problems[0] and "n += 1" in schedule.problems[0] or "while True" in schedule.problems[0]
+        message = schedule.problems[0]
+        assert "500 steps" in message and ("n += 1" in message or "while True" in message)
 
 
 def test_thread_pool_queue_lock_condition_semaphore_event_work_under_control():
@@ -460,3 +461,19 @@ def test_a_check_then_add_on_one_line_is_split_after_its_condition():
     assert race.after.text == race.before.text == race.other_at.text == line
     assert race.before.after_condition and not race.after.after_condition
     assert "after its condition" in str(race)
+
+
+@settings(max_examples=8)
+@given(
+    crawl=st.sampled_from([crawlers.crawl_unlocked, crawlers.crawl_one_line_check_then_add,
+                           crawlers.crawl_pool_recursive, crawlers.crawl_idle_timeout_workers]),
+    pages=st.integers(3, 9),
+    workers=st.integers(2, 5),
+)
+def test_default_seeds_catch_the_race_on_any_complete_web(crawl, pages, workers):
+    # every page links every other, so two pages in flight always share links:
+    # the race is there to find, whatever the size and the number of workers
+    report = il.find_duplicate_fetches(crawl, web=_complete_web(pages), start_url="http://a.com/p0",
+                                       files=[str(CRAWLERS)], max_workers=workers)
+    assert report.problems == []
+    assert any(d.race is not None for d in report.duplicates)
