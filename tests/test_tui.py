@@ -192,6 +192,7 @@ async def test_normalize_cycle_on_see_it_shows_the_finish_change() -> None:
         assert "duplicate of http://a.com/x" in app.query_one(PagesView).plain()
 
 
+@pytest.mark.slow  # eight 2,000-page simulations (about 4 s)
 async def test_more_workers_stop_helping_at_the_busiest_host_bound() -> None:
     # the example, run in the worker thread as the app does for large webs
     scenario = load_scenario("busiest-host").with_options(workers=1)
