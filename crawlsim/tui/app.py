@@ -252,8 +252,10 @@ class CrawlApp(App[int]):
         for panel in self._panels:
             panel.update(self.view)
         title = f"pages by host ({len(result.replay.page_list)})"
-        pages = self.query_one(PagesView)
-        if pages.border_title != title:
+        # from the panels mounted with this screen: a frame can still fire while the app
+        # is closing, when the screen (and its PagesView) are already gone
+        pages = next((p for p in self._panels if isinstance(p, PagesView)), None)
+        if pages is not None and pages.border_title != title:
             pages.border_title = title
 
     def seek_to(self, t: float) -> None:
