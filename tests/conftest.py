@@ -2,9 +2,42 @@
 
 Hypothesis' per-example deadline is off everywhere: CI machines are shared
 and slow calls are not what these properties are about (speed is measured by
-``benchmarks/``, never asserted in tests)."""
+``benchmarks/``, never asserted in tests).
 
+The ``slow`` marker (registered in pyproject) is put here on the few tests
+that take seconds of CPU each -- executed notebooks, rendered animations,
+the app rerunning a 2,000-page crawl eight times -- so that
+
+* ``python -m pytest -m "not slow"`` gives a quick loop while working, and
+* under pytest-xdist they are handed out *first*: the long ones then run
+  side by side at the start instead of one of them finishing alone at the
+  end (README's command runs them all, well within its time budget).
+
+Tests may also be marked ``@pytest.mark.slow`` in their own file (as
+tests/test_tui.py does); this list names the ones in files other helpers own.
+"""
+
+from __future__ import annotations
+
+import pytest
 from hypothesis import settings
 
 settings.register_profile("crawlsim", deadline=None)
 settings.load_profile("crawlsim")
+
+SLOW = (
+    # measured with `python -m pytest --durations=30` (seconds, one core, idle machine)
+    "tests/test_notebooks.py::test_notebook_runs_and_its_asserts_hold[07_how_far_bfs_reaches]",  # 11.6
+    "tests/test_notebooks.py::test_notebook_runs_and_its_asserts_hold[03_workers_vs_busiest_host]",  # 5.0
+    "tests/test_notebooks.py::test_notebook_runs_and_its_asserts_hold[01_bfs_by_hand]",  # 5.0
+    "tests/test_notebook_widget.py::test_animate_writes_a_gif",  # 3.9
+    "tests/test_notebook_widget.py::test_animate_writes_an_mp4",  # 3.6
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests listed in SLOW, then put every slow test first (stable order otherwise)."""
+    for item in items:
+        if item.nodeid in SLOW:
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -50,32 +50,76 @@ def shown_duplicates(app: CrawlApp) -> int:
     return int(re.search(r"dup (\d+)", counters(app)).group(1))
 
 
+class FakeClock:
+    """A wall clock that moves only when told (``advance``); ``read`` is set
+    each time someone reads it, so a test can wait for the app's frame timer
+    to have drawn a frame instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.read = asyncio.Event()
+
+    def __call__(self) -> float:
+        self.read.set()
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self.read.clear()
+
+    async def next_frame(self, pilot: object) -> None:
+        """Wait (event-driven, no fixed sleep) until the app reads the clock again."""
+        await asyncio.wait_for(self.read.wait(), timeout=30)
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def wait_until(pilot: object, condition: object, what: str, timeout: float = 30.0) -> None:
+    """Let the app run until ``condition()`` holds (a timer's work), failing after ``timeout`` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():  # type: ignore[operator]
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
 async def test_space_plays_and_pauses() -> None:
-    app = app_for()
+    clock = FakeClock()
+    app = CrawlApp(load_scenario("see-it"), paused=True, animate=False, threaded=False, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        assert "paused" in status(app) and shown_time(app) == 0.0
+        assert "paused" in status(app) and shown_time(app) == 0.0 and "(1x)" in status(app)
         await pilot.press("space")
         assert "playing" in status(app)
-        await asyncio.sleep(0.15)
-        app._tick()  # the frame timer's job, run by hand since this app has none
+        clock.advance(2.5)
+        app.tick()  # the frame the timer would draw (this app has no timer)
         await pilot.pause()
-        assert shown_time(app) > 0.0
+        assert shown_time(app) == 2.5  # 2.5 s of wall clock at 1x
         await pilot.press("space")
         assert "paused" in status(app)
-        held = shown_time(app)
-        await asyncio.sleep(0.1)
-        app._tick()
-        assert shown_time(app) == held
+        clock.advance(5.0)
+        app.tick()
+        await pilot.pause()
+        assert shown_time(app) == 2.5  # a paused app stays still however long it waits
 
 
 async def test_the_frame_timer_animates_on_the_simulated_clock() -> None:
-    app = CrawlApp(load_scenario("interview"), speed=10.0, threaded=False)
+    clock = FakeClock()
+    app = CrawlApp(load_scenario("interview"), speed=10.0, threaded=False, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
-        assert "finished" in status(app)  # 0.2 s of crawl at 10x: done well within 0.3 s
+        clock.advance(0.0)
+        await clock.next_frame(pilot)
+        assert "playing" in status(app) and shown_time(app) == 0.0  # frames come, the clock has not moved
+        clock.advance(0.01)
+        await clock.next_frame(pilot)
+        assert shown_time(app) == 0.1  # 0.01 s of wall clock at 10x
+        clock.advance(1.0)  # 10 s at 10x: past the 0.2 s crawl
+        await clock.next_frame(pilot)
+        assert "finished" in status(app)
         assert "fetched 3/3" in counters(app)
         await pilot.press("space")  # at the end, play starts over from t = 0
-        assert app._anchor[1] == 0.0
+        assert app.t == 0.0 and "playing" in status(app)
+        clock.advance(0.01)
+        await clock.next_frame(pilot)
+        assert shown_time(app) == 0.1
 
 
 async def test_step_moves_to_the_next_event() -> None:
@@ -148,6 +192,7 @@ async def test_normalize_cycle_on_see_it_shows_the_finish_change() -> None:
         assert "duplicate of http://a.com/x" in app.query_one(PagesView).plain()
 
 
+@pytest.mark.slow  # eight 2,000-page simulations (about 4 s)
 async def test_more_workers_stop_helping_at_the_busiest_host_bound() -> None:
     # the issue's example, run in the worker thread as the app does for large webs
     scenario = load_scenario("busiest-host").with_options(workers=1)
@@ -310,13 +355,13 @@ async def test_live_mode_follows_a_crawl_as_its_events_arrive() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         half = len(recorded) // 2
         feed.events.extend(recorded[:half])
-        await pilot.pause(0.4)
+        await wait_until(pilot, lambda: app.result is not None, "the live feed's first events")
         middle = app.result.replay.end
         assert 0 < middle < recorded[-1].t
         assert "crawling live" in app.message
         feed.events.extend(recorded[half:])
         feed.done = True
-        await pilot.pause(0.4)
+        await wait_until(pilot, lambda: app.message == "crawl finished", "the live feed's end")
         assert app.result.replay.end == recorded[-1].t
         assert app.t == recorded[-1].t
         assert app.message == "crawl finished"

@@ -12,6 +12,7 @@ paused app is perfectly still -- which is what makes snapshot tests exact.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import events, work
@@ -61,7 +62,10 @@ class CrawlApp(App[int]):
     events as recorded (what-if keys are off).  ``paused``/``at`` start the
     clock still at a given time; ``animate=False`` creates no timer at all
     (snapshot tests); ``threaded`` forces the simulation on or off a worker
-    thread (default: on for webs above a few hundred pages).
+    thread (default: on for webs above a few hundred pages).  ``clock`` is
+    the wall clock the animation reads (seconds, ``time.monotonic`` by
+    default): tests pass a fake one and call :meth:`tick` to draw the frame
+    the timer would, so no test has to sleep.
     """
 
     CSS_PATH = "app.tcss"
@@ -101,6 +105,7 @@ class CrawlApp(App[int]):
         threaded: bool | None = None,
         fps: float = 30.0,
         live: LiveFeed | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         if live is not None:
@@ -130,7 +135,8 @@ class CrawlApp(App[int]):
         self._generation = 0
         self._fresh = True
         """The next installed run is the first of its scenario (no comparison)."""
-        self._anchor = (time.monotonic(), self.t)
+        self.clock = clock
+        self._anchor = (clock(), self.t)
         self._panels: list[Panel] = []
 
     # -- layout --------------------------------------------------------------------
@@ -160,15 +166,15 @@ class CrawlApp(App[int]):
             self._announce_cap()
             self._rerun(self.knobs)  # type: ignore[arg-type]
         elif self.live is not None:
-            self._follow_live()
-            self.set_interval(0.25, self._follow_live, name="live feed")
+            self.follow_live()
+            self.set_interval(0.25, self.follow_live, name="live feed")
         else:
             assert self.trace_events is not None
             self._install(trace_result(self.trace_events), self._generation)
         if self.animated and self.live is None:
-            self.set_interval(1.0 / self.fps, self._tick, name="frame clock")
+            self.set_interval(1.0 / self.fps, self.tick, name="frame clock")
 
-    def _follow_live(self) -> None:
+    def follow_live(self) -> None:
         """Live crawl: rebuild the view from the events so far and, unless
         paused, show the latest moment (the replay is rebuilt, not patched:
         a crawl watched live is small enough for that)."""
@@ -206,14 +212,15 @@ class CrawlApp(App[int]):
         return self.result.replay.end if self.result else 0.0
 
     def _reanchor(self) -> None:
-        self._anchor = (time.monotonic(), self.t)
+        self._anchor = (self.clock(), self.t)
 
-    def _tick(self) -> None:
-        """One animation frame: t from the wall clock since the last anchor."""
+    def tick(self) -> None:
+        """One animation frame: t from the clock since the last anchor (the
+        frame timer calls this ``fps`` times a second)."""
         if not self.playing or self.result is None or self.simulating:
             return
         real, sim = self._anchor
-        t = sim + (time.monotonic() - real) * self.speed
+        t = sim + (self.clock() - real) * self.speed
         if t >= self.end:
             t = self.end
             self.playing = False
@@ -245,8 +252,10 @@ class CrawlApp(App[int]):
         for panel in self._panels:
             panel.update(self.view)
         title = f"pages by host ({len(result.replay.page_list)})"
-        pages = self.query_one(PagesView)
-        if pages.border_title != title:
+        # from the panels mounted with this screen: a frame can still fire while the app
+        # is closing, when the screen (and its PagesView) are already gone
+        pages = next((p for p in self._panels if isinstance(p, PagesView)), None)
+        if pages is not None and pages.border_title != title:
             pages.border_title = title
 
     def seek_to(self, t: float) -> None:
