@@ -656,6 +656,9 @@ class HttpFetcher:
         self._session: aiohttp.ClientSession | None = None
         self._sent: dict[str, float] = {}
         """When the last request to each host went on the wire (``time.monotonic``)."""
+        self._sending: dict[str, asyncio.Future[None]] = {}
+        """Per host, the request that has passed its gap hold and is not yet on
+        the wire (see :meth:`_claim_wire`); at most one per host."""
         self.wire_log: list[tuple[str, float]] = []
         """Every request's (host, sent time), for checking politeness on the wire."""
 
@@ -686,7 +689,7 @@ class HttpFetcher:
             self._session = None
 
     def _wire_clock(self) -> aiohttp.TraceConfig:
-        """Note when each request's headers are actually sent (see :meth:`_wait_gap`)."""
+        """Note when each request's headers are actually sent (see :meth:`_claim_wire`)."""
         trace = aiohttp.TraceConfig()
 
         async def sent(session: aiohttp.ClientSession, ctx: Any, params: Any) -> None:
@@ -694,25 +697,54 @@ class HttpFetcher:
             if host is not None:
                 self._sent[host] = at = time.monotonic()
                 self.wire_log.append((host, at))
+                self._release_wire(host, self._sending.get(host))
 
         trace.on_request_headers_sent.append(sent)
         return trace
 
-    async def _wait_gap(self, host: str, gap: float) -> None:
-        """Hold a request until ``gap`` after the host's last request *on the wire*.
+    async def _claim_wire(self, host: str, gap: float) -> asyncio.Future[None] | None:
+        """Hold a request until ``gap`` after the host's last request *on the wire*,
+        and claim the host's wire until this request's headers are sent.
 
         The core spaces request *starts*; each request then reaches the wire a
-        little later -- ~0.3 ms on a reused keep-alive connection, a few ms when
-        a new connection is opened -- so two starts exactly ``gap`` apart can
-        arrive up to that difference closer.  Waiting here on the sent time of
-        the previous request keeps the gap true on the wire too; it only ever
-        waits those few milliseconds, since the core already waited the gap.
+        little later -- ~0.3 ms on a reused keep-alive connection, a few ms (or,
+        under load, longer than the gap) when a new connection is opened.  Two
+        holds are needed to keep the gap true on the wire too:
+
+        * wait for ``gap`` after the previous request's *sent* time, not its start;
+        * while one request to the host has passed that wait but is not yet on
+          the wire, the next one waits for it: otherwise it would read a send
+          time that is about to change and could overtake it (with ``per_host``
+          of 2 or more, two requests to one host can be between start and wire).
+
+        The claim is released when the headers go out (:meth:`_wire_clock`) or
+        when the request fails before that (:meth:`_release_wire` in ``_fetch``).
+        It only ever holds a request for the few milliseconds the core could not
+        see, since the core already waited the gap.
         """
         if gap <= 0:
+            return None
+        while True:
+            pending = self._sending.get(host)
+            if pending is not None:
+                await asyncio.shield(pending)  # our cancellation must not cancel its claim
+                continue
+            wait = self._sent.get(host, float("-inf")) + gap - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            claim: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._sending[host] = claim
+            return claim
+
+    def _release_wire(self, host: str, claim: asyncio.Future[None] | None) -> None:
+        """End ``claim`` on ``host``'s wire (idempotent): the next request may go."""
+        if claim is None:
             return
-        wait = self._sent.get(host, float("-inf")) + gap - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
+        if self._sending.get(host) is claim:
+            del self._sending[host]
+        if not claim.done():
+            claim.set_result(None)
 
     def _refuse(self, what: str, reason: str) -> None:
         self.refused.append((what, reason))
@@ -729,8 +761,11 @@ class HttpFetcher:
         robots_txt = fetch.kind == "robots"
         hops = 0
         while True:
-            await self._wait_gap(fetch.host, ctx.hop_gap)
-            status, headers, data, ctype, charset = await self._get(url, fetch.host, robots_txt=robots_txt)
+            claim = await self._claim_wire(fetch.host, ctx.hop_gap)
+            try:
+                status, headers, data, ctype, charset = await self._get(url, fetch.host, robots_txt=robots_txt)
+            finally:
+                self._release_wire(fetch.host, claim)  # already released if the headers went out
             location = headers.get("Location") or headers.get("location")
             if status not in REDIRECT_STATUSES or not location:
                 break
