@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from crawlsim.check import evidence
 from crawlsim.check.cases import Case, defrag, depths, expected_pages, hostname, page_of
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
@@ -54,8 +55,14 @@ HINTS: dict[str, str] = {
         "and carry on crawling."
     ),
     "timeout": (
-        "A crawl that never returns usually waits for work that will not come: a queue.join() whose "
-        "task_done() is skipped when a fetch raises, a worker thread that died, or a lock never released."
+        "A crawl that stops making progress without returning waits for work that will not come: a "
+        "queue.join() whose task_done() is skipped when a fetch raises, a worker thread that died, or a lock "
+        "never released."
+    ),
+    "too-slow": "The crawl was still working at its deadline: it is correct so far but too slow to finish.",
+    "crash": (
+        "Let the crawl return its result: os._exit, sys.exit or a crash of the interpreter ends the "
+        "whole program, not just the crawl."
     ),
     "recursion": "Use an explicit queue instead of recursion: a chain of links can be deeper than the stack.",
     "bad-return": "Return a list of URL strings (the seed returns sorted(seen)).",
@@ -105,6 +112,8 @@ class _Verdict:
         self.problems: list[str] = []
         self.categories: list[str] = []
         self.explained_hosts: set[str] = set()
+        self.lesson_override: str | None = None
+        """Shown instead of the case's lesson when the evidence points elsewhere."""
 
     def why_off_host(self, urls: Sequence[str], start_host: str) -> str:
         """`` (why)`` for the URLs whose host has not been explained yet in this verdict."""
@@ -128,10 +137,16 @@ class _Verdict:
         generic = {"missing", "extra"}
         specific = [c for c in self.categories if c not in generic]
         for category in specific or self.categories:  # "a page is missing" adds nothing to a specific fix
-            hint = self.case.lesson if category in focus else HINTS.get(category, "")
+            hint = (self.lesson_override or self.case.lesson) if category in focus else HINTS.get(category, "")
             if hint and hint not in out:
                 out.append(hint)
         return out
+
+    def cause(self) -> str | None:
+        """The one word for what went wrong: the first specific category."""
+        generic = {"missing", "extra"}
+        specific = [c for c in self.categories if c not in generic]
+        return (specific or self.categories or [None])[0]
 
     def case_focus(self) -> tuple[str, ...]:
         return FOCUS.get(self.case.name, ())
@@ -139,6 +154,10 @@ class _Verdict:
 
 FOCUS: dict[str, tuple[str, ...]] = {
     "seen-race": ("dup-fetch",),
+    "check-then-add": ("dup-fetch",),
+    "pool-2": ("workers",),
+    "pool-3": ("workers",),
+    "url-details": ("scope",),
     "diamond-50": ("dup-fetch",),
     "termination": ("early-return",),
     "host-scope": ("scope",),
@@ -185,6 +204,8 @@ def judge_case(run: CaseRun) -> CheckResult:
     if result is not None:
         _add_early_return(verdict, run, result, details)
 
+    if run.race:
+        _add_race(verdict, run, details)
     if run.thread_deaths:
         details["thread_deaths"] = [str(death) for death in run.thread_deaths]
     if verdict.problems:
@@ -196,21 +217,76 @@ def judge_case(run: CaseRun) -> CheckResult:
                 "error" if death.type == "SimulatedFetchError" else "timeout" if run.timed_out else "missing",
             )
         explanation = " ".join(verdict.problems + verdict.hints())
-        return CheckResult(case.name, False, explanation, details, "correctness", case.level, case.title)
-    return CheckResult(case.name, True, _passed_text(run, expected), details, "correctness", case.level, case.title)
+        return CheckResult(
+            case.name,
+            False,
+            explanation,
+            details,
+            "correctness",
+            case.level,
+            case.title,
+            rules=case.rules,
+            cause=verdict.cause(),
+        )
+    text = _passed_text(run, expected)
+    if run.thread_deaths:
+        death = run.thread_deaths[0]
+        more = f" (and {len(run.thread_deaths) - 1} more)" if len(run.thread_deaths) > 1 else ""
+        text += f" It passed, but a thread of the crawl died{more}: {death}."
+    return CheckResult(case.name, True, text, details, "correctness", case.level, case.title, rules=case.rules)
+
+
+def _add_race(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
+    """What the interleaving explorer caught (see ``races.py``)."""
+    race = run.race or {}
+    details["race"] = race
+    seed = race.get("seed")
+    steps = race.get("switches") or []
+    shown = "; ".join(
+        f"{thread} at line {line}: `{str(text).strip()}`" for thread, _file, line, text in steps[-6:]
+    )
+    verdict.add(
+        f"Caught with seed {seed}: {named(race.get('pages') or [])} fetched twice under a controlled interleaving"
+        + (f" ({shown})" if shown else "")
+        + f". Replay it with --seed {seed}.",
+        "dup-fetch",
+    )
 
 
 def _add_timeout(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
-    stuck = run.in_flight_at_return
-    text = f"The crawl did not return within {run.timeout:g} s"
-    if stuck:
-        text += f" ({plural(len(stuck), 'fetch')} in flight then: {named(r.url for r in stuck)})"
-    else:
-        done = [r.end for r in run.records if r.end is not None]
-        if done:
-            text += f"; its last fetch finished at {max(done):.2f} s and nothing was in flight after that"
-    verdict.add(text + ".", "timeout")
+    """Three different things: the process died, the crawl stopped making
+    progress (stuck), or it was still fetching at its deadline (too slow)."""
     details["timed_out_after_s"] = run.timeout
+    if run.crash:
+        details["crash"] = run.crash
+        verdict.add(f"No result: {run.crash} during this case.", "crash")
+        return
+    pages = {r.page for r in run.records if r.outcome in ("ok", "error")}
+    progress = (
+        f"{plural(len(run.records), 'fetch')} of {len(pages)} of the "
+        f"{len(expected_pages(run.case))} pages so far"
+    )
+    stuck = run.in_flight_at_return
+    if run.stalled:
+        details["stuck"] = True
+        ends = [r.end for r in run.records if r.end is not None]
+        since = f" since {max(ends):.2f} s" if ends else " at all"
+        text = (
+            f"The crawl did not return and stopped making progress: no fetch was started or in flight{since} "
+            f"(stopped after {min(run.wall, run.timeout):.2f} s; {progress})"
+        )
+        if stuck:
+            text += f"; {plural(len(stuck), 'fetch')} in flight then: {named(r.url for r in stuck)}"
+        verdict.add(text + ".", "timeout")
+        return
+    details["too_slow"] = True
+    shape = evidence.parallelism(run)
+    text = (
+        f"Too slow: still fetching at the {run.timeout:g} s deadline (three times a sequential crawl of this case, "
+        f"plus time for the crawler's own work), after {progress}; up to {shape.peak} of max_workers="
+        f"{shape.max_workers} fetches ran at once, {shape.mean:.1f} on average"
+    )
+    verdict.add(text + ".", "too-slow")
 
 
 def _add_exception(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
@@ -400,6 +476,7 @@ def _add_fetch_problems(verdict: _Verdict, run: CaseRun, start_host: str, detail
                 f"({plural(extra_pages, 'wasted fetch')})."
             )
         verdict.add(" ".join(sentences), "fragment" if any_fragment else "dup-fetch")
+        _systematic_or_race(verdict, run, set(dups))
     off_host = [r for r in run.records if (hostname(r.url) or "") != start_host]
     if off_host:
         urls = list(dict.fromkeys(r.url for r in off_host))
@@ -408,6 +485,29 @@ def _add_fetch_problems(verdict: _Verdict, run: CaseRun, start_host: str, detail
             f"The crawl fetched {plural(len(urls), 'page')} outside {start_host}: {named(urls)}"
             f"{verdict.why_off_host(urls, start_host)}.",
             "scope",
+        )
+
+
+def _systematic_or_race(verdict: _Verdict, run: CaseRun, duplicated: set[str]) -> None:
+    """On a case where several pages return the same links at once, tell a
+    rare race (a few links fetched twice: check and add not atomic) from a
+    seen set marked too late (every shared link fetched twice)."""
+    case = run.case
+    if not case.groups:
+        return
+    shared = set.intersection(*({page_of(link) for link in case.links.get(page, ())} for page in case.groups[0]))
+    if len(shared) < 2:
+        return
+    hit = len(shared & duplicated)
+    if 2 * hit >= len(shared):  # most of them: not a narrow window between two threads
+        verdict.lesson_override = (
+            HINTS["dup-fetch"] + f" {hit} of the {len(shared)} links both pages returned were fetched twice, "
+            "far more than a rare race between threads would give: the seen set is marked too late."
+        )
+    else:
+        verdict.problems.append(
+            f"{hit} of the {len(shared)} links both pages returned were fetched twice and the rest once: "
+            "the signature of two threads passing the `not in seen` check before either adds."
         )
 
 
@@ -485,7 +585,8 @@ def _passed_text(run: CaseRun, expected: list[str]) -> str:
         pages = sorted(group)
         if group in run.groups_met:
             text += (
-                f" {named(pages)} were in flight together as intended, and the page they share was still fetched once."
+                f" {named(pages)} were in flight together as intended, and every page they both link was still "
+                "fetched once."
             )
         else:
             text += (
@@ -532,29 +633,101 @@ def judge_max_workers(runs: dict[str, CaseRun]) -> CheckResult:
             f"{worst.case.max_workers} (over the limit in {named(r.case.name for r in over)}). {HINTS['workers']}"
         )
         return CheckResult(
-            "max-workers", False, text, details, "correctness", "L4", "peak fetches in flight <= max_workers"
+            "max-workers",
+            False,
+            text,
+            details,
+            "correctness",
+            "L4",
+            "peak fetches in flight <= max_workers",
+            rules="leetcode",
+            cause="workers",
         )
     text = (
         f"Never more than max_workers fetches in flight (busiest: {widest.peak} of {widest.case.max_workers} "
         f"in {widest.case.name})."
     )
-    return CheckResult("max-workers", True, text, details, "correctness", "L4", "peak fetches in flight <= max_workers")
+    return CheckResult(
+        "max-workers", True, text, details, "correctness", "L4", "peak fetches in flight <= max_workers", rules="leetcode"
+    )
+
+
+def idle_cause(run: CaseRun) -> str | None:
+    """Why fewer workers ran than allowed, from what was measured: threads
+    that quit while work was still coming, or fewer than max_workers ever
+    running at once.  ``None`` when neither was seen."""
+    shape = evidence.parallelism(run)
+    exits = evidence.early_exits(run)
+    if exits.quit and exits.started > 1:
+        first = min(t.ended or 0.0 for t in exits.quit)
+        return (
+            f"{len(exits.quit)} of the {exits.started} threads the crawl started quit by {first:.2f} s while "
+            f"fetches went on until {exits.last_fetch_start:.2f} s: a worker that stops when the queue is empty "
+            "for a moment (queue.get(timeout=...) then return) leaves the rest of the crawl to the few left. "
+            "An empty queue is not the end while fetches are in flight: stop workers only when the crawl is done"
+        )
+    if 1 < shape.peak < shape.max_workers:
+        return (
+            f"only {shape.peak} of {shape.max_workers} workers ever ran at once ({shape.mean:.1f} on average): "
+            "size the pool from max_workers, not a constant"
+        )
+    return None
 
 
 def judge_concurrency(run: CaseRun) -> CheckResult:
     """Some overlap on a wide, slow web when ``max_workers > 1``."""
     case = run.case
-    details = {"case": case.name, "peak": run.peak, "max_workers": case.max_workers}
+    shape = evidence.parallelism(run)
+    details = {"case": case.name, "peak": run.peak, "mean_in_flight": shape.mean, "max_workers": case.max_workers}
     title = f"more than one fetch in flight on {case.name}"
     if run.peak > 1:
-        text = f"Up to {run.peak} of max_workers={case.max_workers} fetches were in flight at once on {case.name}."
+        text = (
+            f"Up to {run.peak} of max_workers={case.max_workers} fetches were in flight at once on {case.name} "
+            f"({shape.mean:.1f} on average)."
+        )
         return CheckResult("concurrency", True, text, details, "performance", "L4", title)
+    cause = idle_cause(run)
     text = (
         f"No concurrency observed: at most one fetch was in flight at a time on {case.name} "
-        f"({len(expected_pages(case))} pages, max_workers={case.max_workers}). The crawl is correct but "
-        "sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
+        f"({len(expected_pages(case))} pages, max_workers={case.max_workers})."
     )
+    if cause:
+        text += f" {cause[0].upper()}{cause[1:]}."
+        details["threads_quit_early"] = len(evidence.early_exits(run).quit)
+    else:
+        text += " The crawl is correct but sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
     return CheckResult("concurrency", False, text, details, "performance", "L4", title)
+
+
+def judge_threads_exit(runs: dict[str, CaseRun]) -> CheckResult:
+    """No thread of the crawl left running the user's code after it returned."""
+    title = "no thread left running after the crawl returns"
+    left = {name: evidence.left_running(run) for name, run in runs.items()}
+    left = {name: threads for name, threads in left.items() if threads}
+    details = {name: [f"{t.name} at {t.left_at}" for t in threads] for name, threads in left.items()}
+    if not left:
+        return CheckResult(
+            "threads-exit",
+            True,
+            "Every thread the crawl started had finished or was idle in a pool when it returned.",
+            details,
+            "correctness",
+            "L5",
+            title,
+            rules="leetcode",
+        )
+    name, threads = next(iter(left.items()))
+    where = threads[0].left_at
+    text = (
+        f"After the crawl returned, {plural(len(threads), 'thread')} it started {'was' if len(threads) == 1 else 'were'} "
+        f"still running (in {name}: {threads[0].name} at {where}; in {len(left)} of {len(runs)} cases). "
+        "Python waits for such threads at exit (they are not daemon threads, or are busy in a thread pool), so a "
+        "program that calls this crawl prints its answer and never exits. Stop the workers when the crawl is "
+        "done (a sentinel per worker, or pool work items that return)."
+    )
+    return CheckResult(
+        "threads-exit", False, text, details, "correctness", "L5", title, rules="leetcode", cause="threads-left"
+    )
 
 
 def sequential_seconds(case: Case) -> float:
@@ -624,12 +797,18 @@ def judge_speedup(run: CaseRun, correct: bool, attempts: int) -> CheckResult:
         )
     if achieved >= SPEEDUP_SHARE * possible:
         return CheckResult("speed-up", True, body + ": near-ideal.", details, "performance", "L6", title)
-    advice = (
-        " Nothing overlapped: the crawl is sequential."
-        if run.peak <= 1
-        else " Workers sat idle: expand links as soon as any fetch returns (wait(..., FIRST_COMPLETED)) and keep "
-        "all max_workers busy."
-    )
+    cause = idle_cause(run)
+    if cause:
+        advice = f" {cause[0].upper()}{cause[1:]}."
+    elif run.peak <= 1:
+        advice = " Nothing overlapped: the crawl is sequential."
+    else:
+        shape = evidence.parallelism(run)
+        advice = (
+            f" All {shape.peak} workers ran at once at some point, but only {shape.mean:.1f} on average: workers "
+            "sat idle waiting for a whole batch or level; expand links as soon as any fetch returns "
+            "(wait(..., FIRST_COMPLETED)) and keep all max_workers busy."
+        )
     return CheckResult(
         "speed-up", False, f"{body}: below {SPEEDUP_SHARE:.0%} of it.{advice}", details, "performance", "L6", title
     )
