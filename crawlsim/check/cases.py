@@ -37,7 +37,7 @@ hostname)."""
 RULE_TEXT: dict[RuleSet, str] = {
     "leetcode": "LeetCode 1242's statement",
     "interview": "the interview question (seed 001)",
-    "strict": "the strict URL rules (--rules strict)",
+    "strict": "--rules strict",
 }
 
 A = "http://a.com"

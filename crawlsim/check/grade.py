@@ -138,8 +138,7 @@ def apply_rules(checks: list[CheckResult], rules: str) -> None:
                 check.kind = "note"
                 verdict = "would pass" if check.passed else "would fail"
                 check.explanation = (
-                    f"Not graded under --rules {rules} ({required_by} requires it; it {verdict}): "
-                    + check.explanation
+                    f"Not graded under --rules {rules}: {required_by} requires it (it {verdict}). " + check.explanation
                 )
         elif not check.passed and check.kind == "correctness":
             check.explanation += f" [Required by {required_by}.]"

@@ -161,9 +161,7 @@ class CheckReport:
         ]
         name_width = max((len(c.name) for c in self.checks), default=4)
         for c in self.checks:
-            mark = (
-                "PASS" if c.passed else ("note" if c.kind == "note" else "FAIL" if c.kind == "correctness" else "WARN")
-            )
+            mark = "note" if c.kind == "note" else "PASS" if c.passed else "FAIL" if c.kind == "correctness" else "WARN"
             head = f"  {mark}  {c.name:<{name_width}}  "
             body = c.explanation
             if c.title and not c.passed:
