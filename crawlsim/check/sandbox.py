@@ -20,6 +20,7 @@ process instead of slowing the next case.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import select
@@ -39,6 +40,8 @@ IMPORT_TIMEOUT = 10.0
 """Seconds the user's file gets to import (module-level code included)."""
 ANSWER_GRACE = 5.0
 """Seconds past a case's deadline before a silent child is killed."""
+EXPLORE_ALLOWANCE = 30.0
+"""Extra seconds a race case gets for the interleaving explorer's schedules."""
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -154,8 +157,11 @@ class Sandbox:
 
     @staticmethod
     def _post_deadline_work(case: Case) -> float:
-        """Extra seconds for the explorer's schedules on a race case."""
-        return 30.0 if case.race else 0.0
+        """Extra seconds for the explorer's schedules on a race case (only
+        when the explorer is installed)."""
+        if not case.race:
+            return 0.0
+        return EXPLORE_ALLOWANCE if importlib.util.find_spec("crawlsim.check.interleave") else 0.0
 
     # ------------------------------------------------------------ plumbing
 
