@@ -166,7 +166,9 @@ def test_seed_is_reported_and_the_race_hook_reports_what_the_explorer_caught(
 ) -> None:
     calls: list[dict[str, object]] = []
 
-    def explore(target: Callable[[], list[str]], *, seeds: list[int], files: list[str], preemption_bound: int) -> object:
+    def explore(
+        target: Callable[[], list[str]], *, seeds: list[int], files: list[str], preemption_bound: int
+    ) -> object:
         calls.append({"seeds": seeds, "files": files, "outcome": target()})
         step = ("Thread-2", files[0], 21, "if link not in seen:")
         schedule = types.SimpleNamespace(seed=seeds[0], outcome=["http://a.com/c"], switches=[step])

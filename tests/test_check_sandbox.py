@@ -18,7 +18,7 @@ from crawlsim.check.cases import all_cases
 from crawlsim.check.runner import case_timeout
 from crawlsim.check.sandbox import Sandbox
 
-BFS = '''
+BFS = """
 from collections import deque
 from urllib.parse import urlsplit
 
@@ -32,7 +32,7 @@ def bfs(start_url, get_urls):
                 seen.add(link)
                 queue.append(link)
     return sorted(seen)
-'''
+"""
 
 
 def write(tmp_path: Path, name: str, body: str) -> str:
@@ -107,8 +107,9 @@ def test_an_import_that_never_finishes_or_exits_is_one_line(tmp_path: Path, modu
 
 def test_an_endless_or_huge_return_value_is_a_finding(tmp_path: Path) -> None:
     endless = write(
-        tmp_path, "endless", "import itertools\ndef crawl(start_url, get_urls, max_workers):\n"
-        "    return itertools.repeat(start_url)\n"
+        tmp_path,
+        "endless",
+        "import itertools\ndef crawl(start_url, get_urls, max_workers):\n    return itertools.repeat(start_url)\n",
     )
     huge = write(tmp_path, "huge", "def crawl(start_url, get_urls, max_workers):\n    return [start_url] * 5_000_000\n")
     text = run_check(endless, quick=True, only=["no-links"]).check("no-links").explanation

@@ -27,7 +27,7 @@ _EXPORTS = {
     "run_check": "crawlsim.check.grade",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["CheckInputError", "CheckReport", "CheckResult", "SimulatedFetchError", "main", "run_check"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,7 +30,7 @@ list still ends in a ``MemoryError`` within seconds."""
 
 def _limit_memory() -> None:
     try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = MEMORY_LIMIT if hard == resource.RLIM_INFINITY else min(MEMORY_LIMIT, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     except (ValueError, OSError):  # a platform without it: the deadlines still hold

@@ -17,11 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from crawlsim.check import evidence
+from crawlsim.check import evidence, findings, words
 from crawlsim.check.cases import Case, defrag, depths, expected_pages, hostname, page_of
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
+from crawlsim.check.words import named, plural
 
 MAX_NAMED = 5
 DETAIL_LIMIT = 20
@@ -71,25 +72,6 @@ HINTS: dict[str, str] = {
     "extra": "Return only pages reachable from the start URL on the start host.",
     "workers": "Never have more than max_workers fetches in flight: use a pool of that size or a semaphore.",
 }
-
-
-def named(urls: Iterable[str], limit: int = MAX_NAMED) -> str:
-    """``a, b and c`` -- at most ``limit`` names, then ``and N more``."""
-    items = list(urls)
-    shown = items[:limit]
-    if len(items) > limit:
-        return ", ".join(shown) + f" and {len(items) - limit} more"
-    if len(shown) <= 1:
-        return "".join(shown)
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"{n} {word}"
-    if word.endswith("ry"):
-        return f"{n} {word[:-1]}ies"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
 
 
 def host_relation(url: str, start_host: str) -> str:
@@ -146,7 +128,8 @@ class _Verdict:
         """The one word for what went wrong: the first specific category."""
         generic = {"missing", "extra"}
         specific = [c for c in self.categories if c not in generic]
-        return (specific or self.categories or [None])[0]
+        chosen = specific or self.categories
+        return chosen[0] if chosen else None
 
     def case_focus(self) -> tuple[str, ...]:
         return FOCUS.get(self.case.name, ())
@@ -238,55 +221,25 @@ def judge_case(run: CaseRun) -> CheckResult:
 
 def _add_race(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
     """What the interleaving explorer caught (see ``races.py``)."""
-    race = run.race or {}
-    details["race"] = race
-    seed = race.get("seed")
-    steps = race.get("switches") or []
-    shown = "; ".join(
-        f"{thread} at line {line}: `{str(text).strip()}`" for thread, _file, line, text in steps[-6:]
-    )
-    verdict.add(
-        f"Caught with seed {seed}: {named(race.get('pages') or [])} fetched twice under a controlled interleaving"
-        + (f" ({shown})" if shown else "")
-        + f". Replay it with --seed {seed}.",
-        "dup-fetch",
-    )
+    details["race"] = run.race
+    found = findings.race_caught(run)
+    if found is not None:
+        _record(verdict, details, found)
 
 
 def _add_timeout(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
     """Three different things: the process died, the crawl stopped making
     progress (stuck), or it was still fetching at its deadline (too slow)."""
     details["timed_out_after_s"] = run.timeout
-    if run.crash:
-        details["crash"] = run.crash
-        verdict.add(f"No result: {run.crash} during this case.", "crash")
-        return
-    pages = {r.page for r in run.records if r.outcome in ("ok", "error")}
-    progress = (
-        f"{plural(len(run.records), 'fetch')} of {len(pages)} of the "
-        f"{len(expected_pages(run.case))} pages so far"
-    )
-    stuck = run.in_flight_at_return
-    if run.stalled:
-        details["stuck"] = True
-        ends = [r.end for r in run.records if r.end is not None]
-        since = f" since {max(ends):.2f} s" if ends else " at all"
-        text = (
-            f"The crawl did not return and stopped making progress: no fetch was started or in flight{since} "
-            f"(stopped after {min(run.wall, run.timeout):.2f} s; {progress})"
-        )
-        if stuck:
-            text += f"; {plural(len(stuck), 'fetch')} in flight then: {named(r.url for r in stuck)}"
-        verdict.add(text + ".", "timeout")
-        return
-    details["too_slow"] = True
-    shape = evidence.parallelism(run)
-    text = (
-        f"Too slow: still fetching at the {run.timeout:g} s deadline (three times a sequential crawl of this case, "
-        f"plus time for the crawler's own work), after {progress}; up to {shape.peak} of max_workers="
-        f"{shape.max_workers} fetches ran at once, {shape.mean:.1f} on average"
-    )
-    verdict.add(text + ".", "too-slow")
+    found = findings.how_it_ended(run)
+    if found is not None:
+        _record(verdict, details, found)
+
+
+def _record(verdict: _Verdict, details: dict[str, Any], found: findings.Finding) -> None:
+    """Keep the finding as data in the details and its words in the verdict."""
+    details.setdefault("findings", []).append(found.to_dict())
+    verdict.add(words.say(found), found.cause)
 
 
 def _add_exception(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
@@ -648,30 +601,22 @@ def judge_max_workers(runs: dict[str, CaseRun]) -> CheckResult:
         f"in {widest.case.name})."
     )
     return CheckResult(
-        "max-workers", True, text, details, "correctness", "L4", "peak fetches in flight <= max_workers", rules="leetcode"
+        "max-workers",
+        True,
+        text,
+        details,
+        "correctness",
+        "L4",
+        "peak fetches in flight <= max_workers",
+        rules="leetcode",
     )
 
 
 def idle_cause(run: CaseRun) -> str | None:
-    """Why fewer workers ran than allowed, from what was measured: threads
-    that quit while work was still coming, or fewer than max_workers ever
-    running at once.  ``None`` when neither was seen."""
-    shape = evidence.parallelism(run)
-    exits = evidence.early_exits(run)
-    if exits.quit and exits.started > 1:
-        first = min(t.ended or 0.0 for t in exits.quit)
-        return (
-            f"{len(exits.quit)} of the {exits.started} threads the crawl started quit by {first:.2f} s while "
-            f"fetches went on until {exits.last_fetch_start:.2f} s: a worker that stops when the queue is empty "
-            "for a moment (queue.get(timeout=...) then return) leaves the rest of the crawl to the few left. "
-            "An empty queue is not the end while fetches are in flight: stop workers only when the crawl is done"
-        )
-    if 1 < shape.peak < shape.max_workers:
-        return (
-            f"only {shape.peak} of {shape.max_workers} workers ever ran at once ({shape.mean:.1f} on average): "
-            "size the pool from max_workers, not a constant"
-        )
-    return None
+    """Why fewer workers ran than allowed, in words, from the measured
+    finding (``findings.idle_workers``); ``None`` when nothing was seen."""
+    found = findings.idle_workers(run)
+    return words.say(found) if found is not None else None
 
 
 def judge_concurrency(run: CaseRun) -> CheckResult:
@@ -692,41 +637,40 @@ def judge_concurrency(run: CaseRun) -> CheckResult:
         f"({len(expected_pages(case))} pages, max_workers={case.max_workers})."
     )
     if cause:
-        text += f" {cause[0].upper()}{cause[1:]}."
+        text += f" {cause}"
         details["threads_quit_early"] = len(evidence.early_exits(run).quit)
     else:
-        text += " The crawl is correct but sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
+        text += (
+            " The crawl is correct but sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
+        )
     return CheckResult("concurrency", False, text, details, "performance", "L4", title)
 
 
 def judge_threads_exit(runs: dict[str, CaseRun]) -> CheckResult:
     """No thread of the crawl left running the user's code after it returned."""
     title = "no thread left running after the crawl returns"
-    left = {name: evidence.left_running(run) for name, run in runs.items()}
-    left = {name: threads for name, threads in left.items() if threads}
-    details = {name: [f"{t.name} at {t.left_at}" for t in threads] for name, threads in left.items()}
-    if not left:
+    found = findings.threads_left(runs)
+    if found is None:
         return CheckResult(
             "threads-exit",
             True,
             "Every thread the crawl started had finished or was idle in a pool when it returned.",
-            details,
+            {},
             "correctness",
             "L5",
             title,
             rules="leetcode",
         )
-    name, threads = next(iter(left.items()))
-    where = threads[0].left_at
-    text = (
-        f"After the crawl returned, {plural(len(threads), 'thread')} it started {'was' if len(threads) == 1 else 'were'} "
-        f"still running (in {name}: {threads[0].name} at {where}; in {len(left)} of {len(runs)} cases). "
-        "Python waits for such threads at exit (they are not daemon threads, or are busy in a thread pool), so a "
-        "program that calls this crawl prints its answer and never exits. Stop the workers when the crawl is "
-        "done (a sentinel per worker, or pool work items that return)."
-    )
     return CheckResult(
-        "threads-exit", False, text, details, "correctness", "L5", title, rules="leetcode", cause="threads-left"
+        "threads-exit",
+        False,
+        words.say(found),
+        {"findings": [found.to_dict()], **found.facts["per_case"]},
+        "correctness",
+        "L5",
+        title,
+        rules="leetcode",
+        cause=found.cause,
     )
 
 
@@ -799,7 +743,7 @@ def judge_speedup(run: CaseRun, correct: bool, attempts: int) -> CheckResult:
         return CheckResult("speed-up", True, body + ": near-ideal.", details, "performance", "L6", title)
     cause = idle_cause(run)
     if cause:
-        advice = f" {cause[0].upper()}{cause[1:]}."
+        advice = f" {cause}"
     elif run.peak <= 1:
         advice = " Nothing overlapped: the crawl is sequential."
     else:

@@ -79,7 +79,7 @@ def explore_race(target: Target, case: Case, seeds: list[int]) -> dict[str, Any]
         service.start_clock()
         try:
             target.function(untimed.start, service.get_urls, untimed.max_workers)
-        except Exception:  # noqa: BLE001 - a crash is judged by the timed run; here only duplicates count
+        except Exception:  # noqa: BLE001, S110 - a crash is judged by the timed run; here only duplicates count
             pass
         counts = Counter(r.page for r in service.records())
         return sorted(page for page, n in counts.items() if n > 1)

@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from crawlsim.check.cases import Case
 from crawlsim.check.loader import Target
@@ -246,7 +246,7 @@ class _ThreadDeaths:
         self.deaths: list[ExceptionSummary] = []
         self._previous: Callable[[threading.ExceptHookArgs], Any] | None = None
 
-    def __enter__(self) -> _ThreadDeaths:
+    def __enter__(self) -> Self:
         self._previous = threading.excepthook
         threading.excepthook = self._hook
         return self
@@ -277,7 +277,7 @@ class _ThreadWatch:
         self.ended: dict[int, float] = {}
         self._original = threading.Thread.start
 
-    def __enter__(self) -> _ThreadWatch:
+    def __enter__(self) -> Self:
         watch = self
         original = self._original
 
@@ -285,7 +285,7 @@ class _ThreadWatch:
             watch.started.append((thread, watch.service.now()))
             original(thread, *args, **kwargs)
 
-        threading.Thread.start = start  # type: ignore[method-assign]
+        threading.Thread.start = start  # type: ignore[method-assign,assignment]
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from crawlsim.check.cases import Case
 from crawlsim.check.loader import CheckInputError, parse_target
@@ -73,7 +73,7 @@ class Sandbox:
 
     # ------------------------------------------------------------ lifecycle
 
-    def __enter__(self) -> Sandbox:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -91,7 +91,7 @@ class Sandbox:
             if "stopped answering" in str(exc):
                 raise CheckInputError(
                     f"{self.path}: importing it did not finish within {self.import_timeout:g} s (does it crawl, "
-                    "loop or sleep at import time? Put that under `if __name__ == \"__main__\":`)"
+                    'loop or sleep at import time? Put that under `if __name__ == "__main__":`)'
                 ) from None
             raise CheckInputError(f"{self.path}: importing it {exc}") from None
         if answer.get("kind") == "input-error":
