@@ -425,7 +425,7 @@ def _run_case(
         run.stalled = service.idle_for(run.wall) >= stall
         run.in_flight_at_return = service.in_flight()
         service.abandon()
-        finished.wait(0.5)
+        finished.wait(0.2)  # let a crawl that fetches again unwind on CheckAbandoned
     service.abandon()  # threads the crawl left behind must not fetch on into the next case
     service.settle(1.0)
     run.records = service.records()
