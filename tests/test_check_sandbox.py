@@ -201,3 +201,21 @@ def test_each_deadline_covers_three_sequential_crawls_of_its_own_case() -> None:
     for case in all_cases(quick=False):
         sequential = sum(case.latency_of(page) for page in case.links)
         assert case_timeout(case) >= 3 * sequential + 2.0
+
+
+def test_the_json_report_carries_findings_as_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    target = write(
+        tmp_path,
+        "stuck",
+        "import threading\ndef crawl(start_url, get_urls, max_workers):\n    get_urls(start_url)\n"
+        "    threading.Event().wait()\n",
+    )
+    assert main([target, "--quick", "--only", "no-links", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["rules"] == "interview" and report["seed"] is None
+    check = next(c for c in report["checks"] if c["name"] == "no-links")
+    assert check["rules"] == "leetcode" and check["cause"] == "timeout"
+    (finding,) = check["details"]["findings"]
+    assert finding["kind"] == "stuck" and finding["facts"]["fetches"] == 1 and finding["facts"]["pages_done"] == 1
