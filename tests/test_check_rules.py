@@ -205,6 +205,7 @@ SAME_EVERY_RUN = [
     ("buggy_lstrip_host", ["host-scope"]),
     ("buggy_idle_timeout", ["slow-service"]),
     ("buggy_workers_never_exit", ["no-links"]),
+    ("buggy_check_then_add", ["check-then-add"]),
 ]
 
 

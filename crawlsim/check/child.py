@@ -15,6 +15,7 @@ reads nothing from standard input (the parent gives it ``/dev/null``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -45,6 +46,17 @@ def _send(fd: int, message: dict[str, Any]) -> None:
         view = view[written:]
 
 
+def _explorer_import() -> contextlib.AbstractContextManager[object]:
+    """Import the user's file so that the interleaving explorer (when
+    installed) controls its module-level locks and queues too."""
+    try:
+        from crawlsim.check import interleave  # type: ignore[attr-defined]
+    except ImportError:
+        return contextlib.nullcontext()
+    install = getattr(interleave, "install_for_import", None)
+    return install() if install is not None else contextlib.nullcontext()
+
+
 def main(argv: list[str]) -> None:
     cmd_fd, out_fd = int(argv[0]), int(argv[1])
     _limit_memory()
@@ -64,7 +76,8 @@ def main(argv: list[str]) -> None:
         op = command.get("op")
         if op == "load":
             try:
-                target = load_target(command["target"])
+                with _explorer_import():
+                    target = load_target(command["target"])
             except CheckInputError as exc:
                 _send(out_fd, {"kind": "input-error", "message": str(exc)})
                 continue

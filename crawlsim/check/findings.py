@@ -122,6 +122,8 @@ def race_caught(run: CaseRun) -> Finding | None:
             "seed": run.race.get("seed"),
             "pages": list(run.race.get("pages") or []),
             "switches": list(run.race.get("switches") or []),
+            "text": run.race.get("text"),
             "schedules": run.race.get("schedules"),
+            "seconds": run.race.get("seconds"),
         },
     )

@@ -2,11 +2,15 @@
 
 A race case (``Case.race``) always gets the normal timed run (its verdict,
 timing and trace come from it).  On top of that, the user's crawl is handed
-to the interleaving explorer ``crawlsim.check.interleave.explore`` -- which
-runs a callable with one thread at a time, switching only at line events of
-the user's file and at blocking operations, one schedule per seed -- and the
-first seed whose schedule fetched a page twice is kept with its switch log,
-so the report can say "caught with seed N" and ``--seed N`` replays it.
+to the interleaving explorer ``crawlsim.check.interleave`` -- which runs the
+crawl with one thread at a time, switching only at line events of the
+user's file and at blocking operations, one schedule per seed -- through its
+``find_duplicate_fetches`` (or, failing that, the general ``explore``), and
+the first seed whose schedule fetched a page twice is kept with the two
+interleaved lines, so the report says "caught with seed N" (and what the
+exploration cost) and ``--seed N`` replays it.  The child imports the user's
+file inside the explorer's ``install_for_import`` so module-level locks are
+under its control too.
 
 Until that module exists this file only raises the odds of the timed run
 (a short GIL switch interval while a race case runs); ``explore_race``
@@ -22,9 +26,14 @@ builds.  Switching at line events, as the explorer does, shows it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
+import logging
 import sys
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from crawlsim.check.cases import Case
@@ -50,7 +59,7 @@ def run_case_or_race(target: Target, case: Case, timeout: float, seeds: list[int
         run = run_case(target, case, timeout)
     finally:
         sys.setswitchinterval(previous)
-    run.race = explore_race(target, case, list(seeds) if seeds else list(DEFAULT_SEEDS))
+    run.race = explore_race(target, case, list(seeds) if seeds else None)
     return run
 
 
@@ -60,15 +69,65 @@ def _untimed(case: Case) -> Case:
     return dataclasses.replace(case, latency={}, default_latency=0.0, groups=())
 
 
-def explore_race(target: Target, case: Case, seeds: list[int]) -> dict[str, Any] | None:
-    """The first seed whose schedule fetched a page twice, as
-    ``{"seed", "pages", "switches": [[thread, file, line, text], ...],
-    "schedules", "seconds"}``; ``None`` when the explorer is not installed,
-    the crawler is ``async def`` (not explored yet) or no schedule raced."""
+def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[str, Any] | None:
+    """The first schedule that fetched a page twice, as plain data
+    (``{"seed", "pages", "text", "switches", "schedules", "seconds"}``), or
+    ``None`` when the explorer is not installed, the crawler's file is
+    unknown, or no schedule raced.  ``seeds=None`` lets the explorer choose
+    (every preemptible point, twice); ``--seed N`` gives ``[N]``."""
     try:
         from crawlsim.check import interleave  # type: ignore[attr-defined]
     except ImportError:
         return None
+    if not target.source_file:
+        return None
+    find = getattr(interleave, "find_duplicate_fetches", None)
+    if find is not None:
+        untimed = _untimed(case)
+        with _quiet():
+            report = find(
+                target.function,
+                web={page: list(links) for page, links in untimed.links.items()},
+                start_url=untimed.start,
+                files=[target.source_file],
+                max_workers=untimed.max_workers,
+                seeds=seeds,
+            )
+        first = report.first
+        if first is None:
+            return None
+        return {
+            "seed": first.seed,
+            "pages": [first.url],
+            "text": str(first),
+            "switches": [],
+            "schedules": report.schedules,
+            "seconds": round(report.seconds, 2),
+        }
+    return _explore_generic(interleave, target, case, seeds or list(DEFAULT_SEEDS))
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """While schedules run, the explorer stops threads a crawl left behind
+    (workers blocked on a queue) by raising in them; a thread pool logs
+    each as "Exception in worker".  Those are the explorer's doing, not the
+    user's: keep them off the user's terminal."""
+    logger = logging.getLogger("concurrent.futures")
+    was = logger.disabled
+    logger.disabled = True
+    previous_hook = threading.excepthook
+    threading.excepthook = lambda args: None
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        logger.disabled = was
+        threading.excepthook = previous_hook
+
+
+def _explore_generic(interleave: Any, target: Target, case: Case, seeds: list[int]) -> dict[str, Any] | None:
+    """Fallback on the explorer's general ``explore(target, seeds, files)``."""
     explore = getattr(interleave, "explore", None)
     if explore is None or target.is_async or not target.source_file:
         return None

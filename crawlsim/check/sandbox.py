@@ -171,6 +171,7 @@ class Sandbox:
         out_read, out_write = os.pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        env["PYTHONHASHSEED"] = "0"  # set iteration order of strings the same in every run
         env.setdefault("MALLOC_ARENA_MAX", "2")  # glibc's per-thread arenas would eat the address-space limit
         try:
             self._proc = subprocess.Popen(

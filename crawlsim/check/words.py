@@ -87,10 +87,15 @@ def _threads_left(f: dict[str, Any]) -> str:
 
 
 def _race_caught(f: dict[str, Any]) -> str:
+    cost = ""
+    if f.get("schedules") is not None and f.get("seconds") is not None:
+        cost = f" (explored {f['schedules']} schedules in {f['seconds']:g} s)"
+    if f.get("text"):
+        return f"Caught with seed {f['seed']}{cost}: {f['text']}. Replay it with --seed {f['seed']}."
     steps = f["switches"][-6:]
     shown = "; ".join(f"{thread} at line {line}: `{str(text).strip()}`" for thread, _file, line, text in steps)
     return (
-        f"Caught with seed {f['seed']}: {named(f['pages'])} fetched twice under a controlled interleaving"
+        f"Caught with seed {f['seed']}{cost}: {named(f['pages'])} fetched twice under a controlled interleaving"
         + (f" ({shown})" if shown else "")
         + f". Replay it with --seed {f['seed']}."
     )
