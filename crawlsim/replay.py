@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from crawlsim.core.events import (
     Discovered,
@@ -36,6 +37,9 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.urls import split_host
+
+if TYPE_CHECKING:
+    from crawlsim.sim.coverage import Coverage
 
 LARGE_PAGES = 300
 """Above this many pages a view summarises by host instead of drawing pages."""
@@ -135,10 +139,15 @@ class Counters:
     end: float
     discovered: int
     fetched: int
-    """Pages fetched successfully (distinct pages: duplicates not counted)."""
+    """Pages fetched (distinct pages: duplicate fetches not counted)."""
     fetches: int
     """Page fetches started (retries and duplicates included)."""
     duplicates: int
+    """Duplicate fetches completed (the page was already fetched under another spelling)."""
+    duplicates_in_flight: int
+    """Duplicate fetches started and not yet answered."""
+    content_duplicates: int
+    """Fetches whose text repeated another page's (``content_dedup``), not duplicates already."""
     failed: int
     skipped: int
     retries: int
@@ -152,7 +161,12 @@ class Counters:
     """Worker-seconds spent on duplicate fetches so far."""
     done: bool
     pages: int
-    """Pages the crawl discovers by the end of the trace (progress's denominator)."""
+    """Progress's denominator: the pages reachable when known (a scenario's
+    web), else the pages the crawl discovers by the end of the trace."""
+    reachable: int | None = None
+    """Pages reachable from the seeds within scope (None: not known)."""
+    lost: int | None = None
+    """Reachable pages never fetched; known once the crawl is done (else None)."""
 
 
 def short_url(url: str, host: str) -> str:
@@ -189,9 +203,19 @@ class Replay:
     ``known_pages``: page identities the web is known to hold, so pages the
     crawl never reached are drawn too (undiscovered to the end).
     ``workers``: lane count when the trace alone would show fewer.
+    ``coverage``: pages reachable and lost (:mod:`crawlsim.sim.coverage`),
+    when a scenario's web is known.
     """
 
-    def __init__(self, events: Sequence[Event], *, known_pages: Iterable[str] = (), workers: int = 0) -> None:
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        known_pages: Iterable[str] = (),
+        workers: int = 0,
+        coverage: Coverage | None = None,
+    ) -> None:
+        self.coverage = coverage
         self.events: list[Event] = sorted(events, key=lambda e: e.t)
         self.times: list[float] = [e.t for e in self.events]
         self.end: float = self.times[-1] if self.times else 0.0
@@ -317,7 +341,9 @@ class Replay:
         self._busy = 0.0
         self._wasted = 0.0
         self._fetches = 0
-        self._duplicates = 0
+        self._dup_done = 0
+        self._content_dups = 0
+        self._first_spelling: dict[str, str] = {}
         self._retries = 0
         self._capped = 0
         self._done = False
@@ -376,11 +402,13 @@ class Replay:
                 host.robots = "fetching"
                 return
             self._fetches += 1
-            if e.duplicate:
-                self._duplicates += 1
+            if not e.duplicate and e.attempt == 1:
+                self._first_spelling.setdefault(e.page, e.url)
             page = self.pages[e.url]
             page.attempts = e.attempt
-            page.note = f"duplicate of {e.page}" if e.duplicate else ""
+            # name the other spelling, the one fetched first (not the page's identity,
+            # which may be this very spelling)
+            page.note = f"duplicate of {self._first_spelling.get(e.page, e.page)}" if e.duplicate else ""
             self._set(page, PageState.IN_FLIGHT)
         elif isinstance(e, (FetchFinished, FetchFailed)):
             self._close(e)
@@ -407,6 +435,10 @@ class Replay:
             host.crawl_delay = e.crawl_delay
         elif isinstance(e, Done):
             self._done = True
+            for item in self.coverage.lost or () if self.coverage is not None else ():
+                lost = self.pages.get(item.page)
+                if lost is not None and lost.state == PageState.UNDISCOVERED:
+                    lost.note = f"lost: {item.reason}"
 
     def _close(self, e: FetchFinished | FetchFailed) -> None:
         started = self._open.pop(e.fetch_id, None)
@@ -421,6 +453,17 @@ class Replay:
         if e.kind == "robots":
             return
         page = self.pages[e.url]
+        duplicate = started is not None and started[1]
+        if duplicate and (isinstance(e, FetchFinished) or e.final):
+            # a duplicate fetch is wasted whatever it answered: drawn and counted as one
+            self._dup_done += 1
+            if isinstance(e, FetchFailed) or e.status >= 400:
+                failure = e.reason if isinstance(e, FetchFailed) else f"HTTP {e.status}"
+                page.note = f"{page.note}; failed: {failure}"
+            if isinstance(e, FetchFinished):
+                page.links, page.new_links = e.links, e.new_links
+            self._set(page, PageState.DUPLICATE)
+            return
         if isinstance(e, FetchFailed):
             if e.final:
                 page.note = f"failed: {e.reason}"
@@ -430,10 +473,9 @@ class Replay:
                 self._set(page, PageState.FRONTIER)
             return
         page.links, page.new_links = e.links, e.new_links
-        duplicate = started is not None and started[1]
-        if duplicate or e.duplicate_of:
-            if e.duplicate_of:
-                page.note = f"same content as {e.duplicate_of}"
+        if e.duplicate_of:
+            self._content_dups += 1
+            page.note = f"same content as {e.duplicate_of}"
             self._set(page, PageState.DUPLICATE)
         elif e.status >= 400:
             page.note = f"HTTP {e.status}"
@@ -455,13 +497,21 @@ class Replay:
             if duplicate:
                 wasted += t - start
         c = self._counts
+        dup_flight = sum(1 for _, duplicate in self._open.values() if duplicate)
+        coverage = self.coverage
+        reachable = coverage.reachable if coverage is not None else None
+        lost = None
+        if coverage is not None and coverage.lost is not None and self._done:
+            lost = len(coverage.lost)
         return Counters(
             t=t,
             end=self.end,
             discovered=len(self.page_list) - c[PageState.UNDISCOVERED] - c[PageState.SKIPPED],
             fetched=c[PageState.DONE],
             fetches=self._fetches,
-            duplicates=self._duplicates,
+            duplicates=self._dup_done,
+            duplicates_in_flight=dup_flight,
+            content_duplicates=self._content_dups,
             failed=c[PageState.FAILED],
             skipped=c[PageState.SKIPPED],
             retries=self._retries,
@@ -471,7 +521,9 @@ class Replay:
             busy=busy,
             wasted=wasted,
             done=self._done,
-            pages=self.discovered_total,
+            pages=reachable if reachable is not None else self.discovered_total,
+            reachable=reachable,
+            lost=lost,
         )
 
     @property
@@ -533,6 +585,24 @@ class Replay:
         return hosts
 
 
+def duplicates_text(c: Counters) -> str:
+    """Duplicate fetches in the one vocabulary: completed, and the ones in
+    flight apart (``348 +8 in flight``), so the number matches the legend's."""
+    text = str(c.duplicates)
+    if c.duplicates_in_flight:
+        text += f" +{c.duplicates_in_flight} in flight"
+    return text
+
+
+def fetched_text(c: Counters) -> str:
+    """Pages fetched of pages reachable (or of pages discovered when the web is
+    unknown), and the pages lost once the crawl is done: ``13/14, 1 lost``."""
+    text = f"{c.fetched}/{c.pages}"
+    if c.lost:
+        text += f", {c.lost} lost"
+    return text
+
+
 def describe_event(e: Event, host_width: int = 0) -> str:
     """One short line for the event log."""
 
@@ -561,7 +631,8 @@ def describe_event(e: Event, host_width: int = 0) -> str:
     if isinstance(e, Skipped):
         return f"skip    {e.url} ({e.reason})"
     if isinstance(e, Done):
-        return f"DONE    {e.pages} pages, {e.fetches} fetches"
+        # Done.pages counts URLs queued (spellings), not pages: say so
+        return f"DONE    {e.pages} URLs queued, {e.fetches} fetches"
     return type(e).__name__
 
 
@@ -575,5 +646,7 @@ __all__ = [
     "Replay",
     "Span",
     "describe_event",
+    "duplicates_text",
+    "fetched_text",
     "short_url",
 ]

@@ -26,6 +26,7 @@ from crawlsim.replay import Replay
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
     from crawlsim.sim.bounds import Bounds
+    from crawlsim.sim.coverage import Coverage
     from crawlsim.sim.driver import SimRun
 
 NORMALIZE_CYCLE = ("off", "fragment", "rfc3986", "aggressive")
@@ -179,6 +180,8 @@ class Result:
     run: SimRun | None = None
     bounds: Bounds | None = None
     note: str = ""
+    coverage: Coverage | None = None
+    """Pages reachable and lost (None for a trace: no web to compare with)."""
 
 
 def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> Result:
@@ -187,6 +190,7 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
     This is the only place the app runs the crawl: the core, driven by the
     SimPy driver, produces the trace; the views only replay it."""
     from crawlsim.sim.bounds import compute_bounds
+    from crawlsim.sim.coverage import coverage_of
     from crawlsim.sim.driver import simulate
 
     overrides = knobs.overrides()
@@ -197,14 +201,16 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
     scen = scenario.with_options(**overrides, record_events=True)
     run = simulate(scen, scen.options)
     bounds = compute_bounds(scen, run)
+    coverage = coverage_of(scen, run)
     known: set[str] = set()
     pages_of = getattr(scen.web, "known_pages", None)
     if callable(pages_of):
         known = set(pages_of())
-        if len(known) > 5_000:
-            known = set()
-    replay = Replay(run.trace, known_pages=known, workers=scen.options.workers)
-    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note)
+    known.update(item.page for item in coverage.lost or ())  # drawn, with their reason
+    if len(known) > 5_000:
+        known = set()
+    replay = Replay(run.trace, known_pages=known, workers=scen.options.workers, coverage=coverage)
+    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage)
 
 
 def load_trace(path: str | Path) -> list[Event]:

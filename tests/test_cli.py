@@ -98,7 +98,7 @@ def test_run_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
         "pages fetched",
         "duplicate fetches",
         "worker time wasted",
-        "failures",
+        "failed fetches",
         "utilisation",
         "depth",
         "busiest host",

@@ -85,7 +85,7 @@ async def test_step_moves_to_the_next_event() -> None:
         assert "○ frontier 0" in pages.plain()
         await pilot.press("full_stop")
         assert shown_time(app) == 1.0
-        assert "○ frontier 1" in pages.plain() and "● done 1" in pages.plain()
+        assert "○ frontier 1" in pages.plain() and "● fetched 1" in pages.plain()
         await pilot.press("full_stop")
         assert shown_time(app) == 2.0
         assert "paused" in status(app)

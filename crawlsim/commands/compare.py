@@ -30,6 +30,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.sim.coverage import coverage_of
 
 _NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
 """A comma that starts another ``key=`` (so ``retry_statuses=[429,503]`` stays whole)."""
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     for config in configs:
         scenario = load(args.scenario, {**shared, **config}, args.seed)
         run, bounds = simulate_with_bounds(scenario)
-        summaries.append(summary_dict(run, bounds, scenario=scenario, top=3))
+        summaries.append(summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run)))
     a, b = summaries
     if args.json:
         json.dump({"a": a, "b": b, "labels": labels}, sys.stdout, indent=2)
@@ -113,14 +114,31 @@ def headline(a: dict[str, Any], b: dict[str, Any]) -> str:
     return f"finish {seconds(before)} -> {seconds(after)}{change}"
 
 
+def _count(value: int | None) -> str:
+    return "not counted" if value is None else f"{value:,}"
+
+
+def _lost(items: list[dict[str, str]] | None) -> str:
+    """``1 (normalization)``: how many pages were lost, and why."""
+    if items is None:
+        return "not counted"
+    reasons: dict[str, int] = {}
+    for item in items:
+        reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
+    why = ", ".join(f"{n} {r}" if n > 1 else r for r, n in reasons.items())
+    return f"{len(items):,}" + (f" ({why})" if why else "")
+
+
 def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("finish time", seconds(data["finish_time"])),
+        ("pages reachable", _count(data.get("pages_reachable"))),
         ("pages fetched", f"{data['pages_fetched']:,}"),
+        ("pages lost", _lost(data.get("pages_lost"))),
         ("fetches", f"{data['fetches']:,}"),
         ("duplicate fetches", f"{data['duplicate_fetches']:,}"),
         ("wasted worker time", seconds(data.get("wasted_time"))),
-        ("failed / retries", f"{data['failed']:,} / {data['retries']:,}"),
+        ("failed fetches / retries", f"{data['failed']:,} / {data['retries']:,}"),
         ("utilisation", percent(data.get("utilisation"))),
     ]
     for key, label in BOUND_LABELS.items():

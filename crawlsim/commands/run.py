@@ -21,6 +21,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.commands.summary import render_summary, summary_dict
+from crawlsim.sim.coverage import coverage_of
 
 
 def build_parser() -> ArgumentParser:
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return list_shipped()
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
     run, bounds = simulate_with_bounds(scenario)
-    data = summary_dict(run, bounds, scenario=scenario, top=args.top)
+    data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
     if args.json:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -20,6 +20,9 @@ What :func:`summary_dict` reads (missing optional attributes are skipped):
     ``explanation`` (as :class:`crawlsim.sim.bounds.Bounds` has them).
 ``scenario``
     optional; ``name``, ``title`` and ``seeds``.
+``coverage``
+    optional; a :class:`crawlsim.sim.coverage.Coverage` (pages reachable and
+    lost).  Without it (a real crawl) the keys are ``None`` with a note.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+
+LOST_SHOWN = 5
+"""Lost pages listed in the text summary (``--json`` lists all)."""
 
 BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"}
 """The three lower bounds, in the order they are shown."""
@@ -67,6 +73,7 @@ def summary_dict(
     seeds: Sequence[str] | None = None,
     clock: str = "simulated",
     top: int = 5,
+    coverage: Any = None,
 ) -> dict[str, Any]:
     """The crawl's figures as one JSON-ready dict (see the module docstring).
 
@@ -74,7 +81,12 @@ def summary_dict(
     ``duplicate_fetches`` and the other :class:`CrawlStats` counters,
     ``options`` and ``clock``.  With ``bounds``: ``bounds`` (``depth``,
     ``busiest_host``, ``work``), ``busiest_host``, ``binding_bound``,
-    ``efficiency`` and ``explanation``.
+    ``efficiency`` and ``explanation``.  ``pages_reachable`` (int) and
+    ``pages_lost`` (a list of ``{page, reason, detail}``) are ``None`` when not
+    counted, and ``coverage_note`` then says why; when counted,
+    ``pages_fetched_unreachable`` lists pages fetched that no true link leads
+    to, so ``pages_reachable = pages_fetched - len(pages_fetched_unreachable)
+    + len(pages_lost)``.
     """
     stats = run.stats
     data: dict[str, Any] = {}
@@ -89,6 +101,14 @@ def summary_dict(
     data["options"] = options_dict(run.options)
     data["finish_time"] = _round(run.finish_time)
     data["pages_fetched"] = stats.pages_fetched
+    if coverage is not None and coverage.reachable is not None and coverage.lost is not None:
+        data["pages_reachable"] = coverage.reachable
+        data["pages_lost"] = [item.as_dict() for item in coverage.lost]
+        data["pages_fetched_unreachable"] = list(coverage.outside)
+    else:
+        data["pages_reachable"] = None
+        data["pages_lost"] = None
+        data["coverage_note"] = coverage.note if coverage is not None else "no web to compare with (a real crawl)"
     data["fetches"] = stats.fetches
     data["duplicate_fetches"] = stats.duplicate_fetches
     data["robots_fetches"] = stats.robots_fetches
@@ -188,7 +208,26 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     grid.add_column()
     clock = data.get("clock", "simulated")
     grid.add_row("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({clock})", style="dim"))
-    grid.add_row("pages fetched", f"{data['pages_fetched']:,}")
+    reachable, lost = data.get("pages_reachable"), data.get("pages_lost")
+    if reachable is not None:
+        grid.add_row("pages reachable", Text(f"{reachable:,}").append("  (from the seeds, within scope)", style="dim"))
+    outside = data.get("pages_fetched_unreachable")
+    fetched_line = Text(f"{data['pages_fetched']:,}")
+    if outside:
+        fetched_line.append(
+            f"  ({len(outside):,} not reachable by the web's links: reached through a respelled URL)", style="dim"
+        )
+    grid.add_row("pages fetched", fetched_line)
+    if lost is not None:
+        grid.add_row("pages lost", Text(f"{len(lost):,}", style="bold red" if lost else ""))
+        for item in lost[:LOST_SHOWN]:
+            grid.add_row(
+                "", Text(f"{item['page']}  ", style="red").append(f"{item['reason']}: {item['detail']}", style="dim")
+            )
+        if len(lost) > LOST_SHOWN:
+            grid.add_row("", Text(f"... and {len(lost) - LOST_SHOWN:,} more (--json lists them all)", style="dim"))
+    elif "coverage_note" in data:
+        grid.add_row("pages lost", Text(f"not counted: {data['coverage_note']}", style="dim"))
     fetch_line = Text(f"{data['fetches']:,}")
     dup = data.get("duplicate_fetches", 0)
     wasted = data.get("wasted_time")
@@ -201,9 +240,10 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     grid.add_row("fetches", fetch_line)
     failed, retries = data.get("failed", 0), data.get("retries", 0)
     grid.add_row(
-        "failures",
+        "failed fetches",
         Text(
-            f"{failed:,} page{'s' if failed != 1 else ''} failed, {retries:,} retr{'ies' if retries != 1 else 'y'}",
+            f"{failed:,}"
+            + (f"  ({retries:,} retr{'ies' if retries != 1 else 'y'} of failed attempts)" if retries else ""),
             style="yellow" if failed or retries else "",
         ),
     )

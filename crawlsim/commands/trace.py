@@ -34,6 +34,7 @@ from crawlsim.core.events import (
     Skipped,
     event_to_dict,
 )
+from crawlsim.sim.coverage import Coverage, coverage_of
 
 FORMATS = {".jsonl": "jsonl", ".json": "chrome"}
 WORKERS_PID, HOSTS_PID = 1, 2
@@ -220,6 +221,15 @@ def chrome_trace(
     return data
 
 
+def coverage_line(stats: Any, coverage: Coverage) -> str:
+    """Pages reachable, fetched and lost (with their reasons), and the fetches
+    that were duplicates or failed: the trace's words, as in ``run``."""
+    return (
+        f"{coverage.summary()}; {stats.fetches:,} fetches ({stats.duplicate_fetches:,} duplicate, "
+        f"{stats.failed:,} failed)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     from crawlsim.commands.summary import options_dict
     from crawlsim.sim.driver import simulate
@@ -255,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"{args.output}: cannot write: {err.strerror or err}") from None
     where = "; open it at https://ui.perfetto.dev" if fmt == "chrome" else ""
     print(f"wrote {count:,} events ({run.stats.fetches:,} fetches, finish {run.finish_time:.1f} s) to {path}{where}")
+    print(coverage_line(run.stats, coverage_of(scenario, run)))
     return 0
 
 

@@ -1,15 +1,29 @@
 """``crawl()``: seed 001's function shape, driven by the sans-I/O core.
 
-The calling thread is the coordinator: only it touches the scheduler.  Worker
-threads only call ``get_urls`` and hand back the result, so the seen set and
-frontier need no lock.  The clock is ``time.monotonic`` relative to the start.
+The calling thread is the coordinator: only it touches the scheduler.  Each
+``get_urls`` call runs on a daemon thread of its own and only hands its
+result back through a queue, so the seen set and frontier need no lock.  The
+clock is ``time.monotonic`` relative to the start.
+
+``get_urls`` is someone else's code, so nothing it does may hang the crawl or
+lose its results: a call that does not return within ``timeout`` fails its
+page (reason ``timeout: ...``) and is *abandoned* -- a Python thread cannot
+be killed, so it runs on, but as a daemon thread it never delays interpreter
+exit and its late answer is ignored; a result is read (in that thread, under
+the same deadline) up to ``max_links`` links; a ``str``, ``bytes``, ``None``
+or other non-iterable result fails the page with a reason instead of
+crawling one page per character; entries that are not ``str`` are skipped
+and noted.  Every such page is listed in ``failures=`` with its reason.
 """
 
 from __future__ import annotations
 
+import math
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import islice
 from typing import Any
 
 from crawlsim.core.events import Event
@@ -22,9 +36,61 @@ GetRobots = Callable[[str], "str | None"]
 DROP_IN_DEFAULTS: dict[str, Any] = {"normalize": "fragment", "scope": "host"}
 """Seed 001's rules: drop the fragment only; stay on the start URL's exact host."""
 
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one ``get_urls`` call may take before its page fails: far above any
+real fetch (whose own timeouts are usually 10-30 s), so only a call that is
+stuck reaches it, and the crawl still ends."""
+DEFAULT_MAX_LINKS = 100_000
+"""Links read from one ``get_urls`` result: far above any real page, so only a
+runaway (an endless generator) reaches it."""
+
 TRANSIENT = (TimeoutError, ConnectionError)
 """Exceptions from ``get_urls`` that are retried (with backoff); any other
 exception fails the page at once -- it still counts as found."""
+
+
+class _BadResult(Exception):
+    """``get_urls`` returned something that is not a list of links."""
+
+
+class _Links:
+    """What one page's call produced."""
+
+    __slots__ = ("links", "skipped", "truncated")
+
+    def __init__(self, links: list[str], skipped: int, truncated: bool) -> None:
+        self.links = links
+        self.skipped = skipped
+        self.truncated = truncated
+
+
+def _check_limits(timeout: float | None, max_links: int) -> None:
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout)
+    ):
+        raise OptionError("timeout", f"expected seconds (a finite number) or None, got {timeout!r}")
+    if timeout is not None and timeout <= 0:
+        raise OptionError("timeout", f"expected seconds > 0 or None, got {timeout!r}")
+    if isinstance(max_links, bool) or not isinstance(max_links, int) or max_links < 1:
+        raise OptionError("max_links", f"expected a whole number >= 1, got {max_links!r}")
+
+
+def _describe(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def read_links(result: object, max_links: int) -> _Links:
+    """A ``get_urls`` result as links (see the module docstring)."""
+    if isinstance(result, (str, bytes, bytearray)) or result is None:
+        raise _BadResult(f"get_urls returned {_describe(result)}, expected a list of URLs")
+    try:
+        items = iter(result)  # type: ignore[call-overload]
+    except TypeError:
+        raise _BadResult(f"get_urls returned {_describe(result)}, expected a list of URLs") from None
+    taken = list(islice(items, max_links + 1))
+    truncated = len(taken) > max_links
+    links = [x for x in taken[:max_links] if isinstance(x, str)]
+    return _Links(links, min(len(taken), max_links) - len(links), truncated)
 
 
 def crawl(
@@ -32,33 +98,65 @@ def crawl(
     get_urls: GetUrls,
     max_workers: int = 8,
     *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_links: int = DEFAULT_MAX_LINKS,
     get_robots: GetRobots | None = None,
     on_event: Callable[[Event], None] | None = None,
+    failures: dict[str, str] | None = None,
     **options: Any,
 ) -> list[str]:
     """Every page reachable from ``start_url``, sorted, fetching each once.
 
     ``get_urls(url)`` is a blocking function returning the links on a page;
-    up to ``max_workers`` run at once in a thread pool.  Any crawler option
-    may be given (``normalize=``, ``scope=``, ``per_host=``, ``gap=``,
-    ``max_pages=``, ...); the defaults reproduce seed 001's rules.  With
-    ``robots=True``, ``get_robots(url)`` returns a robots.txt body or None
-    (no file).  ``on_event`` sees every scheduler event as it happens.
+    up to ``max_workers`` calls run at once, each on its own thread.  Any
+    crawler option may be given (``normalize=``, ``scope=``, ``per_host=``,
+    ``gap=``, ``max_pages=``, ...); the defaults reproduce seed 001's rules.
+    With ``robots=True``, ``get_robots(url)`` returns a robots.txt body or
+    None (no file).  ``on_event`` sees every scheduler event as it happens.
+
+    Limits on ``get_urls`` (see the module docstring): a call running longer
+    than ``timeout`` seconds (default 60; None: no limit) fails its page and
+    is abandoned -- it cannot be killed and may keep running beside the
+    crawl, so more than ``max_workers`` threads can exist, though the crawl
+    never waits on more than ``max_workers`` calls; at most ``max_links``
+    links (default 100,000) are read from one result.  ``failures``, when
+    given a dict, receives every page that failed or was cut short, with why.
     """
+    _check_limits(timeout, max_links)
     merged = {**DROP_IN_DEFAULTS, **options, "workers": max_workers}
     if merged.get("robots") and get_robots is None:
         raise OptionError("robots", "crawl(robots=True) needs get_robots=... to read robots.txt")
     sched = Scheduler(CrawlOptions.from_mapping(merged))
     origin = time.monotonic()
+    results: queue.SimpleQueue[tuple[int, Any, BaseException | None]] = queue.SimpleQueue()
+    pending: dict[int, tuple[Fetch, float]] = {}  # fetch id -> (fetch, deadline)
+    notes: dict[str, str] = {}
+    last = 0.0
 
     def now() -> float:
-        return time.monotonic() - origin
+        nonlocal last
+        last = max(last, time.monotonic() - origin)  # the scheduler's clock never goes back
+        return last
 
-    def run(fetch: Fetch) -> list[str] | str | None:
-        if fetch.kind == "robots":
-            assert get_robots is not None
-            return get_robots(fetch.url)
-        return list(get_urls(fetch.url))
+    def call(fetch: Fetch) -> None:
+        try:
+            if fetch.kind == "robots":
+                assert get_robots is not None
+                body = get_robots(fetch.url)
+                if body is not None and not isinstance(body, str):
+                    raise _BadResult(f"get_robots returned {_describe(body)}, expected a str or None")
+                value: Any = body
+            else:
+                value = read_links(get_urls(fetch.url), max_links)
+        except BaseException as exc:  # noqa: BLE001 - handed to the coordinator
+            results.put((fetch.id, None, exc))
+            return
+        results.put((fetch.id, value, None))
+
+    def start(fetch: Fetch, t: float) -> None:
+        deadline = math.inf if timeout is None else t + timeout
+        pending[fetch.id] = (fetch, deadline)
+        threading.Thread(target=call, args=(fetch,), name=f"crawlsim get_urls {fetch.id}", daemon=True).start()
 
     def flush() -> None:
         events = sched.drain_events()
@@ -66,34 +164,57 @@ def crawl(
             for event in events:
                 on_event(event)
 
+    def report(fetch_id: int, value: Any, exc: BaseException | None) -> None:
+        entry = pending.pop(fetch_id, None)
+        if entry is None:
+            return  # an abandoned call answered after its page failed: ignored
+        fetch, t = entry[0], now()
+        if exc is not None:
+            if isinstance(exc, _BadResult):
+                sched.on_error(fetch.id, t, str(exc), transient=False)
+            else:
+                sched.on_error(fetch.id, t, f"{type(exc).__name__}: {exc}", transient=isinstance(exc, TRANSIENT))
+        elif fetch.kind == "robots":
+            sched.on_response(fetch.id, t, status=404 if value is None else 200, body=value)
+        else:
+            if value.truncated:
+                notes[fetch.url] = f"get_urls returned more than {max_links} links; the first {max_links} were read"
+            if value.skipped:
+                note = f"{value.skipped} {'entry' if value.skipped == 1 else 'entries'} not a str, skipped"
+                notes[fetch.url] = f"{notes[fetch.url]}; {note}" if fetch.url in notes else note
+            sched.on_response(fetch.id, t, status=200, links=value.links)
+
+    def expire(t: float) -> None:
+        for fetch_id, (fetch, deadline) in list(pending.items()):
+            if deadline <= t:
+                del pending[fetch_id]
+                reason = f"timeout: {'get_robots' if fetch.kind == 'robots' else 'get_urls'} did not return within "
+                sched.on_error(fetch.id, t, f"{reason}{timeout:g} s (the call was abandoned)", transient=False)
+
     sched.add_seeds([start_url], now())
-    pending: dict[Future[Any], Fetch] = {}
-    with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        while True:
-            for fetch in sched.poll(now()):
-                pending[pool.submit(run, fetch)] = fetch
-            flush()
-            if sched.done:
-                break
-            wake = sched.next_wakeup()
-            timeout = None if wake is None else max(0.0, wake - now())
-            if not pending and timeout is None:
-                break  # nothing in flight and nothing scheduled: cannot happen unless done
-            finished, _ = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-            for future in finished:
-                fetch = pending.pop(future)
-                _report(sched, fetch, future, now())
+    while True:
+        t = now()
+        for fetch in sched.poll(t):
+            start(fetch, t)
+        flush()
+        if sched.done:
+            break
+        wake = sched.next_wakeup()
+        nearest = min((deadline for _, deadline in pending.values()), default=math.inf)
+        if wake is not None:
+            nearest = min(nearest, wake)
+        if not pending and wake is None:
+            break  # nothing in flight and nothing scheduled: cannot happen unless done
+        wait = None if math.isinf(nearest) else max(0.0, nearest - now())
+        try:
+            report(*results.get(timeout=wait))
+            while True:
+                report(*results.get_nowait())
+        except queue.Empty:
+            pass
+        expire(now())
     flush()
+    if failures is not None:
+        failures.update(notes)
+        failures.update(sched.failures)
     return sched.found()
-
-
-def _report(sched: Scheduler, fetch: Fetch, future: Future[Any], t: float) -> None:
-    """Hand one finished future's outcome to the scheduler."""
-    exc = future.exception()
-    if exc is not None:
-        sched.on_error(fetch.id, t, f"{type(exc).__name__}: {exc}", transient=isinstance(exc, TRANSIENT))
-    elif fetch.kind == "robots":
-        body = future.result()
-        sched.on_response(fetch.id, t, status=404 if body is None else 200, body=body)
-    else:
-        sched.on_response(fetch.id, t, status=200, links=future.result())

@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from crawlsim.notebook.layout import Layout, compute_layout
-from crawlsim.replay import Counters, PageState, Replay, Span, short_url
+from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
     from crawlsim.sim.bounds import Bounds
@@ -319,12 +319,14 @@ def describe(c: Counters, finish: float) -> str:
     width = max(4, len(f"{finish:.1f}"))
     parts = [
         f"t = {c.t:{width}.1f} of {finish:.1f} s",
-        f"fetched {c.fetched}",
+        f"fetched {fetched_text(c)}",
         f"frontier {c.frontier}",
         f"in flight {c.in_flight}",
     ]
-    if c.duplicates:
-        parts.append(f"duplicate fetches {c.duplicates}")
+    if c.duplicates or c.duplicates_in_flight:
+        parts.append(f"duplicate fetches {duplicates_text(c)}")
+    if c.content_duplicates:
+        parts.append(f"same content {c.content_duplicates}")
     if c.failed:
         parts.append(f"failed {c.failed}")
     if c.retries:

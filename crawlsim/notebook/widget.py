@@ -195,13 +195,29 @@ class CrawlWidget:
             parts.append(
                 f"previous run {previous.finish:.1f} s ({delta:+.1f} s{'; ' + html.escape(change) if change else ''})"
             )
+        coverage = result.coverage
         if run is not None:
             stats = run.stats
-            parts.append(f"{stats.pages_fetched} pages, {stats.fetches} fetches")
+            if coverage is not None and coverage.reachable is not None:
+                parts.append(f"{coverage.reachable} pages reachable, {stats.pages_fetched} fetched")
+            else:
+                parts.append(f"{stats.pages_fetched} pages fetched")
+            parts.append(f"{stats.fetches} fetches")
             if stats.duplicate_fetches:
                 parts.append(f"<span style='color:#e03131'>{stats.duplicate_fetches} duplicate fetches "
                              f"({run.wasted_time:.1f} worker-seconds wasted)</span>")
+            if stats.failed:
+                parts.append(f"{stats.failed} failed fetch{'es' if stats.failed != 1 else ''}")
         lines = [" · ".join(parts)]
+        if coverage is not None and coverage.lost:
+            lost = "; ".join(
+                f"{html.escape(item.page)} ({item.reason}: {html.escape(item.detail)})" for item in coverage.lost[:5]
+            )
+            more = f"; and {len(coverage.lost) - 5} more" if len(coverage.lost) > 5 else ""
+            count = len(coverage.lost)
+            lines.append(f"<span style='color:#e03131'>{count} page{'s' if count != 1 else ''} lost: {lost}{more}</span>")
+        elif coverage is not None and coverage.lost is None and coverage.note:
+            lines.append(f"pages lost not counted: {html.escape(coverage.note)}")
         if bounds is not None:
             host = html.escape(bounds.busiest_host_name or "-")
             lines.append(

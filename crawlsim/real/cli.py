@@ -19,9 +19,11 @@ import asyncio
 import functools
 import ipaddress
 import json
+import math
 import os
 import shlex
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -33,6 +35,14 @@ from crawlsim.core.events import Event, event_to_dict
 from crawlsim.core.options import CrawlOptions, OptionError
 
 DEFAULT_PORT = 8000
+MAX_TIME_SCALE = 1000.0
+MAX_SECONDS = 1_000_000.0
+"""Longest duration a flag takes (about 11.6 days): beyond it a value is a typo."""
+MAX_BODY_BYTES = 1 << 30
+"""Largest ``--max-bytes`` (1 GiB): every body is held in memory while read."""
+MAX_REDIRECTS = 100
+MAX_HOSTS_FILE_BYTES = 10_000_000
+"""A host map is a few KB; a larger ``--hosts-file`` is refused unread."""
 
 
 class UsageError(ValueError):
@@ -45,6 +55,42 @@ class UsageError(ValueError):
 def _fail(err: BaseException) -> int:
     print(f"crawlsim: error: {err}", file=sys.stderr)
     return 2
+
+
+def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_SECONDS) -> None:
+    """``UsageError`` unless ``value`` (when given) is finite, > 0 and at most ``maximum``."""
+    if value is not None and not (math.isfinite(value) and 0 < value <= maximum):
+        raise UsageError(f"{flag}: expected seconds > 0 and at most {maximum:g}, got {value:g}")
+
+
+def check_int(flag: str, value: int, low: int, high: int) -> None:
+    """``UsageError`` unless ``low <= value <= high``."""
+    if not low <= value <= high:
+        raise UsageError(f"{flag}: expected a whole number from {low} to {high}, got {value}")
+
+
+def read_hosts_file(path: str) -> dict[str, Any]:
+    """The JSON a ``serve --hosts-file`` wrote, read only if it is a regular
+    file of at most :data:`MAX_HOSTS_FILE_BYTES` (``/dev/zero`` is refused
+    unread, a huge file before it is loaded)."""
+    where = f"--hosts-file {path}"
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise UsageError(f"{where}: not a regular file")
+            data = handle.read(MAX_HOSTS_FILE_BYTES + 1)
+    except OSError as err:
+        raise UsageError(f"{where}: {err.strerror or err}") from None
+    if len(data) > MAX_HOSTS_FILE_BYTES:
+        raise UsageError(f"{where}: larger than {MAX_HOSTS_FILE_BYTES:,} bytes; not a host map")
+    try:
+        table = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise UsageError(f"{where}: not JSON ({str(err).splitlines()[0][:120]})") from None
+    if not isinstance(table, dict):
+        raise UsageError(f'{where}: expected {{"hosts": {{"a.com": "127.0.0.2:8000"}}}}')
+    return table
 
 
 def _seconds(value: float) -> str:
@@ -139,6 +185,12 @@ def build_serve_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--hosts-file", metavar="FILE", help="also write the host map as JSON (crawl --hosts-file)")
     parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: Ctrl-C)")
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection that has not sent a whole request within this long (default 10)",
+    )
     return parser
 
 
@@ -174,7 +226,7 @@ def scenario_flags(options: CrawlOptions, written: Collection[str] = ()) -> list
 
 def serve_main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim serve SCENARIO [--port N]``; returns the exit status."""
-    from crawlsim.real.server import ScenarioServer
+    from crawlsim.real.server import HEADER_TIMEOUT, ScenarioServer
     from crawlsim.real.timescale import scale_scenario
     from crawlsim.scenario import ScenarioError, load_scenario
 
@@ -182,12 +234,20 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     try:
         if not 0 <= args.port <= 65535:
             raise UsageError(f"--port: expected 0-65535, got {args.port}")
-        if not args.time_scale > 0:
-            raise UsageError(f"--time-scale: expected a number > 0, got {args.time_scale:g}")
-        if args.duration is not None and not args.duration > 0:
-            raise UsageError(f"--duration: expected seconds > 0, got {args.duration:g}")
+        if not (math.isfinite(args.time_scale) and 0 < args.time_scale <= MAX_TIME_SCALE):
+            raise UsageError(
+                f"--time-scale: expected a number > 0 and at most {MAX_TIME_SCALE:g}, got {args.time_scale:g}"
+            )
+        check_seconds("--duration", args.duration)
+        if args.header_timeout is None:
+            args.header_timeout = HEADER_TIMEOUT
+        check_seconds("--header-timeout", args.header_timeout, maximum=3600)
+        if args.hosts_file is not None:
+            _check_writable(args.hosts_file)
         scenario = scale_scenario(load_scenario(args.scenario), args.time_scale)
-        server = ScenarioServer(scenario, port=args.port, layout=args.layout)
+        server = ScenarioServer(
+            scenario, port=args.port, layout=args.layout, header_timeout=args.header_timeout, max_log=SERVE_LOG_RECORDS
+        )
     except (ScenarioError, OptionError, UsageError, ValueError) as err:
         return _fail(err)
 
@@ -202,7 +262,11 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
             )
             return 1
         try:
-            _announce(server, args, scenario)
+            try:
+                _announce(server, args, scenario)
+            except OSError as err:
+                print(f"crawlsim: error: {err.filename or args.hosts_file}: {err.strerror or err}", file=sys.stderr)
+                return 2
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -216,10 +280,27 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
                 pass
         finally:
             await server.stop()
-        print(f"stopped after {len(server.log.records)} requests", file=sys.stderr)
+        print(f"stopped after {server.log.total} requests", file=sys.stderr)
         return 0
 
     return asyncio.run(run())
+
+
+SERVE_LOG_RECORDS = 10_000
+"""``crawlsim serve`` keeps its latest requests only (it prints just the count)."""
+
+
+def _check_writable(path: str) -> None:
+    """``UsageError`` now, rather than a traceback after starting, when ``path``
+    cannot be written (a missing folder, a folder, no permission)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path}: is a folder; expected a file name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{path}: no such folder {str(parent)!r}")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"{path}: not writable")
 
 
 def _announce(server: Any, args: argparse.Namespace, scenario: Any) -> None:
@@ -297,6 +378,12 @@ def build_crawl_parser() -> argparse.ArgumentParser:
     net.add_argument("--max-bytes", type=int, default=2_000_000, help="largest response body (default 2000000)")
     net.add_argument("--max-redirects", type=int, default=5, help="same-host redirect hops (default 5)")
     net.add_argument("--max-time", type=float, metavar="SECONDS", help="stop the whole crawl after this long")
+    net.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow requests to private, link-local and other non-public addresses (refused by default, unless "
+        "the start URL is one; loopback is allowed when the start URL is on loopback)",
+    )
     add_crawler_flags(parser)
     return parser
 
@@ -305,11 +392,8 @@ def parse_resolve(items: Sequence[str], hosts_file: str | None) -> dict[str, tup
     """``["a.com=127.0.0.2:8000"]`` and/or a hosts file -> ``{"a.com": ("127.0.0.2", 8000)}``."""
     pairs: list[tuple[str, str, str]] = []
     if hosts_file:
-        try:
-            data = json.loads(Path(hosts_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise UsageError(f"--hosts-file {hosts_file}: {getattr(err, 'strerror', None) or err}") from None
-        table = data.get("hosts", data) if isinstance(data, dict) else None
+        data = read_hosts_file(hosts_file)
+        table = data.get("hosts", data)
         if not isinstance(table, dict):
             raise UsageError(f'--hosts-file {hosts_file}: expected {{"hosts": {{"a.com": "127.0.0.2:8000"}}}}')
         pairs += [("--hosts-file", str(h), str(t)) for h, t in table.items()]
@@ -342,16 +426,16 @@ def crawl_main(argv: Sequence[str] | None = None) -> int:
         resolve = parse_resolve(args.resolve, args.hosts_file)
         url = args.url
         if url is None and args.hosts_file:
-            start = json.loads(Path(args.hosts_file).read_text(encoding="utf-8")).get("start")
-            url = start[0] if isinstance(start, list) and start else None
+            start = read_hosts_file(args.hosts_file).get("start")
+            url = start[0] if isinstance(start, list) and start and isinstance(start[0], str) else None
         if url is None:
             raise UsageError("give a URL to crawl (or a local HTML file or folder)")
-        for name in ("timeout", "max_time"):
-            value = getattr(args, name)
-            if value is not None and not value > 0:
-                raise UsageError(f"--{name.replace('_', '-')}: expected seconds > 0, got {value:g}")
-        if args.max_bytes < 1 or args.max_redirects < 0:
-            raise UsageError("--max-bytes must be >= 1 and --max-redirects >= 0")
+        check_seconds("--timeout", args.timeout)
+        check_seconds("--max-time", args.max_time)
+        check_int("--max-bytes", args.max_bytes, 1, MAX_BODY_BYTES)
+        check_int("--max-redirects", args.max_redirects, 0, MAX_REDIRECTS)
+        if args.trace is not None:
+            _check_writable(args.trace)
         local = start_path(url)
         if local is not None:
             if resolve:
@@ -370,7 +454,12 @@ def crawl_main(argv: Sequence[str] | None = None) -> int:
             if not url.lower().startswith(("http://", "https://")):
                 raise UsageError(f"expected an http(s) URL or a local path, got {url!r}")
             options = real_options(overrides)
-        limits = HttpLimits(timeout=args.timeout, max_bytes=args.max_bytes, max_redirects=args.max_redirects)
+        limits = HttpLimits(
+            timeout=args.timeout,
+            max_bytes=args.max_bytes,
+            max_redirects=args.max_redirects,
+            allow_private=args.allow_private,
+        )
         tui_main = _tui_replayer() if args.tui else None
     except (OptionError, UsageError, ValueError, OSError) as err:
         return _fail(err)
@@ -379,7 +468,10 @@ def crawl_main(argv: Sequence[str] | None = None) -> int:
     if args.tui and trace_path is None:
         fd, trace_path = tempfile.mkstemp(prefix="crawlsim-crawl-", suffix=".jsonl")
         os.close(fd)
-    writer = TraceWriter(trace_path) if trace_path else None
+    try:
+        writer = TraceWriter(trace_path) if trace_path else None
+    except OSError as err:
+        return _fail(UsageError(f"{trace_path}: {err.strerror or err}"))
     out = sys.stderr if args.json else sys.stdout
     try:
         if local is not None:
@@ -484,6 +576,10 @@ def _crawl_web(
         data = summary_dict(result, [url])
         if result.robots_refused:
             data["robots_unreadable"] = result.robots_refused
+        if result.unfinished:
+            data["not_fetched"] = dict(sorted(result.unfinished.items()))
+        if result.refused:
+            data["refused"] = [{"target": what, "reason": why} for what, why in result.refused]
         print(json.dumps(data, indent=2))
     else:
         _print_result(result, url, out)
@@ -505,7 +601,7 @@ def _print_result(result: Any, url: str, out: IO[str]) -> None:
     statuses = result.statuses
     if len(statuses) <= 60:
         for page, status in sorted(statuses.items()):
-            if page not in result.failures:
+            if page not in result.failures and page not in result.unfinished:
                 print(f"  {status}  {page}", file=out)
     else:
         print(f"  ({len(statuses)} pages; --json or -o FILE for all of them)", file=out)
@@ -513,6 +609,14 @@ def _print_result(result: Any, url: str, out: IO[str]) -> None:
         print(f"failed ({len(result.failures)}):", file=out)
         for page, reason in sorted(result.failures.items()):
             print(f"  {page}  {reason}", file=out)
+    if result.unfinished:
+        print(f"not fetched when the crawl stopped ({len(result.unfinished)}):", file=out)
+        for page, reason in sorted(result.unfinished.items())[:60]:
+            print(f"  {page}  {reason}", file=out)
+        if len(result.unfinished) > 60:
+            print(f"  ... and {len(result.unfinished) - 60} more (--json lists them all)", file=out)
+    for what, why in result.refused[:20]:
+        print(f"refused before connecting: {what}: {why}", file=out)
     if stats.skipped:
         print("links not followed: " + ", ".join(f"{n} {k}" for k, n in sorted(stats.skipped.items())), file=out)
     for host, reason in sorted(result.robots_refused.items()):

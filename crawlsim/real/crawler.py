@@ -26,9 +26,22 @@ What :class:`HttpFetcher` does with the web, and why:
   redirect to *another* host is not followed inline -- that would bypass
   the other host's politeness, scope and robots.txt -- but reported as the
   page's one link, so the scheduler decides.  A loop, or too many hops,
-  fails that page with the chain as its reason.  robots.txt itself follows
-  redirects across hosts and, after a loop or too many hops, counts as
-  unavailable (no rules), as RFC 9309 asks.
+  fails that page with the chain as its reason.  "Same host" is the core's
+  host key (:func:`~crawlsim.core.urls.split_host` of the URL in the crawl's
+  normalization), and with ``scope = "host"`` a redirect to another port of
+  a start host is out of scope (that page fails, saying so).  robots.txt
+  itself follows redirects across hosts within scope (out of scope it counts
+  as unreadable: RFC 9309's complete disallow) and, after a loop or too many
+  hops, counts as unavailable (no rules), as RFC 9309 asks.  It is read to
+  its first 500 KiB, however long it is.
+* requests go only where :class:`AddressPolicy` allows: never to a private,
+  link-local or other non-public address unless the crawl starts there or
+  ``allow_private`` is set (every refusal is in ``CrawlResult.refused``).
+* HTML is parsed on a daemon thread with a deadline, after a linear scan
+  that refuses nesting deeper than :data:`MAX_NESTING` (a page that fails
+  either is lost alone); the event loop never waits for a parser.
+* when ``max_time`` stops the crawl, every page found but not finished is
+  in ``CrawlResult.unfinished`` with why.
 * a timeout, a reset or a refused connection is transient (retried with
   backoff, then recorded); a response that is not HTTP, a body over
   ``max_bytes``, or a redirect to a non-http(s) URL fails that page at once.
@@ -44,7 +57,10 @@ What :class:`HttpFetcher` does with the web, and why:
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import re
+import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,11 +72,12 @@ import aiohttp
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
-from crawlsim.core.events import Event, FetchFailed, RobotsLoaded
+from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
-from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise
+from crawlsim.core.scope import Scope
+from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, split_host
 
 DEFAULT_USER_AGENT = "crawlsim/0.1 (polite crawler; set --user-agent to add your contact URL)"
 
@@ -74,6 +91,20 @@ REAL_DEFAULTS: dict[str, Any] = {
 """Politeness for crawling real servers unless flags say otherwise: obey
 robots.txt under a clear user agent, two requests at a time per host, one
 second between request starts to a host, stay on the start host."""
+
+ROBOTS_MAX_BYTES = 500 * 1024
+"""robots.txt is read to its first 500 KiB and parsed from there (RFC 9309
+section 2.5: a crawler must parse at least 500 KiB); the rest is ignored."""
+MAX_NESTING = 1024
+"""Elements nested deeper than this fail the page before it is parsed: the
+HTML parser's time grows with the square of the nesting (300,000 nested
+``<div>`` in 1.5 MB would take minutes), and no real page comes near it."""
+
+INLINE_PARSE_CHARS = 65_536
+"""Pages up to this size, with few enough tags, are parsed on the event loop
+itself (see :func:`parse_html_off_loop`); others on a thread of their own."""
+INLINE_PARSE_TAGS = 1024
+"""With no nesting cap, the most ``<`` a page parsed on the loop may have."""
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -93,6 +124,13 @@ class HttpLimits:
     """A larger body fails the page (checked on Content-Length and while reading)."""
     max_redirects: int = 5
     """Same-host redirect hops followed inline before the page fails."""
+    parse_timeout: float | None = None
+    """Seconds to parse one page (off the event loop); None: same as ``timeout``."""
+    max_nesting: int = MAX_NESTING
+    """Deeper element nesting fails the page unparsed (see :data:`MAX_NESTING`)."""
+    allow_private: bool = False
+    """Allow requests to private, link-local and other non-public addresses (see
+    :class:`AddressPolicy`); loopback is allowed anyway when a start URL is loopback."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +162,142 @@ class Failure:
 Outcome = Page | Failure
 
 
+def _origin(url: str) -> tuple[str, int] | None:
+    """(lowercase hostname, port or the scheme's default), or None if unparsable."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    return (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, 0)
+
+
+class RedirectScope:
+    """Where a redirect may lead: the core's :class:`~crawlsim.core.scope.Scope`
+    (host / domain / any; allow and deny apply to the pages the scheduler
+    queues, not to where a page says it moved) and, with ``scope = "host"``,
+    the port as well: a redirect to another port of a start host's name is
+    another server, so it leaves the site."""
+
+    def __init__(self, kind: str, seeds: Sequence[str]) -> None:
+        self.kind = kind
+        self._scope = Scope(kind)
+        self._origins: set[tuple[str, int]] = set()
+        for url in seeds:
+            origin = _origin(url)
+            if origin is not None:
+                self._scope.add_seed(url)
+                self._origins.add(origin)
+        self._names = {name for name, _ in self._origins}
+
+    def port_refusal(self, url: str) -> str | None:
+        """Why ``url`` is out of scope by its port alone, or None."""
+        origin = _origin(url)
+        if self.kind == "host" and origin is not None and origin[0] in self._names and origin not in self._origins:
+            return f"port {origin[1]} is another server than the start URL's (scope=host)"
+        return None
+
+    def refusal(self, url: str) -> str | None:
+        """Why a redirect to ``url`` is out of scope, or None when it is in scope."""
+        if self.kind != "any" and not self._scope.allows(url):
+            return f"another host, out of scope (scope={self.kind})"
+        return self.port_refusal(url)
+
+
+class AddressPolicy:
+    """Which IP addresses requests may go to.
+
+    Public addresses always; a start URL's own address (an IP literal, or the
+    address ``--resolve`` maps its host to) always, since the user asked for
+    it; loopback when a start URL is on loopback (``serve``, tests,
+    ``localhost``); every other private, link-local (169.254.0.0/16, the cloud
+    metadata address), reserved or otherwise non-public address only with
+    ``allow_private`` -- so a page or a robots.txt redirect cannot make the
+    crawler request an internal service.  Host names looked up in DNS are
+    checked by :class:`_CheckedResolver` after the lookup (no second lookup
+    to race), IP literals and mapped hosts before connecting.
+    """
+
+    def __init__(self, seeds: Sequence[str], resolve: Mapping[str, tuple[str, int]], allow_private: bool) -> None:
+        self.allow_private = allow_private
+        self.allowed: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+        self.seed_names: set[str] = set()
+        loopback = False
+        for url in seeds:
+            origin = _origin(url)
+            if origin is None:
+                continue
+            name, port = origin
+            self.seed_names.add(name)
+            mapped = resolve.get(f"{name}:{port}") or resolve.get(name)
+            ip = _ip(mapped[0] if mapped else name)
+            if ip is not None:
+                self.allowed.add(ip)
+                loopback = loopback or ip.is_loopback
+            loopback = loopback or name == "localhost" or name.endswith(".localhost")
+        self.loopback_ok = loopback
+
+    def refusal(self, address: str) -> str | None:
+        """Why a request must not go to ``address``, or None when it may."""
+        ip = _ip(address)
+        if ip is None or self.allow_private or ip in self.allowed:
+            return None
+        if ip.is_loopback:
+            return None if self.loopback_ok else "a loopback address"
+        if ip.is_link_local:
+            return "a link-local address"
+        if ip.is_private:
+            return "a private address"
+        if not ip.is_global or ip.is_multicast:
+            return "a reserved (non-public) address"
+        return None
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        ip = ipaddress.ip_address(text.strip("[]").partition("%")[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+class _RefusedAddress(OSError):
+    """A DNS answer the address policy refuses (never connected to)."""
+
+
+class _CheckedResolver(aiohttp.abc.AbstractResolver):
+    """aiohttp's default resolver, with each answer checked by an
+    :class:`AddressPolicy`: refused addresses are dropped, and a name with
+    only refused addresses fails before any connection is made."""
+
+    def __init__(self, policy: AddressPolicy, on_refused: Callable[[str, str], None]) -> None:
+        self._inner = aiohttp.DefaultResolver()
+        self._policy = policy
+        self._on_refused = on_refused
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
+        answers = await self._inner.resolve(host, port, family)
+        if host.lower() in self._policy.seed_names:
+            return answers
+        kept, why = [], ""
+        for answer in answers:
+            reason = self._policy.refusal(answer["host"])
+            if reason is None:
+                kept.append(answer)
+            else:
+                why = f"{host} resolves to {answer['host']}, {reason}"
+        if not kept:
+            self._on_refused(host, why)
+            raise _RefusedAddress(why)
+        return kept
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
 @dataclass(frozen=True, slots=True)
 class FetchContext:
     """What a fetcher may need from the scheduler's state, captured by the
@@ -135,6 +309,10 @@ class FetchContext:
     """The host's gap or Crawl-delay: the least time between two requests to it on
     the wire (redirect hops included)."""
     want_content: bool
+    redirect_scope: RedirectScope | None = None
+    """Where a redirect may lead (None: anywhere)."""
+    steps: frozenset[str] = frozenset()
+    """The crawl's normalization steps, to key a redirect target's host as the core does."""
 
 
 Fetcher = Callable[[Fetch, FetchContext], Awaitable[Outcome]]
@@ -163,6 +341,13 @@ class CrawlResult:
     robots_refused: dict[str, str] = field(default_factory=dict)
     """Hosts whose robots.txt could not be read (5xx or no answer), with why:
     RFC 9309 has the crawler treat them as wholly disallowed."""
+    unfinished: dict[str, str] = field(default_factory=dict)
+    """Pages found but not finished when a time limit stopped the crawl (queued,
+    in flight, or waiting for a retry or Retry-After), with why: with
+    ``results``/``failures`` every page found is accounted for."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """(URL or host, reason) for each request refused before connecting (an
+    address the :class:`AddressPolicy` does not allow, a redirect out of scope)."""
 
     @property
     def fetched(self) -> set[str]:
@@ -193,6 +378,9 @@ async def run_crawl(
     pending: dict[asyncio.Task[tuple[Outcome, float]], Fetch] = {}
     stopped: str | None = None
     robots_refused: dict[str, str] = {}
+    finished: set[str] = set()  # pages whose fetch ended for good (done or failed)
+    redirect_scope = RedirectScope(options.scope, list(seeds))
+    steps = options.normalize_steps
 
     def now() -> float:
         return time.monotonic() - origin
@@ -204,6 +392,12 @@ async def run_crawl(
                 robots_refused[event.host] = event.reason
             elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
                 robots_refused[event.host] = f"HTTP {event.status}"
+            elif (
+                isinstance(event, (FetchFinished, FetchFailed))
+                and event.kind == "page"
+                and getattr(event, "final", True)  # ended for good, not to be retried
+            ):
+                finished.add(event.url)
         if keep_events:
             events.extend(batch)
         if on_event is not None:
@@ -223,7 +417,7 @@ async def run_crawl(
         host = sched.host_states().get(fetch.host)
         policy = host.robots if host is not None and isinstance(host.robots, RobotsPolicy) else None
         delay = max(options.gap, host.crawl_delay if host is not None else 0.0)
-        ctx = FetchContext(policy, delay, options.content_dedup != "off")
+        ctx = FetchContext(policy, delay, options.content_dedup != "off", redirect_scope, steps)
         pending[asyncio.create_task(one(fetch, ctx), name=f"fetch {fetch.id} {fetch.url}")] = fetch
 
     sched.add_seeds(list(seeds), now())
@@ -256,6 +450,7 @@ async def run_crawl(
                 last = max(last, t)
                 _report(sched, fetch, outcome, last, statuses)
     finally:
+        in_flight = {fetch.url for fetch in pending.values() if fetch.kind == "page"}
         for task in pending:
             task.cancel()
         if pending:
@@ -263,9 +458,23 @@ async def run_crawl(
         flush()
     finish = events[-1].t if events else last
     found = sched.found() if options.seen == "exact" else []
+    unfinished: dict[str, str] = {}
+    if stopped is not None:
+        failures = sched.failures
+        for url in found:
+            if url in finished or url in failures:
+                continue
+            if url in in_flight:
+                unfinished[url] = f"not fetched: in flight when the crawl stopped ({stopped})"
+            elif url in statuses:
+                unfinished[url] = (
+                    f"not fetched: HTTP {statuses[url]}, waiting to retry when the crawl stopped ({stopped})"
+                )
+            else:
+                unfinished[url] = f"not fetched: still queued when the crawl stopped ({stopped})"
     return CrawlResult(
         options, sched.stats, finish, found, statuses, dict(sched.failures), events, stopped, origin,
-        robots_refused=robots_refused,
+        robots_refused=robots_refused, unfinished=unfinished,
     )
 
 
@@ -316,6 +525,100 @@ def parse_html(text: str, url: str, want_content: bool = False) -> tuple[list[st
     return links, base, content
 
 
+class ParseError(Exception):
+    """A page that cannot be parsed within the limits (the reason is the message)."""
+
+
+# Start and end tags of elements that can hold others.  Void elements and
+# those a parser closes by itself when a sibling starts (p, li, td, option,
+# ...) are left out, so ordinary pages that never close them do not count
+# as deep.
+_NESTING_TAG = re.compile(
+    r"<(/?)(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr|"
+    r"p|li|dt|dd|option|optgroup|tr|td|th|thead|tbody|tfoot|rt|rp)[\s/>])[a-zA-Z]",
+    re.IGNORECASE,
+)
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest element nesting the tags of ``text`` imply (start tags minus
+    end tags, at the worst point): a linear-time pre-scan, an upper bound
+    good enough to refuse a nesting bomb before the parser sees it."""
+    depth = deepest = 0
+    for slash in _NESTING_TAG.findall(text):
+        if slash:
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
+
+
+def parse_html_checked(
+    text: str, url: str, want_content: bool = False, max_nesting: int | None = MAX_NESTING
+) -> tuple[list[str], str | None, str | None]:
+    """:func:`parse_html` after the nesting pre-scan (:class:`ParseError` when too deep)."""
+    if max_nesting is not None:
+        depth = nesting_depth(text)
+        if depth > max_nesting:
+            raise ParseError(f"too deeply nested: elements {depth} deep (at most {max_nesting} are parsed)")
+    return parse_html(text, url, want_content)
+
+
+async def parse_html_off_loop(
+    text: str,
+    url: str,
+    want_content: bool = False,
+    *,
+    timeout: float | None,
+    max_nesting: int | None = MAX_NESTING,
+) -> tuple[list[str], str | None, str | None]:
+    """:func:`parse_html_checked` on a thread of its own, so the event loop
+    (every other fetch, the politeness clock) keeps running while a large
+    page is parsed; :class:`ParseError` ``parse took too long`` after
+    ``timeout`` seconds.
+
+    A small page with at most ``max_nesting`` ``<`` in it cannot nest deeper
+    than that and parses in about a millisecond: it is parsed at once on the
+    loop, since handing it to a thread would cost more.
+
+    A parse cannot be interrupted: one that overruns is abandoned and runs to
+    its end on its daemon thread (lexbor releases the GIL, so the crawl goes
+    on beside it, and the thread never delays interpreter exit).  The
+    nesting pre-scan keeps such overruns to pages that are merely huge.
+    """
+    if len(text) <= INLINE_PARSE_CHARS and text.count("<") <= (max_nesting or INLINE_PARSE_TAGS):
+        # Few tags, so shallow: parsed at once, without the scan or a thread hand-off.
+        return parse_html(text, url, want_content)
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[tuple[list[str], str | None, str | None]] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return  # timed out and abandoned
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        result, error = None, None
+        try:
+            result = parse_html_checked(text, url, want_content, max_nesting)
+        except Exception as exc:  # noqa: BLE001 - handed to the waiting coroutine
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop has closed: nobody is waiting any more
+
+    threading.Thread(target=work, name=f"crawlsim-parse {url[:80]}", daemon=True).start()
+    try:
+        return await asyncio.wait_for(future, timeout)
+    except TimeoutError:
+        raise ParseError(f"parse took too long: over {timeout:g} s (abandoned)") from None
+
+
 # --------------------------------------------------------------------------- HTTP
 
 
@@ -341,10 +644,15 @@ class HttpFetcher:
         user_agent: str = DEFAULT_USER_AGENT,
         resolve: HostMap | None = None,
         limits: HttpLimits = HttpLimits(),
+        seeds: Sequence[str] = (),
     ) -> None:
         self.user_agent = user_agent
         self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
         self.limits = limits
+        self.policy = AddressPolicy(seeds, self.resolve, limits.allow_private)
+        """Which addresses may be requested (the start URLs' own always)."""
+        self.refused: list[tuple[str, str]] = []
+        """(URL or host, reason) for every request refused before connecting."""
         self._session: aiohttp.ClientSession | None = None
         self._sent: dict[str, float] = {}
         """When the last request to each host went on the wire (``time.monotonic``)."""
@@ -353,7 +661,9 @@ class HttpFetcher:
 
     async def __aenter__(self) -> Self:
         # No connection limits here: the scheduler already bounds what is in flight.
-        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300)
+        connector = aiohttp.TCPConnector(
+            limit=0, limit_per_host=0, ttl_dns_cache=300, resolver=_CheckedResolver(self.policy, self._refuse)
+        )
         self._session = aiohttp.ClientSession(
             connector=connector,
             headers={"User-Agent": self.user_agent, "Accept": "text/html,application/xhtml+xml,*/*;q=0.5"},
@@ -404,6 +714,9 @@ class HttpFetcher:
         if wait > 0:
             await asyncio.sleep(wait)
 
+    def _refuse(self, what: str, reason: str) -> None:
+        self.refused.append((what, reason))
+
     async def __call__(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
         try:
             return await self._fetch(fetch, ctx)
@@ -413,12 +726,11 @@ class HttpFetcher:
     async def _fetch(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
         url = fetch.url
         chain = [_defrag(url)]
-        home = _host_name(url)
         robots_txt = fetch.kind == "robots"
         hops = 0
         while True:
             await self._wait_gap(fetch.host, ctx.hop_gap)
-            status, headers, data, ctype, charset = await self._get(url, fetch.host)
+            status, headers, data, ctype, charset = await self._get(url, fetch.host, robots_txt=robots_txt)
             location = headers.get("Location") or headers.get("location")
             if status not in REDIRECT_STATUSES or not location:
                 break
@@ -435,11 +747,20 @@ class HttpFetcher:
                     return Page(404, headers)
                 what = "redirect loop" if looped else f"more than {self.limits.max_redirects} redirects"
                 raise _Stop(f"{what}: " + " -> ".join([*chain, _defrag(target)]))
-            if not robots_txt and (
-                _host_name(target) != home or (ctx.robots is not None and not ctx.robots.allowed(target))
-            ):
+            same_host = _host_key(target, ctx.steps) == fetch.host
+            if robots_txt and not same_host and ctx.redirect_scope is not None:
+                # robots.txt follows redirects across hosts (RFC 9309), but only within scope.
+                why = ctx.redirect_scope.refusal(target)
+                if why is not None:
+                    self._refuse(target, f"robots.txt redirect to {target} not followed: {why}")
+                    raise _Stop(f"robots.txt redirects to {target}, not followed: {why}")
+            if not robots_txt and not same_host and ctx.redirect_scope is not None:
+                why = ctx.redirect_scope.port_refusal(target)
+                if why is not None:
+                    self._refuse(target, f"redirect from {url} not followed: {why}")
+                    raise _Stop(f"redirect to {target} not followed: {why}")
+            if not robots_txt and (not same_host or (ctx.robots is not None and not ctx.robots.allowed(target))):
                 # Not ours to follow inline: the scheduler applies scope, robots and politeness.
-                # (robots.txt itself follows redirects across hosts, as RFC 9309 asks.)
                 return Page(status, headers, links=(target,), final_url=None if url == fetch.url else url)
             hops += 1
             chain.append(_defrag(target))
@@ -450,7 +771,16 @@ class HttpFetcher:
             return Page(status, headers, body=body, final_url=final)
         if not (200 <= status < 300 and _is_html(ctype, data)):
             return Page(status, headers, final_url=final)
-        links, base, content = parse_html(_decode(data, charset), url, ctx.want_content)
+        try:
+            links, base, content = await parse_html_off_loop(
+                _decode(data, charset),
+                url,
+                ctx.want_content,
+                timeout=self.limits.parse_timeout or self.limits.timeout,
+                max_nesting=self.limits.max_nesting,
+            )
+        except ParseError as err:
+            raise _Stop(str(err)) from None
         return Page(status, headers, links=tuple(links), content=content, final_url=final, base=base or final)
 
     def _route(self, url: str) -> tuple[str | URL, dict[str, str]]:
@@ -465,6 +795,7 @@ class HttpFetcher:
         if parts.query:
             path += "?" + parts.query
         if not self.resolve:
+            self._check_address(hostname, url)
             plain = url.split("#", 1)[0]
             return (URL(plain, encoded=True) if _ENCODED_URL.fullmatch(plain) else plain), {}
         keys = [f"{hostname}:{port}", hostname] if port is not None else [hostname]
@@ -474,16 +805,30 @@ class HttpFetcher:
         if target is None:
             raise _Stop(f"host {hostname} is not in the host map (--resolve); not looked up in DNS")
         address, mapped_port = target
+        self._check_address(address, url)
         request = f"http://{address}:{mapped_port}{path}"
         netloc = parts.netloc.rpartition("@")[2]
         return (URL(request, encoded=True) if _ENCODED_URL.fullmatch(request) else request), {"Host": netloc}
 
-    async def _get(self, url: str, host: str) -> tuple[int, dict[str, str], bytes, str, str | None]:
+    def _check_address(self, address: str, url: str) -> None:
+        """Refuse, before connecting, an IP address the policy does not allow
+        (names looked up in DNS are checked by the resolver)."""
+        reason = self.policy.refusal(address)
+        if reason is not None:
+            self._refuse(url, f"{address} is {reason}")
+            raise _Stop(f"refused before connecting: {address} is {reason} (--allow-private allows it)")
+
+    async def _get(
+        self, url: str, host: str, *, robots_txt: bool = False
+    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
         """One request: (status, headers, body, content type, charset); ``host``
-        is the scheduler's host the request counts against."""
+        is the scheduler's host the request counts against.  robots.txt is
+        cut at :data:`ROBOTS_MAX_BYTES` (at its last whole line) instead of failing."""
         assert self._session is not None, "use HttpFetcher as an async context manager"
         target, headers = self._route(url)
         limit = self.limits.max_bytes
+        if robots_txt:
+            return await self._get_robots(target, headers, host)
         try:
             async with self._session.get(
                 target,
@@ -505,12 +850,53 @@ class HttpFetcher:
         except (TimeoutError, aiohttp.ServerTimeoutError):
             raise _Stop(f"timeout after {self.limits.timeout:g} s", transient=True) from None
         except aiohttp.ClientConnectorError as err:
+            if isinstance(err.os_error, _RefusedAddress):
+                raise _Stop(f"refused before connecting: {err.os_error} (--allow-private allows it)") from None
             raise _Stop(f"cannot connect: {err.os_error.strerror or err}", transient=True) from None
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
             raise _Stop(f"connection closed mid-response: {_brief(err)}", transient=True) from None
         except aiohttp.ClientResponseError as err:
             what = (err.message or "").strip().splitlines()[0].rstrip(":") if err.message else _brief(err)
             raise _Stop(f"not a valid HTTP response ({what})") from None
+        except aiohttp.ClientOSError as err:
+            reason = "connection reset" if err.errno in (104, 54, 10054) else f"network error: {_brief(err)}"
+            raise _Stop(reason, transient=True) from None
+        except aiohttp.ClientError as err:
+            raise _Stop(f"HTTP client error: {_brief(err)}") from None
+
+
+    async def _get_robots(
+        self, target: str | URL, headers: dict[str, str], host: str
+    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
+        """:meth:`_get` for robots.txt: the first :data:`ROBOTS_MAX_BYTES`,
+        whatever the file's size (RFC 9309 section 2.5)."""
+        assert self._session is not None
+        limit = ROBOTS_MAX_BYTES
+        try:
+            async with self._session.get(
+                target,
+                headers=headers,
+                allow_redirects=False,
+                timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
+                trace_request_ctx={"host": host},
+            ) as resp:
+                body = bytearray()
+                async for chunk in resp.content.iter_chunked(65536):
+                    body += chunk
+                    if len(body) > limit:
+                        del body[body.rfind(b"\n", 0, limit) + 1 :]  # the last whole line within the limit
+                        break
+                return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
+        except (TimeoutError, aiohttp.ServerTimeoutError):
+            raise _Stop(f"timeout after {self.limits.timeout:g} s", transient=True) from None
+        except aiohttp.ClientConnectorError as err:
+            if isinstance(err.os_error, _RefusedAddress):
+                raise _Stop(f"refused before connecting: {err.os_error} (--allow-private allows it)") from None
+            raise _Stop(f"cannot connect: {err.os_error.strerror or err}", transient=True) from None
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
+            raise _Stop(f"connection closed mid-response: {_brief(err)}", transient=True) from None
+        except aiohttp.ClientResponseError as err:
+            raise _Stop(f"not a valid HTTP response ({_brief(err)})") from None
         except aiohttp.ClientOSError as err:
             reason = "connection reset" if err.errno in (104, 54, 10054) else f"network error: {_brief(err)}"
             raise _Stop(reason, transient=True) from None
@@ -527,15 +913,14 @@ def _defrag(url: str) -> str:
     return url.split("#", 1)[0]
 
 
-def _host_name(url: str) -> str:
-    """Lowercase host, with the port only when it is not the scheme's default."""
+def _host_key(url: str, steps: frozenset[str]) -> str:
+    """The host the scheduler would file ``url`` under (its canonical form in
+    the crawl's normalization, then :func:`~crawlsim.core.urls.split_host`),
+    so a redirect is inline exactly when the core counts it as the same host."""
     try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
+        return split_host(canonical_or_raise(url, None, steps))[0]
+    except CanonicalizeError:
         return ""
-    host = (parts.hostname or "").lower()
-    return f"{host}:{port}" if port is not None and port != DEFAULT_PORTS.get(parts.scheme.lower()) else host
 
 
 def _decode(data: bytes, charset: str | None) -> str:
@@ -574,21 +959,25 @@ async def crawl_http(
     """Crawl real HTTP servers from ``seeds`` (see the module docstring).
 
     ``options`` default to :func:`real_options` (robots obeyed, 2 per host,
-    1 s gap, exact-host scope).
+    1 s gap, exact-host scope).  Requests go only to public addresses, the
+    seeds' own, and loopback when a seed is on loopback, unless
+    ``limits.allow_private`` (see :class:`AddressPolicy`).
     """
     opts = options or real_options()
     seed_list = [seeds] if isinstance(seeds, str) else list(seeds)
-    async with HttpFetcher(user_agent=opts.user_agent, resolve=resolve, limits=limits) as fetcher:
+    async with HttpFetcher(user_agent=opts.user_agent, resolve=resolve, limits=limits, seeds=seed_list) as fetcher:
         result = await run_crawl(
             seed_list, opts, fetcher, on_event=on_event, keep_events=keep_events, max_time=max_time
         )
     result.wire = fetcher.wire_log
+    result.refused = fetcher.refused
     return result
 
 
 __all__ = [
     "DEFAULT_USER_AGENT",
     "REAL_DEFAULTS",
+    "AddressPolicy",
     "CrawlResult",
     "Failure",
     "FetchContext",
@@ -597,8 +986,13 @@ __all__ = [
     "HttpFetcher",
     "HttpLimits",
     "Page",
+    "ParseError",
+    "RedirectScope",
     "crawl_http",
+    "nesting_depth",
     "parse_html",
+    "parse_html_checked",
+    "parse_html_off_loop",
     "real_options",
     "run_crawl",
 ]

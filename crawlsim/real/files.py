@@ -27,10 +27,24 @@ from urllib.parse import quote, unquote, urlsplit
 from crawlsim.core.events import Discovered, Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import Fetch
-from crawlsim.real.crawler import CrawlResult, FetchContext, Outcome, Page, parse_html, run_crawl
+from crawlsim.real.crawler import (
+    MAX_NESTING,
+    CrawlResult,
+    Failure,
+    FetchContext,
+    Outcome,
+    Page,
+    ParseError,
+    parse_html_off_loop,
+    run_crawl,
+)
 
 ORIGIN = "http://site.invalid"
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+MAX_FILE_BYTES = 2_000_000
+"""A larger file fails its page unread (the HTTP crawler's default body cap)."""
+PARSE_TIMEOUT = 10.0
+"""Seconds to parse one file (off the event loop, like a fetched page)."""
 FILE_DEFAULTS: dict[str, Any] = {"robots": False, "gap": 0.0, "per_host": None, "scope": "host", "workers": 8}
 
 
@@ -101,11 +115,19 @@ class FileFetcher:
         path = self.root / rel
         if not path.is_file():
             return Page(404)
-        data = path.read_bytes()  # local and small: not worth a thread
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return Failure(f"too large: {size} bytes > {MAX_FILE_BYTES} bytes", transient=False)
+        data = path.read_bytes()  # local and at most MAX_FILE_BYTES: not worth a thread
         if path.suffix.lower() not in HTML_SUFFIXES:
             return Page(200)
         text = data.decode("utf-8", errors="replace")
-        links, base, content = parse_html(text, fetch.url, ctx.want_content)
+        try:
+            links, base, content = await parse_html_off_loop(
+                text, fetch.url, ctx.want_content, timeout=PARSE_TIMEOUT, max_nesting=MAX_NESTING
+            )
+        except ParseError as err:
+            return Failure(str(err), transient=False)
         return Page(200, {"Content-Type": "text/html"}, links=tuple(links), content=content, base=base)
 
 
@@ -168,7 +190,9 @@ def crawl_folder(start: str | Path, overrides: Mapping[str, Any] | None = None) 
 
 __all__ = [
     "FILE_DEFAULTS",
+    "MAX_FILE_BYTES",
     "ORIGIN",
+    "PARSE_TIMEOUT",
     "FileFetcher",
     "FolderReport",
     "crawl_folder",

@@ -38,7 +38,7 @@ import ipaddress
 import json
 import random
 import time
-from collections import Counter
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -50,6 +50,16 @@ from aiohttp import web
 from crawlsim.scenario import Scenario, ScenarioError
 from crawlsim.sim.hashing import salt_of, stable_hash
 from crawlsim.sim.web import ROBOTS_PATH, Response
+
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection may take to send a whole request (from connecting, or
+from the previous response on a kept-alive connection) before it is closed:
+half-sent requests cannot hold the server's sockets."""
+ATTEMPTS_KEPT = 100_000
+"""Distinct paths whose request count (the retry number) is remembered; the
+oldest are forgotten first, so a flood of unique paths uses bounded memory."""
+MAX_RECORDED_PATH = 256
+"""Longer request paths are recorded cut to this many characters."""
 
 MAX_HOSTS = 1000
 """More hosts than this is a simulation job (``crawlsim run``), not a server's."""
@@ -73,13 +83,23 @@ class RequestRecord:
 
 @dataclass
 class ServerLog:
-    """What the crawler did, seen from the server: a test's ground truth."""
+    """What the crawler did, seen from the server: a test's ground truth.
 
-    records: list[RequestRecord] = field(default_factory=list)
+    With ``max_records`` only the latest that many requests are kept (``serve``
+    runs for hours); ``total`` counts them all.
+    """
+
+    max_records: int | None = None
+    records: deque[RequestRecord] = field(default_factory=deque)
     in_flight: Counter[str] = field(default_factory=Counter)
     peak_per_host: Counter[str] = field(default_factory=Counter)
     total_in_flight: int = 0
     peak_total: int = 0
+    total: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_records is not None:
+            self.records = deque(self.records, maxlen=self.max_records)
 
     def begin(self, host: str) -> None:
         self.in_flight[host] += 1
@@ -90,6 +110,7 @@ class ServerLog:
     def end(self, record: RequestRecord) -> None:
         self.in_flight[record.host] -= 1
         self.total_in_flight -= 1
+        self.total += 1
         self.records.append(record)
 
     def paths(self, host: str | None = None) -> list[str]:
@@ -179,6 +200,8 @@ class ScenarioServer:
         layout: str = "auto",
         first_address: str = "127.0.0.2",
         hosts: Iterable[str] | None = None,
+        header_timeout: float = HEADER_TIMEOUT,
+        max_log: int | None = None,
     ) -> None:
         if layout not in LAYOUTS:
             raise ValueError(f"layout: expected one of {', '.join(LAYOUTS)}, got {layout!r}")
@@ -192,9 +215,10 @@ class ScenarioServer:
         self.first_address = start
         self.hosts = list(hosts) if hosts is not None else serve_hosts(scenario)
         self.endpoints: dict[str, Endpoint] = {}
-        self.log = ServerLog()
+        self.header_timeout = header_timeout
+        self.log = ServerLog(max_log)
         self.origin: float | None = None
-        self._attempts: Counter[tuple[str, str]] = Counter()
+        self._attempts: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._runners: list[web.ServerRunner] = []
         self._salt = salt_of(scenario.seed, "served-latency")
 
@@ -255,7 +279,10 @@ class ScenarioServer:
                     raise
 
     async def _bind(self, host: str, address: str, port: int) -> int:
-        runner = web.ServerRunner(web.Server(self._handler(host)), handle_signals=False, access_log=None)
+        # aiohttp closes a connection whose request is not complete within
+        # keepalive_timeout of connecting (or of its previous response).
+        server = web.Server(self._handler(host), keepalive_timeout=self.header_timeout)
+        runner = web.ServerRunner(server, handle_signals=False, access_log=None)
         await runner.setup()
         self._runners.append(runner)
         site = web.TCPSite(runner, address, port, reuse_address=False)
@@ -302,8 +329,7 @@ class ScenarioServer:
             try:
                 attempt = 1
                 if not robots:
-                    self._attempts[host, raw] += 1
-                    attempt = self._attempts[host, raw]
+                    attempt = self._count_attempt(host, raw)
                 delay = self.latency(host, url, attempt)
                 if delay > 0:
                     await asyncio.sleep(delay)
@@ -311,9 +337,18 @@ class ScenarioServer:
                 status = resp.status
                 return _http_response(resp, url, robots)
             finally:
-                log.end(RequestRecord(host, raw, arrived, time.monotonic(), status))
+                log.end(RequestRecord(host, raw[:MAX_RECORDED_PATH], arrived, time.monotonic(), status))
 
         return handle
+
+    def _count_attempt(self, host: str, raw: str) -> int:
+        """This request's number among requests for ``raw`` on ``host`` (1 first)."""
+        key = (host, hash(raw))  # a digest, not the path: paths can be 8 KB each
+        attempt = self._attempts.pop(key, 0) + 1
+        self._attempts[key] = attempt
+        if len(self._attempts) > ATTEMPTS_KEPT:
+            self._attempts.popitem(last=False)
+        return attempt
 
 
 def _http_response(resp: Response, url: str, robots: bool) -> web.Response:
@@ -339,6 +374,7 @@ def _next_address(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddr
 
 
 __all__ = [
+    "HEADER_TIMEOUT",
     "LAYOUTS",
     "MAX_HOSTS",
     "Endpoint",

@@ -22,8 +22,8 @@ class CombinedWeb(Web):
 
     A URL goes to the first part that has a page for it; if none has, a part
     that knows the host but not the page (a 404) wins over an explicit web's
-    catch-all empty page, so a hand-written page never hides a generated
-    host's missing page.  ``entries`` adds links at the *front* of a page's
+    linked-but-unwritten leaf (an empty page), so a hand-written link never
+    hides a generated host's missing page.  ``entries`` adds links at the *front* of a page's
     links (how traps are wired in: a depth-first crawler follows the first
     link first).
     """

@@ -4,9 +4,12 @@ This is the form of every teaching example (the "See it" demo, the ISRO
 trace, the interview cases): small enough to draw, exact enough to check a
 crawl order against.  A page's identity is its RFC 3986 canonical form, so
 ``http://A.com/x#top`` and ``http://a.com/x`` are one page while
-``/x`` and ``/x/`` stay two, as on a real server.  A URL with no entry is a
-page with no links (status 200), like a leaf the author did not bother to
-write down.
+``/x`` and ``/x/`` stay two, as on a real server.  A URL that a written page
+links to but that has no entry of its own is a page with no links (status
+200), like a leaf the author did not bother to write down.  Any other URL is
+not a page of this web and answers 404, as a real server would: a crawler
+that respells a link into a URL nobody wrote (``/docs/`` as ``/docs``) gets
+a failed fetch, not a phantom page.
 
 One leniency: a page listed under ``http://`` is also served under
 ``https://``, because most servers answer both and the aggressive
@@ -54,6 +57,12 @@ class ExplicitWeb(Web):
             self._pages[ident] = spec
             self._written[ident] = url
         self._known: set[str] | None = None
+        self._leaves: set[str] = set()
+        for ident, spec in self._pages.items():
+            for href in spec.links:
+                target = canonicalize(href, ident)
+                if target is not None and self._written_page(target) is None:
+                    self._leaves.add(target)
         first = next(iter(pages), None)
         self.seeds = tuple(seeds) if seeds else ((first,) if first is not None else ())
 
@@ -62,17 +71,29 @@ class ExplicitWeb(Web):
         """Written pages by identity (read-only view for tools and tests)."""
         return self._pages
 
+    def _written_page(self, ident: str) -> str | None:
+        """The written page ``ident`` names (also under https), or None."""
+        if ident in self._pages:
+            return ident
+        if ident.startswith("https://"):
+            plain = "http://" + ident[8:]
+            if plain in self._pages:
+                return plain
+        return None
+
     def _locate(self, url: str) -> Loc | None:
         ident = rfc3986_identity(url)
         if ident is None:
             return None
-        if ident in self._pages:
-            return ident, host_of(ident), ident
-        if ident.startswith("https://"):
+        written = self._written_page(ident)
+        if written is not None:
+            return written, host_of(written), written
+        if ident in self._leaves:
+            return ident, host_of(ident), Unlisted(ident)
+        if ident.startswith("https://") and "http://" + ident[8:] in self._leaves:
             plain = "http://" + ident[8:]
-            if plain in self._pages:
-                return plain, host_of(plain), plain
-        return ident, host_of(ident), Unlisted(ident)
+            return plain, host_of(plain), Unlisted(plain)
+        return ident, host_of(ident), None
 
     def _links_at(self, key: Hashable) -> list[str]:
         spec = self._pages.get(key) if isinstance(key, str) else None

@@ -112,7 +112,7 @@ class Response:
 
 
 class Unlisted(NamedTuple):
-    """Page key of a URL an explicit web has no entry for: a page with no links."""
+    """Page key of a URL an explicit web links to but has no entry for: a page with no links."""
 
     page: str
 
@@ -217,6 +217,12 @@ class Web(ABC):
         if loc is not None:
             return loc[0]
         return rfc3986_identity(url) or url
+
+    def page_at(self, url: str) -> str | None:
+        """The true identity of the page at ``url``, or ``None`` if the web has
+        no page there (fetching it answers 404)."""
+        loc = self._locate(url)
+        return None if loc is None or loc[2] is None else loc[0]
 
     def links(self, url: str) -> list[str]:
         """Links on the page at ``url`` as written (``[]`` if there is no page)."""

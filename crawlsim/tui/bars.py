@@ -19,7 +19,7 @@ from crawlsim.core.events import (
     RetryScheduled,
     Skipped,
 )
-from crawlsim.replay import PageState, describe_event
+from crawlsim.replay import PageState, describe_event, duplicates_text, fetched_text
 from crawlsim.tui.base import (
     STATE_STYLE,
     Panel,
@@ -81,7 +81,8 @@ class StatusBar(Panel):
 
 
 class CountersBar(Panel):
-    """t, fetched, duplicates, wasted worker-seconds, frontier, in flight."""
+    """t, pages fetched of reachable (and lost), duplicate fetches, wasted
+    worker-seconds, frontier, in flight: the words of README's "Words"."""
 
     def draw(self, view: ViewState, width: int, height: int) -> Text:
         c = view.replay.counters()
@@ -92,14 +93,16 @@ class CountersBar(Panel):
         runs.add(f"/{c.end:.1f} s", "dim")
         lanes = max(1, len(view.replay.lanes))
         items = [
-            ("fetched", f"{c.fetched}/{c.pages}", STATE_STYLE[PageState.DONE]),
-            ("dup", str(c.duplicates), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
+            ("fetched", fetched_text(c), STATE_STYLE[PageState.FAILED] if c.lost else STATE_STYLE[PageState.DONE]),
+            ("dup", duplicates_text(c), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
             ("wasted", f"{c.wasted:.1f} w·s", STATE_STYLE[PageState.DUPLICATE] if c.wasted else ""),
             ("frontier", str(c.frontier), STATE_STYLE[PageState.FRONTIER]),
             ("in flight", str(c.in_flight), STATE_STYLE[PageState.IN_FLIGHT]),
         ]
         if c.failed or not narrow:
             items.insert(3, ("failed", str(c.failed), STATE_STYLE[PageState.FAILED] if c.failed else ""))
+        if c.content_duplicates:
+            items.insert(2, ("same content", str(c.content_duplicates), STATE_STYLE[PageState.DUPLICATE]))
         if c.retries:
             items.insert(4, ("retries", str(c.retries), STATE_STYLE[PageState.FAILED]))
         if c.capped:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 STATE_STYLE = ("grey50", "yellow", "bright_magenta", "green", "bright_red", "dark_orange", "deep_sky_blue3")
 STATE_GLYPH = ("·", "○", "◉", "●", "◆", "✗", "⊘")
-STATE_SHORT = ("unseen", "frontier", "fetching", "done", "dup", "failed", "skipped")
+STATE_SHORT = ("unseen", "frontier", "fetching", "fetched", "dup", "failed", "skipped")
+"""Legend words; the counters bar uses the same ones (README, "Words")."""
 SPAN_STYLE = {
     "ok": "black on green",
     "duplicate": "white on red",

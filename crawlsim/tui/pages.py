@@ -53,7 +53,11 @@ class PagesView(Panel):
 
     @staticmethod
     def legend(replay: Replay, width: int) -> Text:
-        """Each state's glyph, name and count (names dropped when narrow)."""
+        """Each state's glyph, name and count (names dropped when narrow).
+
+        The duplicate count is the counters bar's: completed duplicate fetches
+        (those in flight are drawn as fetching), content duplicates apart."""
+        c = replay.counters()
         for named in (True, False):
             runs = Runs()
             for state in LEGEND_ORDER:
@@ -61,7 +65,10 @@ class PagesView(Panel):
                 if state in (PageState.DUPLICATE, PageState.FAILED, PageState.SKIPPED) and n == 0:
                     continue
                 runs.add(STATE_GLYPH[state] + (" " if named else ""), STATE_STYLE[state])
-                runs.add(f"{STATE_SHORT[state]} {n}  " if named else f"{n} ", "")
+                count = str(n)
+                if state == PageState.DUPLICATE and c.content_duplicates:
+                    count = f"{c.duplicates} + same content {c.content_duplicates}"
+                runs.add(f"{STATE_SHORT[state]} {count}  " if named else f"{count} ", "")
             text = runs.text()
             if text.cell_len <= width:
                 break
@@ -109,13 +116,13 @@ class PagesView(Panel):
         runs = Runs()
         if isinstance(item, HostStatus):
             runs.add(fit(item.name, width - 12), "bold underline")
-            runs.add(f" {item.counts[PageState.DONE]}/{item.total} done", "dim")
+            runs.add(f" {item.counts[PageState.DONE]}/{item.total} fetched", "dim")
         else:
             state = item.state
             runs.add(STATE_GLYPH[state] + " ", STATE_STYLE[state])
             path = fit(short_url(item.url, item.host), path_w).ljust(path_w)
             runs.add(path + " ", STATE_STYLE[state] if state != PageState.UNDISCOVERED else "grey50")
-            if state in (PageState.SKIPPED, PageState.FAILED) and item.note:
+            if state in (PageState.SKIPPED, PageState.FAILED, PageState.UNDISCOVERED) and item.note:
                 runs.add(item.note.replace("skipped: ", "skipped, "), STATE_STYLE[state])
             else:
                 parent = "← " + fit(short_url(item.parent, item.host), parent_w) if item.parent else ""
@@ -191,7 +198,7 @@ class PagesView(Panel):
             rest = hosts[len(shown) :]
             pages = sum(h.total for h in rest)
             done = sum(h.counts[PageState.DONE] for h in rest)
-            rows.append(Text(f"… {len(rest)} more hosts: {done}/{pages} pages done", style="dim"))
+            rows.append(Text(f"… {len(rest)} more hosts: {done}/{pages} pages fetched", style="dim"))
         return rows
 
 
@@ -231,7 +238,7 @@ class HostsView(Panel):
                 queued = host.counts[PageState.FRONTIER]
                 fetched = f"{host.counts[PageState.DONE]}/{host.total}"
                 if width - name_w >= 32:
-                    runs.add(f"queue {queued:<3} done {fetched}", "dim")
+                    runs.add(f"queue {queued:<3} fetched {fetched}", "dim")
                 else:
                     runs.add(f"q {queued:<3} {fetched}", "dim")
             if host.robots:

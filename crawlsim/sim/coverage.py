@@ -1,0 +1,307 @@
+"""Coverage that is true: which pages of the web a crawl fetched, and which it lost, and why.
+
+A crawl's own counters only know the URLs it met.  Seed 000 warns that a
+canonicalization step that is too aggressive merges different pages; a
+crawl that merged them never sees what it missed.  The synthetic web knows
+its true link graph, so a report can name every page the crawl could have
+fetched and did not.
+
+The words (README, "Words"):
+
+* **pages reachable**: pages of the web reachable from the seeds by the
+  web's true links, within the crawl's scope (``scope``, ``allow``, ``deny``).
+  Reachability *ignores* caps, the depth limit, robots.txt, failures and
+  normalization: those are the crawl's choices and misfortunes, and each is a
+  reason a reachable page can be lost.  A link is followed as a browser would
+  resolve it (RFC 3986 normalization only, which never merges two pages).
+* **pages fetched**: pages (true identities) that answered under some spelling.
+* **pages lost**: reachable pages never fetched under any spelling, each with
+  the first reason that applies, in this order:
+
+  ``failed``         a spelling of it was fetched and failed (an HTTP error
+                     or a network error after its retries);
+  ``robots``         robots.txt disallowed it;
+  ``normalization``  a fetched page links to it, but the crawler's
+                     canonicalization spelled every such link as another URL
+                     (another page, or a URL the web does not have, which
+                     answers 404): its spelling was merged into another URL;
+  ``depth``          discovered beyond ``depth_limit``;
+  ``cap``            discovered after ``max_pages`` / ``max_pages_per_host``
+                     ran out;
+  ``scope``          discovered under a spelling outside the scope;
+  ``not discovered`` only linked from pages that were not fetched (lost
+                     themselves, or whose links were not followed because
+                     their content duplicated another page's).
+
+So ``pages reachable = pages fetched + pages lost`` over the reachable
+pages.  A crawl can also fetch a page that no true link leads to: a risky
+step respelled a link into *another* real page (``http://www.a.com/x`` into
+``https://a.com/x``).  Those are listed apart (``outside``), so the identity
+is ``reachable = fetched - outside + lost``.  Enumerating reachability walks the web once, so it is done only
+for webs of at most :data:`REACH_LIMIT` pages; a larger or endless web (the
+``million`` web, a calendar trap) gets ``None`` and a note that says so.
+It needs the crawl's events (``record_events``), which every small run has.
+It is computed only when a report asks for it, never inside the simulation.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from crawlsim.core.events import Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.options import CrawlOptions
+from crawlsim.core.scope import Scope
+from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+    from crawlsim.sim.web import Web
+
+REACH_LIMIT = 20_000
+"""Reachability is enumerated for webs of at most this many pages (a walk of
+the whole web costs about as much as a crawl without politeness)."""
+
+TRAP_WALK = 200
+"""The walk stops after this many pages (or twice the declared size) when
+the web declares fewer pages than that: the rest is an endless trap."""
+
+LOSS_REASONS = ("failed", "robots", "normalization", "depth", "cap", "scope", "not discovered")
+"""Why a reachable page was not fetched, in the order they are tried."""
+
+_DISCOVERED_REASONS = ("depth", "cap", "scope", "robots")
+
+
+@dataclass(frozen=True, slots=True)
+class LostPage:
+    """A reachable page the crawl never fetched, and why."""
+
+    page: str
+    reason: str
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"page": self.page, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Pages reachable, fetched and lost for one crawl of one web.
+
+    ``reachable`` and ``lost`` are ``None`` when they were not computed;
+    ``note`` then says why (too large a web, no events recorded)."""
+
+    reachable: int | None
+    fetched: int
+    """Pages fetched (true identities that answered under some spelling)."""
+    lost: tuple[LostPage, ...] | None
+    note: str = ""
+    outside: tuple[str, ...] = ()
+    """Pages fetched that are not reachable by the web's links (reached
+    through a respelled URL), when counted."""
+
+    def reasons(self) -> dict[str, int]:
+        """How many pages were lost for each reason (in :data:`LOSS_REASONS` order)."""
+        counts = {reason: 0 for reason in LOSS_REASONS}
+        for item in self.lost or ():
+            counts[item.reason] += 1
+        return {reason: n for reason, n in counts.items() if n}
+
+    def summary(self) -> str:
+        """``14 pages reachable, 13 fetched, 1 lost (normalization)`` (one line)."""
+        if self.reachable is None or self.lost is None:
+            return f"{self.fetched:,} pages fetched; pages reachable not counted ({self.note})"
+        text = f"{self.reachable:,} pages reachable, {self.fetched:,} fetched, {len(self.lost):,} lost"
+        reasons = self.reasons()
+        if reasons:
+            text += " (" + ", ".join(f"{n:,} {r}" if n > 1 else r for r, n in reasons.items()) + ")"
+        if self.outside:
+            text += f", {len(self.outside):,} fetched through a respelling only"
+        return text
+
+
+def _safe(href: str, base: str | None) -> str | None:
+    try:
+        return canonical_or_raise(href, base, SAFE_STEPS)
+    except CanonicalizeError:
+        return None
+
+
+def declared_size(web: Web, limit: int) -> int | None:
+    """The sum of the web's host sizes, counted up to just past ``limit``
+    (None when a host does not say).  An endless trap adds nothing to it."""
+    total = 0
+    for host in web.hosts():
+        size = web.host_size(host)
+        if size is None:
+            return None
+        total += size
+        if total > limit:
+            break
+    return total
+
+
+def reachable_pages(
+    web: Web, seeds: Sequence[str], options: CrawlOptions, limit: int = REACH_LIMIT
+) -> list[str] | None:
+    """Pages reachable from ``seeds`` within ``options``' scope, in BFS order,
+    or ``None`` when there are more than ``limit`` (see the module docstring)."""
+    scope = Scope(options.scope, options.allow, options.deny)
+    starts = [url for url in (_safe(s, None) for s in seeds) if url is not None]
+    for url in starts:
+        scope.add_seed(url)
+    order: list[str] = []
+    seen: set[str] = set()
+    queue: deque[str] = deque()
+    page_at = web.page_at
+    for url in starts:
+        page = page_at(url) if scope.allows(url) else None
+        if page is not None and page not in seen:
+            seen.add(page)
+            queue.append(page)
+    while queue:
+        page = queue.popleft()
+        order.append(page)
+        for href in web.links(page):
+            target = _safe(href, page)
+            if target is None or not scope.allows(target):
+                continue
+            found = page_at(target)
+            if found is not None and found not in seen:
+                if len(seen) >= limit:
+                    return None
+                seen.add(found)
+                queue.append(found)
+    return order
+
+
+@dataclass
+class _Outcomes:
+    """What the trace says happened to each URL the crawl met."""
+
+    ok: dict[str, tuple[str, bool]]
+    """URL -> (true page, links followed) for page fetches that answered < 400."""
+    failed: dict[str, str]
+    """URL -> reason, for page fetches that failed finally."""
+    skipped: dict[str, set[str]]
+    """URL -> skip reasons other than ``seen``."""
+
+    @classmethod
+    def of(cls, events: Iterable[Event]) -> _Outcomes:
+        started: dict[int, FetchStarted] = {}
+        out = cls({}, {}, {})
+        for e in events:
+            if isinstance(e, FetchStarted):
+                if e.kind == "page":
+                    started[e.fetch_id] = e
+            elif isinstance(e, FetchFinished):
+                s = started.pop(e.fetch_id, None)
+                if s is None:
+                    continue
+                if e.status < 400:
+                    follows = e.duplicate_of is None
+                    before = out.ok.get(e.url, (s.page, False))[1]
+                    out.ok[e.url] = (s.page, before or follows)
+                else:
+                    out.failed.setdefault(e.url, f"HTTP {e.status}")
+            elif isinstance(e, FetchFailed):
+                if e.final and started.pop(e.fetch_id, None) is not None:
+                    out.failed.setdefault(e.url, e.reason)
+            elif isinstance(e, Skipped) and e.reason != "seen":
+                out.skipped.setdefault(e.url, set()).add(e.reason)
+        return out
+
+
+def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Coverage:
+    """The coverage of ``run`` (a :class:`~crawlsim.sim.driver.SimRun` of
+    ``scenario``, with its options) against the scenario's web."""
+    web = scenario.web
+    options: CrawlOptions = run.options
+    trace: list[Event] = run.trace
+    fetched_count = run.stats.pages_fetched
+    size = declared_size(web, limit)
+    if size is not None and size > limit:
+        return Coverage(None, fetched_count, None, f"the web has over {limit:,} pages, too many to enumerate")
+    if not trace:
+        return Coverage(None, fetched_count, None, "events not recorded (record_events = false)")
+    # A web whose hosts declare their sizes but that reaches far more pages
+    # holds an endless trap: stop the walk early rather than walk ``limit`` pages.
+    walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
+    reachable = reachable_pages(web, scenario.seeds, options, walk)
+    if reachable is None:
+        why = "not enumerated" if size is None else f"its hosts declare {size:,}: an endless trap, not enumerated"
+        return Coverage(None, fetched_count, None, f"more than {walk:,} pages reachable ({why})")
+    outcomes = _Outcomes.of(trace)
+    fetched = {page for page, _ in outcomes.ok.values()}
+    missing = [page for page in reachable if page not in fetched]
+    lost = tuple(_explain(web, scenario.seeds, options, outcomes, missing)) if missing else ()
+    outside = tuple(sorted(fetched.difference(reachable)))
+    return Coverage(len(reachable), len(fetched), lost, outside=outside)
+
+
+def _explain(
+    web: Web, seeds: Sequence[str], options: CrawlOptions, outcomes: _Outcomes, missing: list[str]
+) -> Iterable[LostPage]:
+    """A reason for each missing page (see the module docstring)."""
+    page_of, page_at = web.page_of, web.page_at
+    wanted = set(missing)
+    failed: dict[str, str] = {}
+    for url, reason in outcomes.failed.items():
+        failed.setdefault(page_of(url), f"{url}: {reason}")
+    blocked: dict[str, str] = {}
+    for url, reasons in outcomes.skipped.items():
+        if "robots" in reasons:
+            blocked.setdefault(page_of(url), url)
+    # How the crawler spelled each link to a missing page: from the seeds, and
+    # from every fetched page whose links it followed (as the page served them).
+    steps = options.normalize_steps
+    spelled: dict[str, list[tuple[str, str | None]]] = {}
+
+    def note(href: str, base: str | None) -> None:
+        target = _safe(href, base)
+        if target is None:
+            return
+        page = page_at(target)
+        if page is None or page not in wanted:
+            return
+        try:
+            spelling: str | None = canonical_or_raise(href, base, steps)
+        except CanonicalizeError:
+            spelling = None
+        spelled.setdefault(page, []).append((target, spelling))
+
+    for seed in seeds:
+        note(seed, None)
+    for url, (_page, follows) in outcomes.ok.items():
+        if follows:
+            for href in web.links(url):
+                note(href, url)
+
+    for page in missing:
+        if page in failed:
+            yield LostPage(page, "failed", failed[page])
+            continue
+        if page in blocked:
+            yield LostPage(page, "robots", f"{blocked[page]} is disallowed by robots.txt")
+            continue
+        links = spelled.get(page, [])
+        named = [s for _, s in links if s is not None and page_at(s) == page]
+        if named:
+            reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
+            reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
+            yield LostPage(page, reason, f"{named[0]} was skipped ({reason})")
+        elif links:
+            target, spelling = links[0]
+            if spelling is None:
+                yield LostPage(page, "normalization", f"links to it ({target}) could not be canonicalized")
+                continue
+            other = page_at(spelling)
+            where = "a URL the web does not have (404)" if other is None else f"the page {other}"
+            yield LostPage(page, "normalization", f"links to it were spelled {spelling}, {where}")
+        else:
+            yield LostPage(page, "not discovered", "only linked from pages that were not fetched")
+
+
+__all__ = ["LOSS_REASONS", "REACH_LIMIT", "Coverage", "LostPage", "coverage_of", "declared_size", "reachable_pages"]
