@@ -1,11 +1,15 @@
 """Crawler flags shared by every command that runs a crawl (run, compare,
 sweep, trace, tui, crawl): one definition, so ``--per-host 2`` means the
-same thing everywhere and maps to the option of the same name."""
+same thing everywhere and maps to the option of the same name.
+
+Flag values are read as text and handed to the core's one validation
+(:func:`crawlsim.core.options.option_from_text`), so ``--gap inf`` and
+``--set gap=inf`` are refused with the same words as ``gap = inf`` in a
+scenario file."""
 
 from __future__ import annotations
 
 import argparse
-import ast
 from typing import Any
 
 from crawlsim.core.options import (
@@ -16,6 +20,7 @@ from crawlsim.core.options import (
     SEEN_KINDS,
     OptionError,
     did_you_mean,
+    option_from_text,
     option_names,
 )
 
@@ -31,6 +36,7 @@ FLAGS: list[tuple[str, type, str]] = [
     ("max_pages", int, "stop queueing after this many pages"),
     ("max_pages_per_host", int, "stop queueing a host after this many pages"),
     ("max_retries", int, "retries for 429, 503 and transient errors"),
+    ("max_retry_after", float, "a Retry-After longer than this many seconds fails the page instead of holding its host"),
     ("seen", str, " | ".join(SEEN_KINDS)),
     ("content_dedup", str, " | ".join(CONTENT_DEDUP)),
     ("user_agent", str, "the user agent robots.txt rules are matched against"),
@@ -41,7 +47,8 @@ def add_crawler_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``--workers N --per-host N --gap S ... --robots/--no-robots --set k=v``."""
     group = parser.add_argument_group("crawler options (override the scenario's [crawl] table)")
     for name, kind, help_text in FLAGS:
-        group.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None, help=help_text)
+        metavar = "N" if kind is int else "S" if kind is float else "VALUE"
+        group.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=metavar, help=help_text)
     group.add_argument("--robots", dest="robots", action=argparse.BooleanOptionalAction, default=None,
                        help="fetch and obey each host's robots.txt first")
     group.add_argument("--randomize-gap", dest="randomize_gap", action=argparse.BooleanOptionalAction, default=None,
@@ -51,27 +58,15 @@ def add_crawler_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
-    """``"workers=4"`` -> ``("workers", 4)``; values are read as Python
-    literals when they parse (numbers, true/false, lists), else as strings."""
+    """``"workers=4"`` -> ``("workers", 4)``: the value is read and checked
+    as that option takes it (numbers, true/false, none, lists like [429, 503])."""
     key, sep, raw = text.partition("=")
     key = key.strip().replace("-", "_")
     if not sep or not key:
         raise OptionError(text, "expected KEY=VALUE, e.g. workers=4")
     if key not in option_names():
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
-    raw = raw.strip()
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered in ("none", "null"):
-        return key, None
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        value = raw
-    if isinstance(value, list):
-        value = tuple(value)
-    return key, value
+    return key, option_from_text(key, raw)
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,7 +75,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     for name, _, _ in FLAGS:
         value = getattr(args, name, None)
         if value is not None:
-            out[name] = value
+            out[name] = option_from_text(name, value) if isinstance(value, str) else value
     for name in ("robots", "randomize_gap"):
         value = getattr(args, name, None)
         if value is not None:

@@ -39,11 +39,12 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from crawlsim.core.limits import BYTES_PER_HOST, BYTES_PER_PAGE, BYTES_PER_TRACED_PAGE, memory_budget, show_bytes
 from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_names
 from crawlsim.sim.compose import CombinedWeb, MirrorWeb
 from crawlsim.sim.explicit import ExplicitWeb, PageSpec
@@ -89,6 +90,12 @@ TRAP_KEYS: dict[str, tuple[str, ...]] = {
     "calendar": ("kind", "host", "prefix", "start", "linked_from"),
     "session": ("kind", "host", "prefix", "items", "linked_from"),
 }
+MAX_SECONDS = 86_400.0
+"""Upper bound of any duration in a scenario file (a day): beyond it a
+simulated crawl's clock and its printed figures stop meaning anything."""
+MAX_ZIPF = 10.0
+MAX_HOSTS = 10_000_000
+"""A generated web's host count: its per-host arrays are built up front."""
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 
@@ -116,6 +123,58 @@ def key_path(*parts: str | int) -> str:
     return out
 
 
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10**15 else f"{float(n):.3g}"
+
+
+@dataclass(frozen=True)
+class WebSize:
+    """What the loader knows of a web's size before anything is crawled:
+    ``pages`` (``None`` if some part never ends), ``hosts``, the ``traps``
+    (``(where, kind)``) and which key made the web big (for messages)."""
+
+    pages: int | None = 0
+    hosts: int = 0
+    traps: tuple[tuple[str, str], ...] = ()
+    key: str = ""
+
+    def crawl_pages(self, options: CrawlOptions) -> int | None:
+        """Pages a crawl with ``options`` can discover, or None if unbounded."""
+        bounds = [b for b in (self.pages, options.max_pages) if b is not None]
+        if options.max_pages_per_host is not None and self.hosts:
+            bounds.append(options.max_pages_per_host * self.hosts)
+        return min(bounds) if bounds else None
+
+    def check_fits(self, options: CrawlOptions, path: str | None) -> None:
+        """Refuse, with the estimate, a crawl whose state cannot fit in this
+        machine's memory (a web of a billion pages, two billion hosts)."""
+        pages = self.crawl_pages(options) or 0
+        per_page = BYTES_PER_TRACED_PAGE if options.record_events else BYTES_PER_PAGE
+        need = pages * per_page + self.hosts * BYTES_PER_HOST
+        have = memory_budget()
+        if need > have:
+            raise ScenarioError(
+                f"a crawl of {_count(pages)} pages on {_count(self.hosts)} hosts needs about {show_bytes(need)} of memory; "
+                f"this machine has {show_bytes(have)}; expected a smaller web, or crawl.max_pages",
+                path=path,
+                key=self.key or None,
+            )
+
+    def warnings(self, options: CrawlOptions, path: str | None) -> list[str]:
+        out = []
+        capped = options.max_pages is not None or options.depth_limit is not None
+        capped = capped or options.max_pages_per_host is not None
+        for where, kind in self.traps:
+            if capped or (kind == "session" and "session_ids" in options.normalize_steps):
+                continue
+            what = "never ends" if kind == "calendar" else "spells its pages anew on every fetch"
+            out.append(
+                ": ".join(p for p in (path, where) if p)
+                + f": this {kind} trap {what} and nothing caps the crawl; set crawl.max_pages (e.g. max_pages = 1000)"
+            )
+        return out
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A loaded scenario: everything a driver needs to run it."""
@@ -133,6 +192,8 @@ class Scenario:
     """Suggested experiments (the file's ``try`` list), for front ends to show."""
     data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The parsed TOML, kept for :meth:`reseeded` and for tools that display it."""
+    size: WebSize = field(default_factory=lambda: WebSize(), repr=False, compare=False)
+    """How big the web is, estimated before anything is crawled (see :meth:`warnings`)."""
 
     def latency_for(self, host: str) -> LatencyModel:
         """The latency model of ``host`` (the ``[hosts."*"]`` one if not named)."""
@@ -147,7 +208,13 @@ class Scenario:
             options = self.options.with_(**overrides)
         except OptionError as err:
             raise ScenarioError(err.message, key=err.key) from None
+        self.size.check_fits(options, str(self.path) if self.path else None)
         return replace(self, options=options)
+
+    def warnings(self) -> list[str]:
+        """Things that are allowed but probably not meant, as one line each
+        (a trap that nothing caps); front ends print them before running."""
+        return self.size.warnings(self.options, str(self.path) if self.path else None)
 
     def reseeded(self, seed: int) -> Scenario:
         """The same scenario with another random seed (a different generated
@@ -219,6 +286,10 @@ def parse_scenario(text: str, path: str = "<scenario>", name: str | None = None)
     """Parse scenario TOML text; ``path`` is only used in messages."""
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ScenarioError(
+            "invalid TOML: arrays or tables nested too deeply (a scenario needs at most a few levels)", path=path
+        ) from None
     except tomllib.TOMLDecodeError as err:
         message = str(err)
         where = _TOML_POSITION.search(message)
@@ -243,6 +314,7 @@ class _Builder:
     def __init__(self, path: str) -> None:
         self.path = path
         self._trap_of: dict[str, int] = {}
+        self._traps: list[tuple[str, str]] = []
 
     def fail(self, key: str, message: str) -> ScenarioError:
         return ScenarioError(message, path=self.path, key=key or None)
@@ -263,14 +335,22 @@ class _Builder:
                     f"unknown key{did_you_mean(k, allowed)}; expected one of {', '.join(allowed)}",
                 )
 
-    def number(self, value: object, key: str, *, minimum: float = 0.0, positive: bool = False) -> float:
+    def number(
+        self, value: object, key: str, *, minimum: float = 0.0, positive: bool = False, maximum: float = MAX_SECONDS
+    ) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
             raise self.fail(key, f"expected a number, got {show_value(value)}")
+        if not math.isfinite(value):
+            raise self.fail(key, f"expected a finite number, got {show_value(value)}")
         if value < minimum or (positive and value == minimum):
             raise self.fail(key, f"expected a number {'>' if positive else '>='} {minimum:g}, got {value!r}")
+        if value > maximum:
+            raise self.fail(key, f"expected a number <= {maximum:g}, got {value!r}")
         return float(value)
 
     def integer(self, value: object, key: str, *, minimum: int | None = 0, maximum: int | None = None) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 1e6 in a file means a million
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(key, f"expected a whole number, got {show_value(value)}")
         if minimum is not None and value < minimum:
@@ -332,8 +412,10 @@ class _Builder:
         if mirrors:
             web = CombinedWeb([*(MirrorWeb(host, of, web) for host, of in mirrors), web])
         seeds = self.start(data.get("start"), explicit or generated or web)
-        web.configure(seeds=seeds, policies=policies, variants=variants)
         options = self.options(data.get("crawl", {}), seed)
+        size = self.size(explicit, generated, latency)
+        size.check_fits(options, self.path)
+        web.configure(seeds=seeds, policies=policies, variants=variants)
         return Scenario(
             name=name,
             title=title,
@@ -345,7 +427,28 @@ class _Builder:
             description=description,
             tips=tips,
             data=dict(data),
+            size=size,
         )
+
+    def size(self, explicit: ExplicitWeb | None, generated: Web | None, latency: LatencyTable) -> WebSize:
+        """The web's size from its parameters alone (nothing is generated)."""
+        pages: int | None = 0
+        hosts = len(latency.hosts)
+        key = ""
+        if explicit is not None:
+            pages = len(explicit.pages)
+            hosts += len(set(explicit.hosts()))
+        if isinstance(generated, PowerLawWeb):
+            pages = (pages or 0) + generated.page_count
+            hosts += generated.host_count
+            key = "web.pages"
+        elif isinstance(generated, SiteTreeWeb):
+            pages = (pages or 0) + (generated.host_size(generated.host) or 0)
+            hosts += 1
+            key = "web.depth"
+        if self._traps:
+            pages = None
+        return WebSize(pages, hosts, tuple(self._traps), key)
 
     def start(self, value: object, web: Web) -> list[str]:
         if value is None:
@@ -359,50 +462,26 @@ class _Builder:
         return [self.url(v, f"start[{i}]") for i, v in enumerate(value)]
 
     def options(self, value: object, seed: int) -> CrawlOptions:
+        """The [crawl] table, checked by the core's one set of rules
+        (:data:`crawlsim.core.options.RULES`); this only adds the file's name."""
         crawl = self.table(value, "crawl", "{workers = 4}")
         known = option_names()
-        types = {f.name: str(f.type) for f in fields(CrawlOptions) if f.init}
-        values: dict[str, Any] = {}
-        for k, v in crawl.items():
+        for k in crawl:
             key = key_path("crawl", k)
             if k not in known:
                 raise self.fail(key, f"unknown crawler option{did_you_mean(k, known)}")
             if k == "priority":
                 raise self.fail(key, 'a priority function cannot be written in a file; use order = "bfs" or "dfs"')
-            values[k] = self.option_value(v, key, types[k])
-        if values.get("order") == "best":
+        if crawl.get("order") == "best":
             raise self.fail(
                 "crawl.order", 'order = "best" needs a priority function, which a file cannot give; use "bfs" or "dfs"'
             )
+        values = dict(crawl)
         values.setdefault("seed", seed)
         try:
             return CrawlOptions.from_mapping(values)
         except OptionError as err:
-            raise self.fail(key_path("crawl", err.key), err.message) from None
-        except (TypeError, ValueError) as err:
-            raise self.fail("crawl", str(err)) from None
-
-    def option_value(self, value: object, key: str, annotation: str) -> object:
-        """Type checks the core leaves to Python (a TOML file can hold anything)."""
-        if annotation == "bool" and not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, got {show_value(value)}")
-        if annotation in ("int", "int | None") and (isinstance(value, bool) or not isinstance(value, int)):
-            raise self.fail(key, f"expected a whole number, got {show_value(value)}")
-        if annotation == "float":
-            self.number(value, key, minimum=float("-inf"))
-        if annotation == "str":
-            self.string(value, key)
-        if annotation.startswith("tuple[str"):
-            return (self.string(value, key),) if isinstance(value, str) else tuple(self.strings(value, key))
-        if annotation.startswith("tuple[int"):
-            if not isinstance(value, list):
-                raise self.fail(key, f"expected a list of status codes, got {show_value(value)}")
-            return tuple(self.status(v, f"{key}[{i}]") for i, v in enumerate(value))
-        if annotation.startswith("str | frozenset"):
-            if isinstance(value, list):
-                return frozenset(self.strings(value, key))
-            self.string(value, key)
-        return value
+            raise self.fail(f"crawl.{err.key}", err.message) from None
 
     def hosts(self, value: object, seed: int) -> tuple[LatencyTable, HostPolicies, list[tuple[str, str]]]:
         hosts = self.table(value, "hosts", '{"a.com" = {latency = 1.0}}')
@@ -552,13 +631,22 @@ class _Builder:
                 duplicate_rate=dup,
                 near_duplicate_rate=near,
             ), variants
-        host_count = get_int("hosts", 100, 1, 1 << 30)
+        raw_hosts = web.get("hosts", 100)
+        if isinstance(raw_hosts, (int, float)) and not isinstance(raw_hosts, bool) and math.isfinite(raw_hosts):
+            need, have = int(raw_hosts) * BYTES_PER_HOST, memory_budget()
+            if need > have:  # estimated before the web's per-host arrays are built
+                raise self.fail(
+                    "web.hosts",
+                    f"{int(raw_hosts):,} hosts need about {show_bytes(need)} of memory; this machine has "
+                    f"{show_bytes(have)}; expected at most {MAX_HOSTS:,}",
+                )
+        host_count = get_int("hosts", 100, 1, MAX_HOSTS)
         page_count = get_int("pages", max(10_000, host_count), host_count, (1 << 32) - 1)
         return PowerLawWeb(
             page_count,
             host_count,
             seed=seed,
-            zipf=self.number(web.get("zipf", 1.0), "web.zipf"),
+            zipf=self.number(web.get("zipf", 1.0), "web.zipf", maximum=MAX_ZIPF),
             branching=get_int("branching", 4, 1, 1000),
             host_branching=get_int("host_branching", 8, 1, 1000),
             extra_links=get_int("extra_links", 3, 0, 1000),
@@ -595,6 +683,7 @@ class _Builder:
                 trap = SessionTrap(host, prefix, items, seed=seed)
             linked_from = self.url(spec.get("linked_from", f"http://{host}/"), f"{where}.linked_from")
             entries.setdefault(linked_from, []).append(trap.entry)
+            self._traps.append((where, kind))
             self._trap_of.setdefault(linked_from, i)
             traps.append(trap)
         return traps, entries
@@ -627,6 +716,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "Scenario",
     "ScenarioError",
+    "WebSize",
     "find_scenario",
     "key_path",
     "list_scenarios",

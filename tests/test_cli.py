@@ -201,7 +201,7 @@ def test_trace_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["run", "see-it", "--workers", "x"], "argument --workers: invalid int value: 'x'"),
+        (["run", "see-it", "--workers", "x"], 'workers: expected a whole number, got "x"'),
         (["run", "see-it", "--workers", "0"], "workers: expected a whole number >= 1, got 0"),
         (["run", "see-it", "--set", "wrkers=3"], "did you mean 'workers'?"),
         (["run", "see-it", "--normalize", "rfc9999"], "unknown normalization 'rfc9999'"),

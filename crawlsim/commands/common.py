@@ -67,6 +67,8 @@ def load(ref: str, overrides: dict[str, Any] | None = None, seed: int | None = N
         scenario = scenario.reseeded(seed)
     if overrides:
         scenario = scenario.with_options(**overrides)
+    for warning in scenario.warnings():
+        print(f"crawlsim: warning: {warning}", file=sys.stderr)
     return scenario
 
 

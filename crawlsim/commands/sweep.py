@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli import UsageError
 from crawlsim.cli_options import FLAGS, parse_assignment
+from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.commands.common import (
     ArgumentParser,
     add_scenario_argument,
@@ -163,7 +164,9 @@ def grid_from_args(args: Any) -> dict[str, list[Any]]:
         key, _, raw = item.partition("=")
         if not _:
             raise UsageError(f"--set {item!r}: expected KEY=V1,V2,..., e.g. --set max_crawl_delay=1,5")
-        key = parse_assignment(f"{key}=0")[0]  # validates the name, with a did-you-mean
+        key = key.strip().replace("-", "_")
+        if key not in option_names():
+            raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
         grid[key] = _values(key, raw)
     if "workers" not in grid:
         grid = {"workers": list(DEFAULT_WORKERS), **grid}

@@ -198,6 +198,10 @@ class PerHostFrontier:
     def has_ready(self) -> bool:
         return any(h.slot == "ready" and h.slot_key == k for k, _, h in self.ready)
 
+    def entries(self, hosts: list[HostState]) -> list[Entry]:
+        """Every waiting entry of ``hosts`` (for views and tests, not the hot path)."""
+        return [e for host in hosts for e in host.queued()]
+
 
 class SingleQueueFrontier:
     """One queue for all hosts: a blocked head blocks everyone (for teaching)."""
@@ -248,3 +252,7 @@ class SingleQueueFrontier:
 
     def has_ready(self) -> bool:
         return False
+
+    def entries(self, hosts: list[HostState]) -> list[Entry]:
+        """Every waiting entry (``hosts`` is unused: one queue holds them all)."""
+        return [(k, u, d) for k, u, d, _ in self._heap]

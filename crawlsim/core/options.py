@@ -7,18 +7,29 @@ Names follow Scrapy where Scrapy has one (``CONCURRENT_REQUESTS`` ->
 ``robots``, ``RETRY_TIMES`` -> ``max_retries``, ``RETRY_HTTP_CODES`` ->
 ``retry_statuses``, ``USER_AGENT`` -> ``user_agent``).
 
-Bad values raise :class:`OptionError`, whose message names the key, what was
-given and what was expected, and suggests the nearest known key for a typo.
+Every value is checked here, once, by one table of rules (:data:`RULES`):
+the right type, finite, within a range a person would find sensible,
+regular expressions compiled, and a Bloom filter's memory estimated before
+it is built.  The scenario loader and the command line hand their values to
+this same table (:func:`option_from_text` reads a command-line string), so
+``--gap inf``, ``--set gap=inf`` and ``gap = inf`` in a file are refused
+with the same words.  Bad values raise :class:`OptionError`, whose message
+names the key, what was expected and what was given, and suggests the
+nearest known key for a typo.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
+import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from crawlsim.core.limits import bloom_bytes, memory_budget, show_bytes
 from crawlsim.core.urls import MODES, STEPS, parse_steps
 
 ORDERS = ("bfs", "dfs", "best")
@@ -38,6 +49,238 @@ class OptionError(ValueError):
         super().__init__(f"{key}: {message}")
         self.key = key
         self.message = message
+
+
+def show_value(value: object) -> str:
+    """A value as an error message quotes it: TOML spelling (``"fast"``,
+    ``true``), and the kind of a table or list rather than its contents."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = json.dumps(value)
+        return text if len(text) <= 80 else text[:76] + '..."'
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "a list"
+    if value is None:
+        return "nothing"
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# -- the rules ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one option accepts.  ``kind`` is one of ``int``, ``number``,
+    ``bool``, ``choice``, ``text``, ``regexes``, ``statuses``, ``normalize``,
+    ``callable``; ``low``/``high`` bound numbers (inclusive); ``optional``
+    allows ``None``; ``unit`` words the expectation (``"seconds"``)."""
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    optional: bool = False
+    choices: tuple[str, ...] = ()
+    unit: str = ""
+
+
+MAX_PATTERNS = 100
+MAX_PATTERN_LENGTH = 1000
+MAX_USER_AGENT = 200
+
+RULES: dict[str, Rule] = {
+    "workers": Rule("int", 1, 100_000),
+    "per_host": Rule("int", 1, 100_000, optional=True),
+    "gap": Rule("number", 0, 3600, unit="seconds"),
+    "randomize_gap": Rule("bool"),
+    "order": Rule("choice", choices=ORDERS),
+    "priority": Rule("callable", optional=True),
+    "frontier": Rule("choice", choices=FRONTIERS),
+    "normalize": Rule("normalize"),
+    "scope": Rule("choice", choices=SCOPES),
+    "allow": Rule("regexes"),
+    "deny": Rule("regexes"),
+    "depth_limit": Rule("int", 0, 100_000, optional=True),
+    "max_pages": Rule("int", 1, 10**10, optional=True),
+    "max_pages_per_host": Rule("int", 1, 10**10, optional=True),
+    "robots": Rule("bool"),
+    "user_agent": Rule("text"),
+    "max_crawl_delay": Rule("number", 0, 86_400, unit="seconds"),
+    "max_retry_after": Rule("number", 0, 86_400, unit="seconds"),
+    "max_retries": Rule("int", 0, 100),
+    "retry_statuses": Rule("statuses"),
+    "backoff_base": Rule("number", 0, 3600, unit="seconds"),
+    "backoff_max": Rule("number", 0, 86_400, unit="seconds"),
+    "seen": Rule("choice", choices=SEEN_KINDS),
+    "bloom_capacity": Rule("int", 1, 10**18),
+    "bloom_error_rate": Rule("number", 1e-9, 0.5),
+    "content_dedup": Rule("choice", choices=CONTENT_DEDUP),
+    "simhash_distance": Rule("int", 0, 64),
+    "seed": Rule("int", -(2**63), 2**63 - 1),
+    "record_events": Rule("bool"),
+}
+"""One rule per option: the single place a value's type and range are decided."""
+
+
+def _bound(x: float) -> str:
+    return f"{x:,}" if isinstance(x, int) and abs(x) < 10**12 else f"{x:g}"
+
+
+def check_option(key: str, value: Any) -> Any:
+    """``value`` as option ``key`` stores it (a list becomes a tuple, ...),
+    or :class:`OptionError` saying what was expected and what was given."""
+    rule = RULES.get(key)
+    if rule is None:
+        raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
+    if value is None and rule.optional:
+        return None
+    kind = rule.kind
+    if kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 1e6 in a file means a million
+        if isinstance(value, bool) or not isinstance(value, int):
+            none = " (or none)" if rule.optional else ""
+            raise OptionError(key, f"expected a whole number{none}, got {show_value(value)}")
+        _in_range(key, value, rule, "a whole number")
+        return value
+    if kind == "number":
+        what = f"a number of {rule.unit}" if rule.unit else "a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(key, f"expected {what}, got {show_value(value)}")
+        if not math.isfinite(value):
+            raise OptionError(key, f"expected a finite {what[2:]}, got {show_value(value)}")
+        _in_range(key, value, rule, what)
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise OptionError(key, f"expected true or false, got {show_value(value)}")
+        return value
+    if kind == "choice":
+        if value not in rule.choices if isinstance(value, str) else True:
+            hint = did_you_mean(value, rule.choices) if isinstance(value, str) else ""
+            raise OptionError(key, f"expected one of {', '.join(rule.choices)}; got {value!r}{hint}")
+        return value
+    if kind == "text":
+        return _check_user_agent(key, value)
+    if kind == "regexes":
+        return _check_regexes(key, value)
+    if kind == "statuses":
+        return _check_statuses(key, value)
+    if kind == "normalize":
+        if isinstance(value, (list, tuple, set, frozenset)):
+            if not all(isinstance(v, str) for v in value):
+                bad = next(v for v in value if not isinstance(v, str))
+                raise OptionError(key, f"expected a mode name or a list of step names (strings), got {show_value(bad)}")
+            value = frozenset(value)
+        elif not isinstance(value, str):
+            raise OptionError(key, f"expected a mode such as \"rfc3986\" or a list of steps, got {show_value(value)}")
+        try:
+            parse_steps(value)
+        except ValueError as exc:
+            raise OptionError(key, str(exc)) from None
+        return value
+    if kind == "callable":
+        if not callable(value):
+            raise OptionError(key, f"expected a function priority(url, depth) -> number, got {show_value(value)}")
+        return value
+    raise AssertionError(f"no check for rule kind {kind!r}")  # pragma: no cover
+
+
+def _in_range(key: str, value: float, rule: Rule, what: str) -> None:
+    if rule.low is not None and value < rule.low:
+        raise OptionError(key, f"expected {what} >= {_bound(rule.low)}, got {show_value(value)}")
+    if rule.high is not None and value > rule.high:
+        raise OptionError(key, f"expected {what} <= {_bound(rule.high)}, got {show_value(value)}")
+
+
+def _check_user_agent(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise OptionError(key, f"expected a non-empty string, got {show_value(value)}")
+    if len(value) > MAX_USER_AGENT or not value.isprintable():
+        raise OptionError(
+            key, f"expected printable text of at most {MAX_USER_AGENT} characters (it is sent as a header), got {show_value(value)}"
+        )
+    return value
+
+
+def _check_regexes(key: str, value: Any) -> tuple[str, ...]:
+    patterns = (value,) if isinstance(value, str) else value
+    if not isinstance(patterns, (list, tuple)):
+        raise OptionError(key, f"expected a list of regular expressions, got {show_value(value)}")
+    if len(patterns) > MAX_PATTERNS:
+        raise OptionError(key, f"expected at most {MAX_PATTERNS} regular expressions, got {len(patterns)}")
+    for i, pattern in enumerate(patterns):
+        where = f"{key}[{i}]"
+        if not isinstance(pattern, str):
+            raise OptionError(where, f"expected a regular expression (a string), got {show_value(pattern)}")
+        if len(pattern) > MAX_PATTERN_LENGTH:
+            raise OptionError(where, f"expected a regular expression of at most {MAX_PATTERN_LENGTH} characters")
+        try:
+            re.compile(pattern)  # compiled (and cached by re) now, not at crawl start
+        except (re.error, RecursionError, OverflowError) as err:
+            detail = getattr(err, "msg", None) or "too complex"
+            raise OptionError(where, f"expected a regular expression, got {show_value(pattern)} ({detail})") from None
+    return tuple(patterns)
+
+
+def _check_statuses(key: str, value: Any) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise OptionError(key, f"expected a list of HTTP status codes such as [429, 503], got {show_value(value)}")
+    for i, status in enumerate(value):
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise OptionError(f"{key}[{i}]", f"expected an HTTP status code 100-599, got {show_value(status)}")
+    return tuple(value)
+
+
+def option_from_text(key: str, text: str) -> Any:
+    """A command-line string as option ``key`` takes it (``"inf"`` is the
+    float infinity, which the rule then refuses), checked by :func:`check_option`.
+    ``none`` clears an optional option; lists are written ``[429, 503]`` or ``429,503``."""
+    rule = RULES.get(key)
+    if rule is None:
+        raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
+    raw = text.strip()
+    lowered = raw.lower()
+    value: Any = raw
+    if lowered in ("none", "null") and rule.optional:
+        value = None
+    elif rule.kind == "int":
+        try:
+            value = int(raw.replace("_", ""))
+        except ValueError:
+            try:
+                number = float(raw)
+            except ValueError:
+                value = raw
+            else:
+                value = number
+    elif rule.kind == "number":
+        try:
+            value = float(raw)
+        except ValueError:
+            value = raw
+    elif rule.kind == "bool":
+        flags = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+        value = flags.get(lowered, raw)
+    elif rule.kind in ("regexes", "statuses", "normalize") and raw.startswith("["):
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = raw
+        if rule.kind == "normalize" and isinstance(value, list):
+            value = frozenset(v for v in value if isinstance(v, str)) if all(isinstance(v, str) for v in value) else value
+    elif rule.kind == "statuses":
+        parts = [p.strip() for p in raw.split(",") if p.strip()]
+        value = [int(p) if p.isdigit() else p for p in parts]
+    return check_option(key, value)
+
+
+# -- the options record ------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -76,6 +319,9 @@ class CrawlOptions:
     user_agent: str = "crawlsim"
     max_crawl_delay: float = 10.0
     """Crawl-delay is honoured up to this many seconds."""
+    max_retry_after: float = 120.0
+    """A Retry-After longer than this many seconds is not waited for: the fetch
+    fails finally (reason ``retry-after too long``) instead of holding its host."""
     max_retries: int = 2
     retry_statuses: tuple[int, ...] = (429, 503)
     backoff_base: float = 1.0
@@ -96,44 +342,22 @@ class CrawlOptions:
     normalize_steps: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_int(self, "workers", 1)
-        if self.per_host is not None:
-            _check_int(self, "per_host", 1)
-        _check_number(self, "gap", 0.0)
-        _check_choice(self, "order", ORDERS)
+        for f in fields(self):
+            if f.init:
+                value = check_option(f.name, getattr(self, f.name))
+                if value is not getattr(self, f.name):
+                    object.__setattr__(self, f.name, value)
         if self.order == "best" and self.priority is None:
             raise OptionError("priority", "order = 'best' needs a priority function")
-        _check_choice(self, "frontier", FRONTIERS)
-        _check_choice(self, "scope", SCOPES)
-        for key in ("depth_limit", "max_pages", "max_pages_per_host"):
-            if getattr(self, key) is not None:
-                _check_int(self, key, 0 if key == "depth_limit" else 1)
-        _check_int(self, "max_retries", 0)
-        _check_number(self, "backoff_base", 0.0)
-        _check_number(self, "backoff_max", 0.0)
-        _check_number(self, "max_crawl_delay", 0.0)
-        _check_choice(self, "seen", SEEN_KINDS)
-        _check_int(self, "bloom_capacity", 1)
-        if not (0.0 < float(self.bloom_error_rate) < 1.0):
-            raise OptionError("bloom_error_rate", f"expected a number between 0 and 1, got {self.bloom_error_rate!r}")
-        _check_choice(self, "content_dedup", CONTENT_DEDUP)
-        _check_int(self, "simhash_distance", 0)
-        if not isinstance(self.user_agent, str) or not self.user_agent.strip():
-            raise OptionError("user_agent", "expected a non-empty string")
-        for key in ("allow", "deny"):
-            value = getattr(self, key)
-            if isinstance(value, str):
-                object.__setattr__(self, key, (value,))
-            elif not all(isinstance(p, str) for p in value):
-                raise OptionError(key, "expected a list of regular expressions")
-            else:
-                object.__setattr__(self, key, tuple(value))
-        try:
-            steps = parse_steps(self.normalize)
-        except ValueError as exc:
-            raise OptionError("normalize", str(exc)) from None
-        object.__setattr__(self, "normalize_steps", steps)
-        object.__setattr__(self, "retry_statuses", tuple(int(s) for s in self.retry_statuses))
+        if self.seen == "bloom":
+            need, have = bloom_bytes(self.bloom_capacity, self.bloom_error_rate), memory_budget()
+            if need > have:
+                raise OptionError(
+                    "bloom_capacity",
+                    f"a Bloom filter for {self.bloom_capacity:,} URLs at error rate {self.bloom_error_rate:g} "
+                    f"needs about {show_bytes(need)}; this machine has {show_bytes(have)}",
+                )
+        object.__setattr__(self, "normalize_steps", parse_steps(self.normalize))
 
     def with_(self, **changes: Any) -> CrawlOptions:
         """A copy with ``changes`` applied (validated, unknown keys rejected)."""
@@ -164,24 +388,6 @@ def did_you_mean(key: str, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _check_int(opts: CrawlOptions, key: str, minimum: int) -> None:
-    value = getattr(opts, key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise OptionError(key, f"expected a whole number >= {minimum}, got {value!r}")
-
-
-def _check_number(opts: CrawlOptions, key: str, minimum: float) -> None:
-    value = getattr(opts, key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value < minimum:
-        raise OptionError(key, f"expected a number >= {minimum:g}, got {value!r}")
-
-
-def _check_choice(opts: CrawlOptions, key: str, choices: tuple[str, ...]) -> None:
-    value = getattr(opts, key)
-    if value not in choices:
-        raise OptionError(key, f"expected one of {', '.join(choices)}; got {value!r}")
-
-
 __all__ = [
     "CONTENT_DEDUP",
     "FRONTIERS",
@@ -190,8 +396,13 @@ __all__ = [
     "SCOPES",
     "SEEN_KINDS",
     "STEPS",
+    "RULES",
     "CrawlOptions",
     "OptionError",
+    "Rule",
+    "check_option",
     "did_you_mean",
+    "option_from_text",
     "option_names",
+    "show_value",
 ]

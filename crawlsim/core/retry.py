@@ -7,6 +7,7 @@ no ``Date`` it cannot be interpreted and is ignored (backoff applies).
 
 from __future__ import annotations
 
+import math
 import random
 from email.utils import parsedate_to_datetime
 
@@ -17,22 +18,23 @@ def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> 
 
 
 def parse_retry_after(value: str | None, date: str | None = None) -> float | None:
-    """Seconds to wait, or None when absent or unreadable."""
-    if value is None:
+    """Seconds to wait, or None when absent or unusable (not text, negative,
+    NaN, infinite, an HTTP-date without a ``Date`` to measure it from).  A
+    huge but finite value is returned as is: the scheduler compares it with
+    ``max_retry_after`` and fails the fetch rather than hold its host."""
+    if not isinstance(value, str):
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
     try:
         seconds = float(value)
     except ValueError:
         seconds = None
     if seconds is not None:
-        return seconds if seconds >= 0 else None
-    if date is None:
+        return seconds if 0 <= seconds < math.inf else None
+    if not isinstance(date, str):
         return None
     try:
         delta = (parsedate_to_datetime(value) - parsedate_to_datetime(date)).total_seconds()
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, delta)
+    return max(0.0, delta) if math.isfinite(delta) else None

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from types import MappingProxyType
 from typing import NamedTuple
 
 from crawlsim.core.content import ContentIndex
@@ -125,8 +126,56 @@ _DFS_SHIFT = 40
 for any crawl of fewer than 2**40 links."""
 
 
+_INF = float("inf")
+_PLAIN_MAPPINGS = (dict, MappingProxyType)
+"""Header mappings recognised without an ABC isinstance check (once per response)."""
+_MAX_FLOAT = 1.7976931348623157e308
+
+
+class UnknownFetch(KeyError):
+    """``on_response``/``on_error`` named a fetch that is not in flight
+    (never started, or already answered).  A ``KeyError``, so callers that
+    caught the old error still do; ``str()`` is the plain message."""
+
+    def __init__(self, fetch_id: object) -> None:
+        super().__init__(fetch_id)
+        self.fetch_id = fetch_id
+
+    def __str__(self) -> str:
+        return f"fetch_id: no fetch {self.fetch_id!r} is in flight (unknown, or already answered)"
+
+
+def _short(value: object) -> str:
+    """A non-string link or seed as an event shows it (a short repr)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _materialize(items: object, name: str) -> list[object]:
+    """``items`` as a list, or TypeError naming ``name``: a str or bytes is
+    refused (it would be crawled one character at a time), as is anything
+    not iterable.  Iterating happens here, before any state changes."""
+    if isinstance(items, (str, bytes, bytearray, memoryview)):
+        kind = type(items).__name__
+        raise TypeError(f"{name}: expected a list of URLs, got a {kind} (wrap one URL in a list: [url])")
+    try:
+        iterator = iter(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{name}: expected a list of URLs, got {_short(items)}") from None
+    return list(iterator)
+
+
 class Scheduler:
-    """Frontier, seen set, scope, politeness, robots.txt, retries and caps."""
+    """Frontier, seen set, scope, politeness, robots.txt, retries and caps.
+
+    Its public calls are total: each checks every argument before it changes
+    anything, and a bad call raises ``TypeError``/``ValueError`` (or
+    :class:`UnknownFetch`, a ``KeyError``) naming the argument, leaving the
+    scheduler exactly as it was.  ``now`` is a finite real number that never
+    goes back; ``status`` an int in 100-599; ``links`` and seeds an iterable
+    other than a string, whose non-string entries are skipped as
+    ``malformed`` with an event each.
+    """
 
     def __init__(self, options: CrawlOptions | None = None, *, page_of: Callable[[str], str] | None = None) -> None:
         self.options = opts = options or CrawlOptions()
@@ -184,7 +233,8 @@ class Scheduler:
         self._batch = 0
         self._accepted = 0
         self._done_emitted = False
-        self._now = 0.0
+        self._now = -_MAX_FLOAT
+        """The latest ``now`` given: time may stand still, never go back."""
         self.failures: dict[str, str] = {}
         """Pages recorded as failed, with the reason (they still count as found)."""
         self.robots_blocked: set[str] = set()
@@ -193,10 +243,16 @@ class Scheduler:
     # ------------------------------------------------------------------ input
 
     def add_seeds(self, urls: Iterable[str], now: float) -> None:
-        """Canonicalize the seeds, put their hosts in scope, and queue them."""
+        """Canonicalize the seeds, put their hosts in scope, and queue them.
+        A non-string seed is skipped as ``malformed`` (with an event)."""
+        hrefs = _materialize(urls, "urls")
+        self._check_now(now)
         self._now = now
         seeds = []
-        for href in urls:
+        for href in hrefs:
+            if not isinstance(href, str):
+                self._skip(now, _short(href), None, "malformed", _short(href))
+                continue
             try:
                 url = canonical_or_raise(href, None, self._steps)
             except CanonicalizeError as err:
@@ -210,6 +266,8 @@ class Scheduler:
 
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
+        if not (now.__class__ is float and self._now <= now < _INF):  # the common case, checked inline
+            self._check_now(now)
         self._now = now
         if self._retries and self._retries[0][0] <= now:
             self._release_retries(now)
@@ -251,7 +309,7 @@ class Scheduler:
         now: float,
         *,
         status: int = 200,
-        links: Sequence[str] = (),
+        links: Iterable[str] = (),
         headers: Mapping[str, str] | None = None,
         body: str | None = None,
         content: str | None = None,
@@ -260,18 +318,40 @@ class Scheduler:
         """A fetch got an HTTP response.  ``links`` are hrefs as written on the
         page (resolved against ``final_url`` or the fetched URL); ``body`` is
         the robots.txt text for a robots fetch; ``content`` the page text for
-        content fingerprints."""
-        self._now = now
-        flight = self._in_flight.pop(fetch_id, None)  # _finish(), inline: once per fetch
+        content fingerprints.  Every argument is checked before anything changes."""
+        flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else self._flight_of(fetch_id)
         if flight is None:
-            raise KeyError(f"no fetch {fetch_id} is in flight")
+            raise UnknownFetch(fetch_id)
+        if not (now.__class__ is float and self._now <= now < _INF):
+            self._check_now(now)
+        if not (status.__class__ is int and 100 <= status <= 599):
+            _check_status(status)
+        if links.__class__ is not list and links.__class__ is not tuple:
+            links = _materialize(links, "links")  # type: ignore[assignment]
+        if (body is not None or content is not None or final_url is not None) and not (
+            (body is None or body.__class__ is str)
+            and (content is None or content.__class__ is str)
+            and (final_url is None or final_url.__class__ is str)
+        ):
+            _check_texts(body=body, content=content, final_url=final_url)
+        retry_after = None
+        if status in self._retry_statuses:
+            retry_after = _retry_after_of(headers)
+        elif headers is not None and headers.__class__ not in _PLAIN_MAPPINGS and not isinstance(headers, Mapping):
+            raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+        # -- checked: from here on, state changes
+        self._now = now
+        del self._in_flight[fetch_id]  # _finish(), inline: once per fetch
         fetch = flight[0]
         heappush(self._free_slots, fetch.slot)
         host = self._hosts[fetch.host]
         host.in_flight -= 1
         if status in self._retry_statuses:
-            headers = {k.lower(): v for k, v in (headers or {}).items()}
-            retry_after = parse_retry_after(headers.get("retry-after"), headers.get("date"))
+            if retry_after is not None and retry_after > self.options.max_retry_after:
+                self._fail_finally(flight, now, "retry-after too long")
+                if not self._in_flight:
+                    self._maybe_done(now)
+                return
             if retry_after is not None:
                 until = now + retry_after
                 if until > host.ready_at:
@@ -308,19 +388,51 @@ class Scheduler:
     def on_error(self, fetch_id: int, now: float, reason: str, *, transient: bool = True) -> None:
         """A fetch failed without a usable response (timeout, reset, garbage).
         Transient errors are retried with backoff; the rest fail the page."""
+        flight = self._flight_of(fetch_id)
+        if flight is None:
+            raise UnknownFetch(fetch_id)
+        self._check_now(now)
+        if not isinstance(reason, str):
+            raise TypeError(f"reason: expected a string, got {_short(reason)}")
+        if not isinstance(transient, bool):
+            raise TypeError(f"transient: expected true or false, got {_short(transient)}")
         self._now = now
-        flight = self._finish(fetch_id)
+        self._finish(fetch_id)
         fetch = flight[0]
         host = self._hosts[fetch.host]
         if transient and self._retry(flight, now, reason, None):
             self._frontier.reconsider(host, now)
             return
+        self._fail_finally(flight, now, reason)
+
+    def _fail_finally(self, flight: _InFlight, now: float, reason: str) -> None:
+        """A fetch (already out of flight) will not be retried: the page is
+        recorded as failed; a robots.txt that cannot be had means
+        "disallow all" (RFC 9309)."""
+        fetch = flight[0]
+        host = self._hosts[fetch.host]
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
             self._robots_loaded(host, unreachable_policy(self.options.user_agent), 0, now)
-            return
-        self._page_done(fetch, reason)
-        self._frontier.reconsider(host, now)
+        else:
+            self._page_done(fetch, reason)
+            self._frontier.reconsider(host, now)
+
+    # ------------------------------------------------------------- checks
+
+    def _flight_of(self, fetch_id: object) -> _InFlight | None:
+        if isinstance(fetch_id, bool) or not isinstance(fetch_id, int):
+            raise TypeError(f"fetch_id: expected the int id of a fetch, got {_short(fetch_id)}")
+        return self._in_flight.get(fetch_id)
+
+    def _check_now(self, now: object) -> None:
+        """``now`` must be a finite real number, not before the latest one given."""
+        if isinstance(now, bool) or not isinstance(now, (int, float)):
+            raise TypeError(f"now: expected a number (int or float), got {_short(now)}")
+        if not -_MAX_FLOAT <= now <= _MAX_FLOAT:  # NaN, infinities, ints beyond float
+            raise ValueError(f"now: expected a finite number, got {_short(now)}")
+        if now < self._now:
+            raise ValueError(f"now: expected a time >= {self._now!r} (time never goes back), got {now!r}")
 
     # ----------------------------------------------------------------- output
 
@@ -340,6 +452,19 @@ class Scheduler:
     @property
     def frontier_size(self) -> int:
         return len(self._frontier)
+
+    @property
+    def pending_retries(self) -> int:
+        """Retries scheduled and not yet back in the frontier."""
+        return len(self._retries)
+
+    def frontier_urls(self) -> list[str]:
+        """Every page URL waiting in the frontier or for a retry, sorted
+        (robots.txt fetches not included; for views and tests: it walks the
+        whole frontier)."""
+        entries = self._frontier.entries(list(self._hosts.values()))
+        waiting = [e for e in entries if e[0] is not self._robots_key] + [r[3] for r in self._retries]
+        return sorted(e[1] for e in waiting if e[0] is not self._robots_key)
 
     def host_states(self) -> dict[str, HostState]:
         """Per-host politeness state, read-only by convention (views show it)."""
@@ -451,7 +576,7 @@ class Scheduler:
         self._frontier.push(host, (key, url, depth), now)
         return True
 
-    def _expand(self, base: str, links: Sequence[str], depth: int, now: float) -> int:
+    def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
         """Canonicalize, filter and queue the links of one page.
 
         This loop runs for every link of every page -- several million times
@@ -461,6 +586,8 @@ class Scheduler:
         that URL, and needs no canonicalization.  Otherwise an
         already-canonical link costs one regex match, and the rest a parse.
         The outcome and the events are those of :meth:`_accept`, in order.
+        An entry that is not a string is skipped as ``malformed`` (the type
+        check sits on the path that would parse it, not on the seen-set hit).
         """
         self._batch += 1
         steps = self._steps
@@ -474,9 +601,16 @@ class Scheduler:
         seen_skips = 0
         child_depth = depth + 1
         for href in links:
-            if seen_first and href in seen:
+            try:
+                hit = seen_first and href in seen
+            except TypeError:  # unhashable, so not a str: skipped just below
+                hit = False
+            if hit:
                 url = href
             else:
+                if href.__class__ is not str and not isinstance(href, str):
+                    self._skip(now, _short(href), base, "malformed", _short(href))
+                    continue
                 if quick is not None and quick(href) is not None:
                     url = href
                 else:
@@ -596,6 +730,8 @@ class Scheduler:
     def _robots_loaded(self, host: HostState, policy: RobotsPolicy, status: int, now: float) -> None:
         host.robots = policy
         delay = policy.crawl_delay
+        if delay is not None and not delay >= 0:  # NaN or negative: no usable Crawl-delay
+            delay = None
         if delay is not None:
             host.crawl_delay = min(delay, self.options.max_crawl_delay)
             if host.crawl_delay > 0 and host.ready_at < now:
@@ -625,3 +761,34 @@ class Scheduler:
         if not self._done_emitted and self.done and (self._next_id or self._accepted or self.stats.skipped):
             self._done_emitted = True
             self._emit(Done(now, self._accepted, self.stats.fetches))
+
+
+def _check_status(status: object) -> None:
+    if isinstance(status, bool) or not isinstance(status, int):
+        raise TypeError(f"status: expected an int HTTP status, got {_short(status)}")
+    raise ValueError(f"status: expected an HTTP status 100-599, got {status!r}")
+
+
+def _retry_after_of(headers: object) -> float | None:
+    """Seconds of a response's ``Retry-After`` (measured against its ``Date``
+    when it is an HTTP-date), or None when absent or unusable.  Raises
+    TypeError when ``headers`` is not a mapping; junk inside it is ignored."""
+    if headers is None:
+        return None
+    if not isinstance(headers, Mapping):
+        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+    found: dict[str, object] = {}
+    for k, v in headers.items():
+        if isinstance(k, str) and k.lower() in ("retry-after", "date"):
+            found[k.lower()] = v
+    value, date = found.get("retry-after"), found.get("date")
+    if not isinstance(value, str):
+        return None
+    return parse_retry_after(value, date if isinstance(date, str) else None)
+
+
+def _check_texts(**values: object) -> None:
+    """Raise TypeError naming the first value that is neither a str nor None."""
+    for name, value in values.items():
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name}: expected a string or None, got {_short(value)}")

@@ -150,6 +150,8 @@ def host_of(url: str) -> str:
     """The politeness key of an absolute URL: lowercase host plus any port."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6 literal: keep the brackets, as split_host does
+        host = f"[{host}]"
     try:
         port = parts.port
     except ValueError:
@@ -158,8 +160,9 @@ def host_of(url: str) -> str:
 
 
 def hostname_of(url: str) -> str:
-    """Lowercase hostname without the port (scope compares these)."""
-    return (urlsplit(url).hostname or "").lower()
+    """Lowercase hostname without the port (scope compares these); an IPv6
+    literal keeps its brackets, as :func:`split_host` gives it."""
+    return split_host(url)[1]
 
 
 def _whatwg(href: str, base: str | None) -> str:
@@ -189,7 +192,12 @@ def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> s
     netloc = parts.netloc
     if "lowercase" in steps or "default_port" in steps:
         userinfo, _, hostport = netloc.rpartition("@")
-        host = parts.hostname if "lowercase" in steps else hostport.rsplit(":", 1)[0] if port else hostport
+        if "lowercase" in steps:
+            host = parts.hostname or ""
+            if ":" in host:  # IPv6 literal: urlsplit drops the brackets
+                host = f"[{host}]"
+        else:
+            host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
         if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
             host = f"{host}:{port}"
         netloc = f"{userinfo}@{host}" if userinfo else host
@@ -233,9 +241,13 @@ def _risky(url: str, steps: frozenset[str]) -> str:
     if "https" in steps and scheme.lower() == "http":
         scheme = "https"
         netloc = netloc.removesuffix(":80")
+        if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
+            netloc = netloc.removesuffix(":443")
     if "www" in steps:
         userinfo, at, hostport = netloc.rpartition("@")
-        while hostport.lower().startswith("www."):  # all of them, so a second pass changes nothing
+        # all of them, so a second pass changes nothing -- but never the whole
+        # host: "www." alone (or "www.www.") stays, or the URL would lose its host
+        while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
             hostport = hostport[4:]
         netloc = f"{userinfo}{at}{hostport}"
     if "session_ids" in steps:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
@@ -266,7 +278,8 @@ def split_host(url: str) -> tuple[str, str]:
     if "@" in netloc:
         netloc = netloc.rpartition("@")[2]
     netloc = netloc.lower()
-    if netloc.endswith("]"):
-        return netloc, netloc
+    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]"
+        end = netloc.find("]")
+        return netloc, netloc[: end + 1] if end >= 0 else netloc
     hostname = netloc.partition(":")[0]
     return netloc, hostname

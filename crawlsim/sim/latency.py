@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from crawlsim.core.options import did_you_mean
+from crawlsim.core.options import did_you_mean, show_value
 
 
 class LatencySpecError(ValueError):
@@ -225,30 +225,23 @@ def _number(key: str, value: object, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
+MAX_LATENCY = 3600.0
+"""An hour: the longest latency (or median) a model may have.  Beyond it
+nothing a crawl does is worth simulating, and sums of such figures print as
+``inf``."""
+MAX_SIGMA = 3.0
+"""A log-normal's largest shape: e**(3**2/2) already makes the mean 90x the median."""
+
+
 def _check_positive(key: str, value: float, *, allow_zero: bool = False) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise LatencySpecError(key, f"expected a finite number, got {show_value(value)}")
+    limit = MAX_SIGMA if key == "sigma" else MAX_LATENCY
+    if value > limit:
+        raise LatencySpecError(key, f"expected a number <= {limit:g}, got {value!r}")
     if value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise LatencySpecError(key, f"expected a number {bound}, got {value!r}")
-
-
-def show_value(value: object) -> str:
-    """A value as an error message quotes it: TOML spelling (``"fast"``,
-    ``true``), and the kind of a table or list rather than its contents."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, Mapping):
-        return "a table"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if value is None:
-        return "nothing"
-    if hasattr(value, "isoformat"):
-        return str(value.isoformat())
-    return repr(value)
 
 
 DEFAULT_LATENCY: LatencyModel = Fixed(1.0)
