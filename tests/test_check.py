@@ -84,7 +84,6 @@ def test_full_run_of_the_thread_pool_reference() -> None:
     report = run_check(example("reference_threadpool"))
     assert report.ok and report.level == "L6-observable", report.render()
     assert len(report.runs["large-graph"].records) == 2000
-    assert report.elapsed < 20
 
 
 # ---------------------------------------------------------------- planted bugs
@@ -108,7 +107,7 @@ BUGS = [
         "buggy_stops_when_queue_empty",
         "termination",
         ["missing from the result", "http://a.com/h1", "never fetched: http://a.com/g1", "in flight", "empty queue"],
-        "L4",
+        "below L4",
     ),
     (
         "buggy_substring_host",
@@ -118,7 +117,8 @@ BUGS = [
             "subdomain",
             "http://a.com.evil.com/x",
             "look-alike",
-            "fetched 4 pages outside a.com",
+            "fetched 7 pages outside a.com",
+            "http://pa.com/",
             "hostname",
         ],
         "below L4",
@@ -167,14 +167,18 @@ def test_seen_on_finish_also_wastes_fetches_on_the_diamond() -> None:
 
 def test_stopping_on_an_empty_queue_is_also_slow_to_return() -> None:
     report = quick_report("buggy_stops_when_queue_empty")
-    assert failed_names(report) == {"termination"}
+    # slow-service's start page outlasts its 0.1 s queue timeout too: one cause, counted once
+    assert failed_names(report) == {"termination", "slow-service"}
+    assert {c.cause for c in report.failed if c.kind == "correctness"} == {"early-return"}
+    assert "Correctness: 2 of" in report.render() and "(1 cause: early-return)" in report.render()
     assert "waits for a timeout" in report.check("prompt-return").explanation
 
 
 def test_other_bugs_fail_only_their_own_checks() -> None:
     assert failed_names(quick_report("buggy_substring_host")) == {"host-scope"}
     assert failed_names(quick_report("buggy_exception_ends_crawl")) == {"fetch-error"}
-    assert failed_names(quick_report("buggy_raw_fragments")) == {"fragments", "large-graph"}
+    # large-graph has no fragments any more: one cause, one failed check
+    assert failed_names(quick_report("buggy_raw_fragments")) == {"fragments"}
 
 
 @pytest.mark.parametrize(
@@ -334,13 +338,13 @@ def test_recursion_fails_the_deep_chain() -> None:
     assert "RecursionError" in result.explanation and "explicit queue" in result.explanation
 
 
-def test_a_hung_crawl_costs_one_deadline_and_names_the_dead_worker() -> None:
+def test_a_hung_crawl_is_stuck_and_names_the_dead_worker() -> None:
     report = run_check(crawl_hangs_when_a_worker_dies, quick=True, only=["fetch-error"], case_timeout_s=0.5)
     result = report.check("fetch-error")
     assert not result.passed
-    assert "did not return within" in result.explanation
+    assert "did not return and stopped making progress" in result.explanation
     assert "A thread of the crawl died" in result.explanation and "SimulatedFetchError" in result.explanation
-    assert report.elapsed < 5
+    assert report.runs["fetch-error"].stalled
 
 
 def test_an_async_crawl_returning_with_fetches_in_flight() -> None:

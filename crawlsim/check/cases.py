@@ -25,6 +25,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 Level = Literal["L4", "L5", "L6"]
 CaseKind = Literal["correctness", "note"]
+RuleSet = Literal["leetcode", "interview", "strict"]
+RULE_SETS: tuple[RuleSet, ...] = ("leetcode", "interview", "strict")
+"""Each rule set includes the ones before it: ``leetcode`` is LeetCode
+1242's statement (exact hostname; no fragments; ``get_urls`` never raises;
+never crawl a URL twice) plus the ``max_workers`` argument both signatures
+share; ``interview`` adds seed 001's rules (drop fragments, survive a
+raising ``get_urls``, stack-safe on deep chains); ``strict`` adds URL
+details neither statement spells out (ports and userinfo do not change the
+hostname)."""
+RULE_TEXT: dict[RuleSet, str] = {
+    "leetcode": "LeetCode 1242's statement",
+    "interview": "the interview question (seed 001)",
+    "strict": "--rules strict",
+}
 
 A = "http://a.com"
 
@@ -89,6 +103,11 @@ class Case:
     kind: CaseKind = "correctness"
     seed_case: bool = False
     """True for the cases taken from the interview question's own list."""
+    rules: RuleSet = "leetcode"
+    """The first rule set that requires this case (see ``RULE_SETS``)."""
+    race: bool = False
+    """A race case: run under the interleaving explorer when it is available
+    (``races.py``)."""
 
     def latency_of(self, page: str) -> float:
         return self.latency.get(page, self.default_latency)
@@ -188,7 +207,14 @@ def host_scope() -> Case:
                 "http://a.com.evil.com/x",
                 "http://xa.com/",
                 "http://evil.com/a.com/y",
+                "http://pa.com/",
+                "http://ta.com/t",
+                "http://evil-a.com/",
             ],
+            "http://pa.com/": ["/only-via-pa"],
+            "http://ta.com/t": [],
+            "http://evil-a.com/": [],
+            "/only-via-pa": [],
             "/about": ["/"],
             "http://blog.a.com/p": ["/only-via-blog"],
             "http://a.com.evil.com/x": ["/only-via-evil"],
@@ -203,10 +229,14 @@ def host_scope() -> Case:
     )
     return Case(
         name="host-scope",
-        title="links to a subdomain (blog.a.com), look-alike hosts (a.com.evil.com, xa.com) and another host (b.com)",
+        title=(
+            "links to a subdomain (blog.a.com), look-alike hosts (a.com.evil.com, xa.com, pa.com, ta.com, "
+            "evil-a.com) and another host (b.com)"
+        ),
         lesson=(
             "Compare hostnames for equality (urlsplit(url).hostname == start host): "
-            "a subdomain is another host, and a host that merely contains 'a.com' is not a.com."
+            "a subdomain is another host, a host that merely contains 'a.com' is not a.com, and "
+            "url.lstrip('http://') strips characters, not a prefix (http://pa.com becomes a.com)."
         ),
         start=f"{A}/",
         links=web,
@@ -240,6 +270,7 @@ def fragments() -> Case:
         level="L5",
         latency=spread(web, 0.004, 0.02),
         seed_case=True,
+        rules="interview",
     )
 
 
@@ -261,6 +292,7 @@ def fetch_error() -> Case:
         latency={f"{A}/": 0.004, f"{A}/x": 0.004, f"{A}/y": 0.03, f"{A}/z": 0.01},
         failing=frozenset({f"{A}/x"}),
         seed_case=True,
+        rules="interview",
     )
 
 
@@ -283,6 +315,12 @@ def diamond(size: int = 50) -> Case:
     )
 
 
+SLOW_START = 0.2
+"""The slow-service start page takes this long, so every worker but one
+waits on an empty queue for a while: a worker that quits on an idle
+timeout shorter than this is gone before the real work arrives."""
+
+
 def slow_service(children: int, grandchildren: int, latency: float) -> Case:
     web: dict[str, tuple[str, ...]] = {}
     kids = [f"{A}/s{i}" for i in range(children)]
@@ -294,14 +332,36 @@ def slow_service(children: int, grandchildren: int, latency: float) -> Case:
     total = len(web)
     return Case(
         name="slow-service",
-        title=f"{total} pages, {latency * 1000:.0f} ms each, max_workers=10: same list as a sequential crawl",
+        title=(
+            f"{total} pages, {latency * 1000:.0f} ms each (the start page {SLOW_START:g} s), max_workers=10: "
+            "same list as a sequential crawl"
+        ),
         lesson="The concurrent crawl must return exactly what a sequential BFS returns.",
         start=f"{A}/",
         links=web,
         max_workers=10,
         level="L4",
         default_latency=latency,
+        latency={f"{A}/": SLOW_START},
         seed_case=True,
+    )
+
+
+def narrow_pool(workers: int, width: int = 12) -> Case:
+    kids = [f"/w{i}" for i in range(width)]
+    web = _site(A, {"/": kids, **{kid: ["/"] for kid in kids}})
+    return Case(
+        name=f"pool-{workers}",
+        title=f"max_workers={workers} and {width} pages ready at once: never more than {workers} fetches in flight",
+        lesson=(
+            "Size the pool from max_workers (ThreadPoolExecutor(max_workers=max_workers)), never a constant: "
+            "the caller may allow fewer workers than you would pick."
+        ),
+        start=f"{A}/",
+        links=web,
+        max_workers=workers,
+        level="L4",
+        default_latency=0.02,
     )
 
 
@@ -327,6 +387,34 @@ def seen_race() -> Case:
         level="L5",
         latency={f"{A}/": 0.002, f"{A}/a": 0.005, f"{A}/b": 0.005, f"{A}/c": 0.06},
         groups=(frozenset({f"{A}/a", f"{A}/b"}),),
+        race=True,
+    )
+
+
+def check_then_add(shared: int = 40) -> Case:
+    kids = [f"/k{i}" for i in range(shared)]
+    web = _site(A, {"/": ["/a", "/b"], "/a": kids, "/b": kids, **{kid: [] for kid in kids}})
+    # /a and /b return together with the same links; worker threads that each
+    # run `if link not in seen: seen.add(link)` without a lock can both pass
+    # the check for one link before either adds it.
+    return Case(
+        name="check-then-add",
+        title=(
+            f"/a and /b are in flight together and return the same {shared} links at once: "
+            "each link is fetched once, whichever thread handles it"
+        ),
+        lesson=(
+            "When worker threads share the seen set, make the check and the add one step under a lock "
+            "(with lock: if link in seen: continue; seen.add(link)), or let one coordinator thread own seen."
+        ),
+        start=f"{A}/",
+        links=web,
+        max_workers=4,
+        level="L5",
+        latency={f"{A}/": 0.002, f"{A}/a": 0.005, f"{A}/b": 0.005},
+        default_latency=0.002,
+        groups=(frozenset({f"{A}/a", f"{A}/b"}),),
+        race=True,
     )
 
 
@@ -395,6 +483,7 @@ def deep_chain(length: int) -> Case:
         links=web,
         max_workers=4,
         level="L6",
+        rules="interview",
     )
 
 
@@ -406,13 +495,11 @@ def large_graph(size: int) -> Case:
         links = [pages[c] for c in (2 * i + 1, 2 * i + 2) if c < size]  # a tree keeps every page reachable
         links += [pages[rng.randrange(size)] for _ in range(rng.randint(1, 6))]
         if rng.random() < 0.05:
-            links.append(pages[rng.randrange(size)] + "#frag")
-        if rng.random() < 0.05:
             links.append(f"http://cdn{rng.randrange(5)}.a-com.net/n{i}")
         web[page] = tuple(links)
     return Case(
         name="large-graph",
-        title=f"{size} pages with random links (repeats, fragments, other hosts): each fetched once",
+        title=f"{size} pages with random links (repeats, other hosts): each fetched once",
         lesson="The crawl must stay correct and fast on thousands of pages.",
         start=pages[0],
         links=web,
@@ -421,7 +508,32 @@ def large_graph(size: int) -> Case:
     )
 
 
-# ---------------------------------------------------------------- notes
+# ---------------------------------------------------------------- notes and strict rules
+
+
+def url_details() -> Case:
+    web = {
+        f"{A}/": ("http://a.com:8080/port", "http://user@a.com/userinfo"),
+        "http://a.com:8080/port": (),
+        "http://user@a.com/userinfo": (),
+    }
+    return Case(
+        name="url-details",
+        title=(
+            "links with a port (a.com:8080) and userinfo (user@a.com): their hostname is a.com, so by the "
+            "letter of both statements they are in scope"
+        ),
+        lesson=(
+            "Compare urlsplit(url).hostname, not the netloc or a hand-split string: the port and "
+            "'user@' are not part of the hostname."
+        ),
+        start=f"{A}/",
+        links=web,
+        max_workers=4,
+        level="L6",
+        default_latency=0.003,
+        rules="strict",
+    )
 
 
 def host_case() -> Case:
@@ -470,13 +582,28 @@ def all_cases(quick: bool = False) -> list[Case]:
         fetch_error(),
         diamond(50),
         seen_race(),
+        check_then_add(),
         termination(s.termination_slow),
         slow_service(s.slow_children, s.slow_grandchildren, s.slow_latency),
+        narrow_pool(2),
+        narrow_pool(3),
         many_hosts(s.hosts, s.pages_per_host),
         deep_chain(s.chain),
         large_graph(s.large),
+        url_details(),
         host_case(),
     ]
+
+
+def case_named(name: str, quick: bool = False, termination_slow: float | None = None) -> Case:
+    """One case by name (the sandboxed child rebuilds the parent's case this
+    way: only the name and two numbers cross the pipe)."""
+    if name == "termination" and termination_slow is not None:
+        return termination(termination_slow)
+    for case in all_cases(quick):
+        if case.name == name:
+            return case
+    raise KeyError(name)
 
 
 CASE_NAMES: tuple[str, ...] = tuple(case.name for case in all_cases(quick=True))

@@ -1,10 +1,12 @@
-"""``crawlsim check FILE.py:FUNCTION [--json] [--trace FILE] [--quick]``.
+"""``crawlsim check FILE.py:FUNCTION [--json] [--trace FILE] [--quick] [--rules R] [--seed N]``.
 
-Exit status: 0 when every correctness check passed, 1 when one failed, 2
-when the input is unusable (no such file or function, a syntax error, a
-signature that cannot be called as ``f(start_url, get_urls, max_workers)``),
-with a one-line message and no traceback: those are the user's mistakes to
-fix, not crawlsim's.
+Exit status: 0 when every correctness check of the chosen rule set passed,
+1 when one failed, 2 when the input is unusable (no such file or function, a
+syntax error, an import that raises or does not finish, a signature that
+cannot be called as ``f(start_url, get_urls, max_workers)``), with a
+one-line message and no traceback: those are the user's mistakes to fix,
+not crawlsim's.  The user's file only ever runs in a child process
+(``sandbox.py``), so whatever it does, the report below is crawlsim's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from crawlsim.check.cases import CASE_NAMES
+from crawlsim.check.cases import CASE_NAMES, RULE_SETS
 from crawlsim.check.grade import run_check
 from crawlsim.check.loader import CheckInputError
 from crawlsim.check.report import TRACE_CASE
@@ -39,6 +41,22 @@ def _parser() -> argparse.ArgumentParser:
         "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace writes"
     )
     parser.add_argument("--quick", action="store_true", help="smaller webs: about 3 s instead of about 10 s")
+    parser.add_argument(
+        "--rules",
+        choices=RULE_SETS,
+        default="interview",
+        help=(
+            "what counts as correct: leetcode = LeetCode 1242's statement (exact hostname; no fragments and no "
+            "raising get_urls to handle); interview (default) adds the interview question's rules (fragments, "
+            "a raising get_urls, deep chains); strict adds ports and userinfo"
+        ),
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="explore only schedule N in the race cases (the report names the seed that caught a race)",
+    )
     parser.add_argument("--only", metavar="CASE,...", help=f"run only these cases ({', '.join(CASE_NAMES)})")
     return parser
 
@@ -59,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         # With --json, whatever the user's crawler prints goes to stderr so stdout stays valid JSON.
         redirect = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
         with redirect:
-            report = run_check(args.target, quick=args.quick, only=only)
+            report = run_check(args.target, quick=args.quick, only=only, rules=args.rules, seed=args.seed)
     except CheckInputError as exc:
         print(f"crawlsim check: error: {exc}", file=sys.stderr)
         return 2

@@ -20,15 +20,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from crawlsim.check import judge
-from crawlsim.check.cases import CASE_NAMES, TERMINATION_SLOW, Case, all_cases, termination
-from crawlsim.check.loader import CheckInputError, Target, load_target
+from crawlsim.check.cases import CASE_NAMES, RULE_SETS, RULE_TEXT, TERMINATION_SLOW, Case, all_cases, termination
+from crawlsim.check.loader import CheckInputError, load_target
+from crawlsim.check.races import run_case_or_race
 from crawlsim.check.report import CheckReport, CheckResult
-from crawlsim.check.runner import CaseRun, case_timeout, run_case
+from crawlsim.check.runner import CaseRun, case_timeout
+from crawlsim.check.sandbox import Sandbox
 
 MAX_TERMINATION_SLOW = 3.0
 SPEEDUP_RETRIES = 2
-HUNG_BEFORE_TIMEOUT = 2.0
-"""Deadline for the remaining cases once a crawl has hung on one."""
+
+RunOne = Callable[[Case, float], CaseRun]
+"""Run one case with a deadline (in the sandbox, or in this process)."""
 
 
 def run_check(
@@ -37,48 +40,122 @@ def run_check(
     quick: bool = False,
     only: Iterable[str] | None = None,
     case_timeout_s: float | None = None,
+    rules: str = "interview",
+    seed: int | None = None,
+    sandbox: bool | None = None,
 ) -> CheckReport:
     """Grade ``target`` ("FILE.py:FUNCTION" or a callable shaped like
     ``crawl(start_url, get_urls, max_workers)``, sync or ``async def``).
 
-    ``quick`` shrinks the big webs (the race cases keep their shape);
-    ``only`` runs just the named cases; ``case_timeout_s`` overrides the
-    per-case deadline.  Raises :class:`CheckInputError` for a target that
-    cannot be loaded or called that way.
+    A file is imported and run in a child process (``sandbox.py``): nothing
+    it does can hang the checker or change the verdict.  A callable (from a
+    notebook or a test) runs in this process -- pass a file to get the
+    sandbox.  ``quick`` shrinks the big webs (the race cases keep their
+    shape); ``only`` runs just the named cases; ``case_timeout_s`` overrides
+    each case's own deadline; ``rules`` is ``leetcode``, ``interview`` or
+    ``strict`` (see ``cases.RULE_SETS``); ``seed`` makes the race cases
+    explore that one schedule.  Raises :class:`CheckInputError` for a target
+    that cannot be loaded or called that way.
     """
     began = time.perf_counter()
-    loaded = load_target(target)
+    if rules not in RULE_SETS:
+        raise CheckInputError(f"unknown rule set {rules!r}; rule sets are: {', '.join(RULE_SETS)}")
     cases = _select(all_cases(quick), only)
-    runs: dict[str, CaseRun] = {}
-    termination = next((c for c in cases if c.name == "termination"), None)
+    seeds = [seed] if seed is not None else None
+    use_sandbox = isinstance(target, str) if sandbox is None else sandbox
+    box: Sandbox | None = None
+    if use_sandbox:
+        if not isinstance(target, str):
+            raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
+        box = Sandbox(target)
+        info = box.load()
+        label, is_async = info.label, info.is_async
+    else:
+        loaded = load_target(target)
+        label, is_async = loaded.label, loaded.is_async
+    try:
 
-    def timeout_for(case: Case) -> float:
-        if case_timeout_s is not None:
-            return case_timeout_s
-        deadline = case_timeout(case, quick)
-        if any(run.timed_out for run in runs.values()):
-            deadline = min(deadline, HUNG_BEFORE_TIMEOUT)  # it hung once: do not wait as long for each case
-        return deadline
+        def run_one(case: Case, deadline: float) -> CaseRun:
+            if box is not None:
+                slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
+                return box.run(case, deadline, quick, slow, seeds)
+            return run_case_or_race(loaded, case, deadline, seeds)
 
-    for case in cases:
-        if case is not termination:
-            runs[case.name] = run_case(loaded, case, timeout_for(case))
-    speedup_runs = _retry_speedup(loaded, runs, timeout_for)
-    if termination is not None:
-        termination = _stretch_termination(termination, runs)
-        runs["termination"] = run_case(loaded, termination, timeout_for(termination))
-
+        runs = _run_cases(cases, run_one, case_timeout_s)
+    finally:
+        if box is not None:
+            box.close()
+    speedup_runs = runs.pop("__speedup__", [])  # type: ignore[arg-type]
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
-    checks.extend(_derived_checks(runs, checks, speedup_runs))
+    checks.extend(_derived_checks(runs, checks, speedup_runs))  # type: ignore[arg-type]
+    apply_rules(checks, rules)
+    count_causes_once(checks)
     return CheckReport(
-        target=loaded.label,
-        mode="asyncio" if loaded.is_async else "threads",
+        target=label,
+        mode="asyncio" if is_async else "threads",
         quick=quick,
         checks=checks,
         elapsed=time.perf_counter() - began,
         partial=only is not None,
         runs=runs,
+        rules=rules,
+        seed=seed,
     )
+
+
+def _run_cases(cases: list[Case], run_one: RunOne, case_timeout_s: float | None) -> dict[str, Any]:
+    """Run every case once (termination last, stretched to the crawler's
+    habit), and the slow-service case again when its timing is borderline.
+    Each deadline depends on its own case only."""
+
+    def deadline(case: Case) -> float:
+        return case_timeout_s if case_timeout_s is not None else case_timeout(case)
+
+    runs: dict[str, Any] = {}
+    last = next((c for c in cases if c.name == "termination"), None)
+    for case in cases:
+        if case is not last:
+            runs[case.name] = run_one(case, deadline(case))
+    runs["__speedup__"] = _retry_speedup(runs, run_one, deadline)
+    if last is not None:
+        last = _stretch_termination(last, runs)
+        runs["termination"] = run_one(last, deadline(last))
+    return runs
+
+
+def apply_rules(checks: list[CheckResult], rules: str) -> None:
+    """Grade by one rule set: a check required only by a later rule set
+    becomes a note (shown, not counted); every graded failure says which
+    rule set requires it."""
+    active = RULE_SETS.index(rules)  # type: ignore[arg-type]
+    for check in checks:
+        if check.rules is None:
+            continue
+        needed = RULE_SETS.index(check.rules)  # type: ignore[arg-type]
+        required_by = RULE_TEXT[check.rules]  # type: ignore[index]
+        if needed > active:
+            if check.kind == "correctness":
+                check.kind = "note"
+                verdict = "would pass" if check.passed else "would fail"
+                check.explanation = (
+                    f"Not graded under --rules {rules}: {required_by} requires it (it {verdict}). " + check.explanation
+                )
+        elif not check.passed and check.kind == "correctness":
+            check.explanation += f" [Required by {required_by}.]"
+
+
+def count_causes_once(checks: list[CheckResult]) -> None:
+    """Mark each failed correctness check whose cause an earlier failed
+    check already showed, so the summary counts the cause once."""
+    first: dict[str, str] = {}
+    for check in checks:
+        if check.kind != "correctness" or check.passed or not check.cause:
+            continue
+        if check.cause in first:
+            check.same_cause_as = first[check.cause]
+            check.explanation += f" (Same cause as {first[check.cause]}.)"
+        else:
+            first[check.cause] = check.name
 
 
 def _select(cases: list[Case], only: Iterable[str] | None) -> list[Case]:
@@ -91,7 +168,7 @@ def _select(cases: list[Case], only: Iterable[str] | None) -> list[Case]:
     return [case for case in cases if case.name in wanted]
 
 
-def _retry_speedup(loaded: Target, runs: dict[str, CaseRun], timeout_for: Callable[[Case], float]) -> list[CaseRun]:
+def _retry_speedup(runs: dict[str, Any], run_one: RunOne, deadline: Callable[[Case], float]) -> list[CaseRun]:
     """The slow-service runs, best first.  The first run alone decides
     correctness; repeats only ever improve the timing verdict."""
     first = runs.get("slow-service")
@@ -103,12 +180,12 @@ def _retry_speedup(loaded: Target, runs: dict[str, CaseRun], timeout_for: Callab
         achieved, possible = judge.speedup_of(best)
         if achieved >= judge.SPEEDUP_SHARE * possible or achieved < 1.5 or best.error or best.timed_out:
             break
-        attempts.append(run_case(loaded, first.case, timeout_for(first.case)))
+        attempts.append(run_one(first.case, deadline(first.case)))
     return sorted(attempts, key=lambda r: -judge.speedup_of(r)[0])
 
 
-def _stretch_termination(case: Case, runs: dict[str, CaseRun]) -> Case:
-    tails = [r.tail for r in runs.values() if r.tail is not None]
+def _stretch_termination(case: Case, runs: dict[str, Any]) -> Case:
+    tails = [r.tail for r in runs.values() if isinstance(r, CaseRun) and r.tail is not None]
     if not tails:
         return case
     habit = statistics.median(tails)
@@ -125,6 +202,7 @@ def _derived_checks(
     correctness_runs = {name: run for name, run in runs.items() if run.case.kind == "correctness"}
     if correctness_runs:
         derived.append(judge.judge_max_workers(correctness_runs))
+        derived.append(judge.judge_threads_exit(runs))
     if speedup_runs:
         first = runs["slow-service"]
         derived.append(judge.judge_concurrency(max(speedup_runs, key=lambda r: r.peak)))

@@ -17,10 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from crawlsim.check import evidence, findings, words
 from crawlsim.check.cases import Case, defrag, depths, expected_pages, hostname, page_of
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
+from crawlsim.check.words import named, plural
 
 MAX_NAMED = 5
 DETAIL_LIMIT = 20
@@ -54,8 +56,14 @@ HINTS: dict[str, str] = {
         "and carry on crawling."
     ),
     "timeout": (
-        "A crawl that never returns usually waits for work that will not come: a queue.join() whose "
-        "task_done() is skipped when a fetch raises, a worker thread that died, or a lock never released."
+        "A crawl that stops making progress without returning waits for work that will not come: a "
+        "queue.join() whose task_done() is skipped when a fetch raises, a worker thread that died, or a lock "
+        "never released."
+    ),
+    "too-slow": "The crawl was still working at its deadline: it is correct so far but too slow to finish.",
+    "crash": (
+        "Let the crawl return its result: os._exit, sys.exit or a crash of the interpreter ends the "
+        "whole program, not just the crawl."
     ),
     "recursion": "Use an explicit queue instead of recursion: a chain of links can be deeper than the stack.",
     "bad-return": "Return a list of URL strings (the seed returns sorted(seen)).",
@@ -64,25 +72,6 @@ HINTS: dict[str, str] = {
     "extra": "Return only pages reachable from the start URL on the start host.",
     "workers": "Never have more than max_workers fetches in flight: use a pool of that size or a semaphore.",
 }
-
-
-def named(urls: Iterable[str], limit: int = MAX_NAMED) -> str:
-    """``a, b and c`` -- at most ``limit`` names, then ``and N more``."""
-    items = list(urls)
-    shown = items[:limit]
-    if len(items) > limit:
-        return ", ".join(shown) + f" and {len(items) - limit} more"
-    if len(shown) <= 1:
-        return "".join(shown)
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"{n} {word}"
-    if word.endswith("ry"):
-        return f"{n} {word[:-1]}ies"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
 
 
 def host_relation(url: str, start_host: str) -> str:
@@ -105,6 +94,8 @@ class _Verdict:
         self.problems: list[str] = []
         self.categories: list[str] = []
         self.explained_hosts: set[str] = set()
+        self.lesson_override: str | None = None
+        """Shown instead of the case's lesson when the evidence points elsewhere."""
 
     def why_off_host(self, urls: Sequence[str], start_host: str) -> str:
         """`` (why)`` for the URLs whose host has not been explained yet in this verdict."""
@@ -128,10 +119,17 @@ class _Verdict:
         generic = {"missing", "extra"}
         specific = [c for c in self.categories if c not in generic]
         for category in specific or self.categories:  # "a page is missing" adds nothing to a specific fix
-            hint = self.case.lesson if category in focus else HINTS.get(category, "")
+            hint = (self.lesson_override or self.case.lesson) if category in focus else HINTS.get(category, "")
             if hint and hint not in out:
                 out.append(hint)
         return out
+
+    def cause(self) -> str | None:
+        """The one word for what went wrong: the first specific category."""
+        generic = {"missing", "extra"}
+        specific = [c for c in self.categories if c not in generic]
+        chosen = specific or self.categories
+        return chosen[0] if chosen else None
 
     def case_focus(self) -> tuple[str, ...]:
         return FOCUS.get(self.case.name, ())
@@ -139,6 +137,10 @@ class _Verdict:
 
 FOCUS: dict[str, tuple[str, ...]] = {
     "seen-race": ("dup-fetch",),
+    "check-then-add": ("dup-fetch",),
+    "pool-2": ("workers",),
+    "pool-3": ("workers",),
+    "url-details": ("scope",),
     "diamond-50": ("dup-fetch",),
     "termination": ("early-return",),
     "host-scope": ("scope",),
@@ -185,6 +187,8 @@ def judge_case(run: CaseRun) -> CheckResult:
     if result is not None:
         _add_early_return(verdict, run, result, details)
 
+    if run.race:
+        _add_race(verdict, run, details)
     if run.thread_deaths:
         details["thread_deaths"] = [str(death) for death in run.thread_deaths]
     if verdict.problems:
@@ -196,21 +200,46 @@ def judge_case(run: CaseRun) -> CheckResult:
                 "error" if death.type == "SimulatedFetchError" else "timeout" if run.timed_out else "missing",
             )
         explanation = " ".join(verdict.problems + verdict.hints())
-        return CheckResult(case.name, False, explanation, details, "correctness", case.level, case.title)
-    return CheckResult(case.name, True, _passed_text(run, expected), details, "correctness", case.level, case.title)
+        return CheckResult(
+            case.name,
+            False,
+            explanation,
+            details,
+            "correctness",
+            case.level,
+            case.title,
+            rules=case.rules,
+            cause=verdict.cause(),
+        )
+    text = _passed_text(run, expected)
+    if run.thread_deaths:
+        death = run.thread_deaths[0]
+        more = f" (and {len(run.thread_deaths) - 1} more)" if len(run.thread_deaths) > 1 else ""
+        text += f" It passed, but a thread of the crawl died{more}: {death}."
+    return CheckResult(case.name, True, text, details, "correctness", case.level, case.title, rules=case.rules)
+
+
+def _add_race(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
+    """What the interleaving explorer caught (see ``races.py``)."""
+    details["race"] = run.race
+    found = findings.race_caught(run)
+    if found is not None:
+        _record(verdict, details, found)
 
 
 def _add_timeout(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
-    stuck = run.in_flight_at_return
-    text = f"The crawl did not return within {run.timeout:g} s"
-    if stuck:
-        text += f" ({plural(len(stuck), 'fetch')} in flight then: {named(r.url for r in stuck)})"
-    else:
-        done = [r.end for r in run.records if r.end is not None]
-        if done:
-            text += f"; its last fetch finished at {max(done):.2f} s and nothing was in flight after that"
-    verdict.add(text + ".", "timeout")
+    """Three different things: the process died, the crawl stopped making
+    progress (stuck), or it was still fetching at its deadline (too slow)."""
     details["timed_out_after_s"] = run.timeout
+    found = findings.how_it_ended(run)
+    if found is not None:
+        _record(verdict, details, found)
+
+
+def _record(verdict: _Verdict, details: dict[str, Any], found: findings.Finding) -> None:
+    """Keep the finding as data in the details and its words in the verdict."""
+    details.setdefault("findings", []).append(found.to_dict())
+    verdict.add(words.say(found), found.cause)
 
 
 def _add_exception(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
@@ -400,6 +429,7 @@ def _add_fetch_problems(verdict: _Verdict, run: CaseRun, start_host: str, detail
                 f"({plural(extra_pages, 'wasted fetch')})."
             )
         verdict.add(" ".join(sentences), "fragment" if any_fragment else "dup-fetch")
+        _systematic_or_race(verdict, run, set(dups))
     off_host = [r for r in run.records if (hostname(r.url) or "") != start_host]
     if off_host:
         urls = list(dict.fromkeys(r.url for r in off_host))
@@ -408,6 +438,29 @@ def _add_fetch_problems(verdict: _Verdict, run: CaseRun, start_host: str, detail
             f"The crawl fetched {plural(len(urls), 'page')} outside {start_host}: {named(urls)}"
             f"{verdict.why_off_host(urls, start_host)}.",
             "scope",
+        )
+
+
+def _systematic_or_race(verdict: _Verdict, run: CaseRun, duplicated: set[str]) -> None:
+    """On a case where several pages return the same links at once, tell a
+    rare race (a few links fetched twice: check and add not atomic) from a
+    seen set marked too late (every shared link fetched twice)."""
+    case = run.case
+    if not case.groups:
+        return
+    shared = set.intersection(*({page_of(link) for link in case.links.get(page, ())} for page in case.groups[0]))
+    if len(shared) < 2:
+        return
+    hit = len(shared & duplicated)
+    if 2 * hit >= len(shared):  # most of them: not a narrow window between two threads
+        verdict.lesson_override = (
+            HINTS["dup-fetch"] + f" {hit} of the {len(shared)} links both pages returned were fetched twice, "
+            "far more than a rare race between threads would give: the seen set is marked too late."
+        )
+    else:
+        verdict.problems.append(
+            f"{hit} of the {len(shared)} links both pages returned were fetched twice and the rest once: "
+            "the signature of two threads passing the `not in seen` check before either adds."
         )
 
 
@@ -485,7 +538,8 @@ def _passed_text(run: CaseRun, expected: list[str]) -> str:
         pages = sorted(group)
         if group in run.groups_met:
             text += (
-                f" {named(pages)} were in flight together as intended, and the page they share was still fetched once."
+                f" {named(pages)} were in flight together as intended, and every page they both link was still "
+                "fetched once."
             )
         else:
             text += (
@@ -532,29 +586,92 @@ def judge_max_workers(runs: dict[str, CaseRun]) -> CheckResult:
             f"{worst.case.max_workers} (over the limit in {named(r.case.name for r in over)}). {HINTS['workers']}"
         )
         return CheckResult(
-            "max-workers", False, text, details, "correctness", "L4", "peak fetches in flight <= max_workers"
+            "max-workers",
+            False,
+            text,
+            details,
+            "correctness",
+            "L4",
+            "peak fetches in flight <= max_workers",
+            rules="leetcode",
+            cause="workers",
         )
     text = (
         f"Never more than max_workers fetches in flight (busiest: {widest.peak} of {widest.case.max_workers} "
         f"in {widest.case.name})."
     )
-    return CheckResult("max-workers", True, text, details, "correctness", "L4", "peak fetches in flight <= max_workers")
+    return CheckResult(
+        "max-workers",
+        True,
+        text,
+        details,
+        "correctness",
+        "L4",
+        "peak fetches in flight <= max_workers",
+        rules="leetcode",
+    )
+
+
+def idle_cause(run: CaseRun) -> str | None:
+    """Why fewer workers ran than allowed, in words, from the measured
+    finding (``findings.idle_workers``); ``None`` when nothing was seen."""
+    found = findings.idle_workers(run)
+    return words.say(found) if found is not None else None
 
 
 def judge_concurrency(run: CaseRun) -> CheckResult:
     """Some overlap on a wide, slow web when ``max_workers > 1``."""
     case = run.case
-    details = {"case": case.name, "peak": run.peak, "max_workers": case.max_workers}
+    shape = evidence.parallelism(run)
+    details = {"case": case.name, "peak": run.peak, "mean_in_flight": shape.mean, "max_workers": case.max_workers}
     title = f"more than one fetch in flight on {case.name}"
     if run.peak > 1:
-        text = f"Up to {run.peak} of max_workers={case.max_workers} fetches were in flight at once on {case.name}."
+        text = (
+            f"Up to {run.peak} of max_workers={case.max_workers} fetches were in flight at once on {case.name} "
+            f"({shape.mean:.1f} on average)."
+        )
         return CheckResult("concurrency", True, text, details, "performance", "L4", title)
+    cause = idle_cause(run)
     text = (
         f"No concurrency observed: at most one fetch was in flight at a time on {case.name} "
-        f"({len(expected_pages(case))} pages, max_workers={case.max_workers}). The crawl is correct but "
-        "sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
+        f"({len(expected_pages(case))} pages, max_workers={case.max_workers})."
     )
+    if cause:
+        text += f" {cause}"
+        details["threads_quit_early"] = len(evidence.early_exits(run).quit)
+    else:
+        text += (
+            " The crawl is correct but sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
+        )
     return CheckResult("concurrency", False, text, details, "performance", "L4", title)
+
+
+def judge_threads_exit(runs: dict[str, CaseRun]) -> CheckResult:
+    """No thread of the crawl left running the user's code after it returned."""
+    title = "no thread left running after the crawl returns"
+    found = findings.threads_left(runs)
+    if found is None:
+        return CheckResult(
+            "threads-exit",
+            True,
+            "Every thread the crawl started had finished or was idle in a pool when it returned.",
+            {},
+            "correctness",
+            "L5",
+            title,
+            rules="leetcode",
+        )
+    return CheckResult(
+        "threads-exit",
+        False,
+        words.say(found),
+        {"findings": [found.to_dict()], **found.facts["per_case"]},
+        "correctness",
+        "L5",
+        title,
+        rules="leetcode",
+        cause=found.cause,
+    )
 
 
 def sequential_seconds(case: Case) -> float:
@@ -624,12 +741,18 @@ def judge_speedup(run: CaseRun, correct: bool, attempts: int) -> CheckResult:
         )
     if achieved >= SPEEDUP_SHARE * possible:
         return CheckResult("speed-up", True, body + ": near-ideal.", details, "performance", "L6", title)
-    advice = (
-        " Nothing overlapped: the crawl is sequential."
-        if run.peak <= 1
-        else " Workers sat idle: expand links as soon as any fetch returns (wait(..., FIRST_COMPLETED)) and keep "
-        "all max_workers busy."
-    )
+    cause = idle_cause(run)
+    if cause:
+        advice = f" {cause}"
+    elif run.peak <= 1:
+        advice = " Nothing overlapped: the crawl is sequential."
+    else:
+        shape = evidence.parallelism(run)
+        advice = (
+            f" All {shape.peak} workers ran at once at some point, but only {shape.mean:.1f} on average: workers "
+            "sat idle waiting for a whole batch or level; expand links as soon as any fetch returns "
+            "(wait(..., FIRST_COMPLETED)) and keep all max_workers busy."
+        )
     return CheckResult(
         "speed-up", False, f"{body}: below {SPEEDUP_SHARE:.0%} of it.{advice}", details, "performance", "L6", title
     )

@@ -36,11 +36,10 @@ class Target:
     source_file: str | None
 
 
-def load_target(target: str | Callable[..., Any]) -> Target:
-    """Load and validate ``target`` ("FILE.py:FUNCTION", "FILE.py" meaning
-    its ``crawl``, or a callable)."""
-    if callable(target) and not isinstance(target, str):
-        return _validated(target, getattr(target, "__qualname__", repr(target)), _source_file(target))
+def parse_target(target: str) -> tuple[Path, str]:
+    """Split ``"FILE.py:FUNCTION"`` (or ``"FILE.py"``, meaning its ``crawl``)
+    and check what can be checked without running the user's code: the
+    shape, the function name, that the file exists."""
     if not isinstance(target, str) or not target.strip():
         raise CheckInputError("expected FILE.py:FUNCTION, e.g. examples/interview/reference_threadpool.py:crawl")
     path_text, sep, name = target.strip().rpartition(":")
@@ -53,6 +52,17 @@ def load_target(target: str | Callable[..., Any]) -> Target:
     path = Path(path_text)
     if not path.is_file():
         raise CheckInputError(f"{path_text}: no such file")
+    return path, name
+
+
+def load_target(target: str | Callable[..., Any]) -> Target:
+    """Load and validate ``target`` ("FILE.py:FUNCTION", "FILE.py" meaning
+    its ``crawl``, or a callable).  This imports the user's file: `crawlsim
+    check` does it only in its sandboxed child (``child.py``)."""
+    if callable(target) and not isinstance(target, str):
+        return _validated(target, getattr(target, "__qualname__", repr(target)), _source_file(target))
+    path, name = parse_target(target)
+    path_text = str(path)
     module = _import_file(path)
     if not hasattr(module, name):
         available = sorted(

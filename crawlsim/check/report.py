@@ -47,6 +47,14 @@ class CheckResult:
     kind: CheckKind = "correctness"
     level: Literal["L4", "L5", "L6"] | None = None
     title: str = ""
+    rules: str | None = None
+    """The first rule set that requires this check (``leetcode``,
+    ``interview`` or ``strict``); ``None`` for notes and timing checks."""
+    cause: str | None = None
+    """What went wrong, as one word (``dup-fetch``, ``fragment``...): a cause
+    is counted once however many checks it fails."""
+    same_cause_as: str | None = None
+    """The earlier failed check with the same cause, if any."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,7 +65,14 @@ class CheckResult:
             "passed": self.passed,
             "explanation": self.explanation,
             "details": self.details,
+            "rules": self.rules,
+            "cause": self.cause,
+            "same_cause_as": self.same_cause_as,
         }
+
+
+def plural_causes(n: int) -> str:
+    return "1 cause" if n == 1 else f"{n} causes"
 
 
 def level_reached(checks: Iterable[CheckResult]) -> tuple[str, list[str]]:
@@ -86,6 +101,10 @@ class CheckReport:
     """Only some cases were run (``only=``): the level covers those."""
     runs: dict[str, CaseRun] = field(default_factory=dict, repr=False)
     """The raw observations per case, for traces (not serialised)."""
+    rules: str = "interview"
+    """The rule set the checks were graded by."""
+    seed: int | None = None
+    """The ``--seed`` given, if any (race cases explore only that seed)."""
 
     @property
     def ok(self) -> bool:
@@ -119,6 +138,8 @@ class CheckReport:
             "mode": self.mode,
             "quick": self.quick,
             "partial": self.partial,
+            "rules": self.rules,
+            "seed": self.seed,
             "ok": self.ok,
             "level": self.level,
             "blocking": self.blocking,
@@ -132,16 +153,15 @@ class CheckReport:
 
     def render(self, width: int = 100) -> str:
         """The report as plain text (what the CLI prints)."""
+        seed = f", --seed {self.seed}" if self.seed is not None else ""
         lines = [
             f"crawlsim check {self.target}  ({self.mode}, {'quick' if self.quick else 'full'} run, "
-            f"{self.elapsed:.1f} s)",
+            f"--rules {self.rules}{seed}, {self.elapsed:.1f} s)",
             "",
         ]
         name_width = max((len(c.name) for c in self.checks), default=4)
         for c in self.checks:
-            mark = (
-                "PASS" if c.passed else ("note" if c.kind == "note" else "FAIL" if c.kind == "correctness" else "WARN")
-            )
+            mark = "note" if c.kind == "note" else "PASS" if c.passed else "FAIL" if c.kind == "correctness" else "WARN"
             head = f"  {mark}  {c.name:<{name_width}}  "
             body = c.explanation
             if c.title and not c.passed:
@@ -151,9 +171,13 @@ class CheckReport:
             lines.extend(" " * len(head) + more for more in wrapped[1:])
         correctness = [c for c in self.checks if c.kind == "correctness"]
         failed = [c.name for c in correctness if not c.passed]
+        causes = [c for c in correctness if not c.passed and c.same_cause_as is None]
         lines.append("")
         if failed:
-            lines.append(f"Correctness: {len(failed)} of {len(correctness)} checks failed: {', '.join(failed)}.")
+            line = f"Correctness: {len(failed)} of {len(correctness)} checks failed: {', '.join(failed)}"
+            if len(causes) < len(failed):
+                line += f" ({plural_causes(len(causes))}: {', '.join(c.cause or c.name for c in causes)})"
+            lines.append(line + ".")
         else:
             lines.append(f"Correctness: all {len(correctness)} checks passed.")
         level_line = f"Level reached: {self.level}"

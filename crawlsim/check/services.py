@@ -62,6 +62,8 @@ class FetchRecord:
     outcome: Outcome = "running"
     links: tuple[str, ...] = ()
     error: str | None = None
+    thread: str = ""
+    """Name of the thread that called ``get_urls`` (which worker fetched it)."""
 
 
 class SimService:
@@ -84,6 +86,8 @@ class SimService:
         self._busy_slots: set[int] = set()
         self._abandoned = False
         self._t0 = time.perf_counter()
+        self._last_activity = 0.0
+        """When a fetch last started or ended (seconds since the run started)."""
         self.peak = 0
 
     # ------------------------------------------------------------ clock
@@ -151,7 +155,10 @@ class SimService:
             while slot in self._busy_slots:
                 slot += 1
             self._busy_slots.add(slot)
-            record = FetchRecord(len(self._records) + 1, url, page_of(url), self.now(), slot)
+            record = FetchRecord(
+                len(self._records) + 1, url, page_of(url), self.now(), slot, thread=threading.current_thread().name
+            )
+            self._last_activity = record.start
             self._records.append(record)
             self._running[record.fetch_id] = record
             self.peak = max(self.peak, len(self._running))
@@ -166,6 +173,7 @@ class SimService:
     def _end(self, record: FetchRecord, outcome: Outcome) -> None:
         with self._cond:
             record.end = self.now()
+            self._last_activity = record.end
             record.outcome = outcome
             self._running.pop(record.fetch_id, None)
             group = self._group_of.get(record.page)
@@ -211,6 +219,13 @@ class SimService:
         """Rendezvous groups whose pages were all in flight together."""
         with self._cond:
             return set(self._met)
+
+    def idle_for(self, now: float) -> float:
+        """Seconds with no fetch in flight and none started or ended: how long
+        the crawl has shown no sign of progress (0 while a fetch is in flight,
+        since every simulated fetch ends on its own)."""
+        with self._cond:
+            return 0.0 if self._running else max(0.0, now - self._last_activity)
 
     def in_flight(self) -> list[FetchRecord]:
         with self._cond:

@@ -1,0 +1,98 @@
+"""The sandboxed side of `crawlsim check`: import and run the user's crawler.
+
+Started by ``sandbox.py`` as ``python -m crawlsim.check.child CMD_FD OUT_FD``.
+It reads one JSON command per line from ``CMD_FD`` and writes one JSON
+answer per line to ``OUT_FD`` -- plain data only, so nothing the user's code
+does in here (``os._exit``, patching the grader, closing ``sys.stdout``,
+threads that never end) can change what the parent decides: the parent
+judges and writes the report.
+
+Before the user's file is imported, the process limits its own address
+space (``MEMORY_LIMIT``), points its standard output at standard error (so a
+crawler's ``print`` can never mix with the report or the protocol), and
+reads nothing from standard input (the parent gives it ``/dev/null``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import sys
+from typing import Any
+
+MEMORY_LIMIT = 2 * 1024**3
+"""Address space of the child, in bytes (2 GiB).  Address space, not
+resident memory: every thread reserves its stack (8 MiB by default) out of
+it, so 2 GiB leaves room for a couple of hundred threads while an endless
+list still ends in a ``MemoryError`` within seconds."""
+
+
+def _limit_memory() -> None:
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = MEMORY_LIMIT if hard == resource.RLIM_INFINITY else min(MEMORY_LIMIT, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):  # a platform without it: the deadlines still hold
+        pass
+
+
+def _send(fd: int, message: dict[str, Any]) -> None:
+    data = (json.dumps(message, default=str) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _explorer_import() -> contextlib.AbstractContextManager[object]:
+    """Import the user's file so that the interleaving explorer (when
+    installed) controls its module-level locks and queues too."""
+    try:
+        from crawlsim.check import interleave  # type: ignore[attr-defined]
+    except ImportError:
+        return contextlib.nullcontext()
+    install = getattr(interleave, "install_for_import", None)
+    return install() if install is not None else contextlib.nullcontext()
+
+
+def main(argv: list[str]) -> None:
+    cmd_fd, out_fd = int(argv[0]), int(argv[1])
+    _limit_memory()
+    os.dup2(2, 1)  # the crawler's prints go to stderr; stdout is the parent's
+    commands = os.fdopen(cmd_fd, "r", encoding="utf-8")
+
+    from crawlsim.check import runner
+    from crawlsim.check.cases import case_named
+    from crawlsim.check.loader import CheckInputError, load_target
+    from crawlsim.check.races import run_case_or_race
+
+    runner.CRAWL_THREAD_DAEMON = False  # os._exit below: a stuck crawl cannot hold this process open
+
+    target = None
+    for line in commands:
+        command = json.loads(line)
+        op = command.get("op")
+        if op == "load":
+            try:
+                with _explorer_import():
+                    target = load_target(command["target"])
+            except CheckInputError as exc:
+                _send(out_fd, {"kind": "input-error", "message": str(exc)})
+                continue
+            _send(
+                out_fd,
+                {"kind": "loaded", "is_async": target.is_async, "label": target.label, "source": target.source_file},
+            )
+        elif op == "case" and target is not None:
+            case = case_named(command["name"], bool(command.get("quick")), command.get("termination_slow"))
+            run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"))
+            _send(out_fd, {"kind": "case", "run": run.to_plain()})
+        else:
+            break
+    os._exit(0)  # never wait for threads the crawler left behind
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

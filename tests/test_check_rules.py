@@ -1,0 +1,218 @@
+"""Rule sets, the buggy examples of issue 12, evidence-based hints, and the
+same verdict on every run."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import crawlsim.check
+from crawlsim.check import CheckReport, main, run_check
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
+
+
+def example(name: str) -> str:
+    return f"{EXAMPLES / name}.py:crawl"
+
+
+def graded_failures(report: CheckReport) -> set[str]:
+    return {c.name for c in report.checks if not c.passed and c.kind == "correctness"}
+
+
+# ---------------------------------------------------------------- rule sets
+
+
+def test_a_correct_leetcode_answer_exits_0_under_leetcode_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("leetcode_answer"), "--quick", "--rules", "leetcode"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--rules leetcode" in out and "Correctness: all" in out
+    assert "note fragments [" in out
+    assert "Not graded under --rules leetcode: the interview question (seed 001) requires it (it would fail)" in out
+
+
+def test_the_interview_rules_add_fragments_and_a_raising_get_urls() -> None:
+    report = run_check(example("leetcode_answer"), quick=True, rules="interview")
+    assert graded_failures(report) == {"fragments", "fetch-error"}
+    for name in ("fragments", "fetch-error"):
+        check = report.check(name)
+        assert check.rules == "interview"
+        assert "[Required by the interview question (seed 001).]" in check.explanation
+
+
+def test_strict_rules_grade_ports_and_userinfo() -> None:
+    def netloc_crawl(start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int) -> list[str]:
+        seen, todo = {start_url}, [start_url]
+        while todo:
+            for link in get_urls(todo.pop()):
+                if urlsplit(link).netloc == urlsplit(start_url).netloc and link not in seen:
+                    seen.add(link)
+                    todo.append(link)
+        return sorted(seen)
+
+    lenient = run_check(netloc_crawl, quick=True, only=["url-details"], rules="interview")
+    assert lenient.ok and lenient.check("url-details").kind == "note"
+    strict = run_check(netloc_crawl, quick=True, only=["url-details"], rules="strict")
+    check = strict.check("url-details")
+    assert not strict.ok and not check.passed and check.kind == "correctness"
+    assert "http://a.com:8080/port" in check.explanation and "--rules strict" in check.explanation
+
+
+def test_an_unknown_rule_set_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_threadpool"), "--rules", "lax"]) == 2
+    assert "invalid choice: 'lax'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the buggy examples, under both rule sets
+
+EXAMPLE_BUGS = [
+    # (example, cases to run, the check that must fail, a phrase of its explanation)
+    ("buggy_hardcoded_threads", ["pool-2", "pool-3"], "max-workers", "max_workers=2"),
+    ("buggy_lstrip_host", ["host-scope"], "host-scope", "http://pa.com/"),
+    ("buggy_idle_timeout", ["slow-service"], "concurrency", "quit by"),
+    ("buggy_workers_never_exit", ["basic"], "threads-exit", "buggy_workers_never_exit.py:"),
+    ("buggy_seen_on_finish", ["seen-race"], "seen-race", "when you submit"),
+    ("buggy_substring_host", ["host-scope"], "host-scope", "look-alike"),
+    ("buggy_stops_when_queue_empty", ["termination"], "termination", "empty queue"),
+]
+
+
+@pytest.mark.parametrize("rules", ["leetcode", "interview"])
+@pytest.mark.parametrize(("name", "only", "check", "phrase"), EXAMPLE_BUGS, ids=[b[0] for b in EXAMPLE_BUGS])
+def test_each_buggy_example_fails_its_check_under_both_rule_sets(
+    name: str, only: list[str], check: str, phrase: str, rules: str
+) -> None:
+    report = run_check(example(name), quick=True, only=only, rules=rules)
+    result = report.check(check)
+    assert not result.passed, result.explanation
+    assert phrase in result.explanation, result.explanation
+    if result.kind == "correctness":
+        assert "[Required by LeetCode 1242's statement.]" in result.explanation
+        assert not report.ok
+
+
+def test_interview_only_bugs_are_notes_under_leetcode_rules() -> None:
+    for name, case in (("buggy_raw_fragments", "fragments"), ("buggy_exception_ends_crawl", "fetch-error")):
+        leetcode = run_check(example(name), quick=True, only=[case], rules="leetcode")
+        assert leetcode.ok and leetcode.check(case).kind == "note" and not leetcode.check(case).passed
+        interview = run_check(example(name), quick=True, only=[case], rules="interview")
+        assert not interview.ok and case in graded_failures(interview)
+
+
+def test_an_unlocked_check_then_add_is_caught_by_the_interleaving_explorer() -> None:
+    pytest.importorskip("crawlsim.check.interleave")
+    report = run_check(example("buggy_check_then_add"), quick=True, only=["check-then-add"])
+    result = report.check("check-then-add")
+    assert not result.passed and "Caught with seed" in result.explanation and "--seed" in result.explanation
+
+
+# ---------------------------------------------------------------- evidence in the hints
+
+
+def test_idle_timeout_workers_are_named_as_the_cause_not_a_missing_pool() -> None:
+    report = run_check(example("buggy_idle_timeout"), quick=True, only=["slow-service"])
+    text = report.check("concurrency").explanation
+    assert "9 of the 10 threads the crawl started quit by" in text and "queue.get(timeout=" in text
+    assert "run fetches in a thread pool" not in text
+    assert report.ok  # the pages are right: it is slow, not wrong
+
+
+def crawl_with_a_dying_helper(start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int) -> list[str]:
+    def helper() -> None:
+        raise KeyError("helper gave up")  # the line the report must point at
+
+    thread = threading.Thread(target=helper)
+    thread.start()
+    thread.join()
+    seen, todo = {start_url}, [start_url]
+    while todo:
+        for link in get_urls(todo.pop()):
+            link = link.partition("#")[0]
+            if urlsplit(link).hostname == urlsplit(start_url).hostname and link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return sorted(seen)
+
+
+def crawl_plain(start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int) -> list[str]:
+    seen, todo = {start_url}, [start_url]
+    while todo:
+        for link in get_urls(todo.pop()):
+            if urlsplit(link).hostname == urlsplit(start_url).hostname and link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return sorted(seen)
+
+
+def test_a_dead_thread_is_in_the_text_report_even_when_the_case_passes() -> None:
+    report = run_check(crawl_with_a_dying_helper, quick=True, only=["basic"])
+    check = report.check("basic")
+    assert check.passed
+    assert "a thread of the crawl died: KeyError" in check.explanation
+    assert "test_check_rules.py:" in check.explanation and "raise KeyError" in report.render()
+
+
+# ---------------------------------------------------------------- --seed and the explorer hook
+
+
+def test_seed_is_reported_and_the_race_hook_reports_what_the_explorer_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[dict[str, object]] = []
+
+    def explore(
+        target: Callable[[], list[str]], *, seeds: list[int], files: list[str], preemption_bound: int
+    ) -> object:
+        calls.append({"seeds": seeds, "files": files, "outcome": target()})
+        step = ("Thread-2", files[0], 21, "if link not in seen:")
+        schedule = types.SimpleNamespace(seed=seeds[0], outcome=["http://a.com/c"], switches=[step])
+        return types.SimpleNamespace(schedules=[schedule], seconds=0.1)
+
+    fake = types.ModuleType("crawlsim.check.interleave")
+    fake.explore = explore  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "crawlsim.check.interleave", fake)
+    monkeypatch.setattr(crawlsim.check, "interleave", fake, raising=False)
+
+    report = run_check(crawl_plain, quick=True, only=["seen-race"], seed=7)
+    assert calls and calls[0]["seeds"] == [7] and str(calls[0]["files"][0]).endswith("test_check_rules.py")
+    assert isinstance(calls[0]["outcome"], list)  # the crawl ran as a plain callable
+    result = report.check("seen-race")
+    assert not result.passed
+    assert "Caught with seed 7" in result.explanation and "Replay it with --seed 7" in result.explanation
+    assert "Thread-2 at line 21: `if link not in seen:`" in result.explanation
+    assert "--seed 7" in report.render().splitlines()[0]
+
+
+# ---------------------------------------------------------------- same result every run
+
+SAME_EVERY_RUN = [
+    ("reference_threadpool", ["seen-race", "termination"]),
+    ("reference_asyncio", ["seen-race", "termination"]),
+    ("reference_sequential", ["basic", "seen-race"]),
+    ("leetcode_answer", ["fragments", "fetch-error"]),
+    ("buggy_seen_on_finish", ["seen-race"]),
+    ("buggy_stops_when_queue_empty", ["termination"]),
+    ("buggy_substring_host", ["host-scope"]),
+    ("buggy_raw_fragments", ["fragments"]),
+    ("buggy_exception_ends_crawl", ["fetch-error"]),
+    ("buggy_hardcoded_threads", ["pool-2"]),
+    ("buggy_lstrip_host", ["host-scope"]),
+    ("buggy_idle_timeout", ["slow-service"]),
+    ("buggy_workers_never_exit", ["no-links"]),
+    ("buggy_check_then_add", ["check-then-add"]),
+]
+
+
+@pytest.mark.parametrize(("name", "only"), SAME_EVERY_RUN, ids=[s[0] for s in SAME_EVERY_RUN])
+def test_the_same_file_gives_the_same_verdict_five_times(name: str, only: list[str]) -> None:
+    verdicts = set()
+    for _ in range(5):
+        report = run_check(example(name), quick=True, only=only)
+        verdicts.add((report.ok, tuple(sorted(c.name for c in report.checks if not c.passed)), report.level))
+    assert len(verdicts) == 1, verdicts
