@@ -183,7 +183,8 @@ class Scheduler:
         self._steps = opts.normalize_steps
         self._page_of = page_of
         self._track_pages = page_of is not None or not (SAFE_STEPS <= self._steps)
-        self._fetched_pages: set[str] = set()
+        self._fetched_pages: dict[str, str] = {}
+        """Page (true identity) -> the URL that fetched it first; any other URL of it is a duplicate."""
         self._seen = make_seen(opts.seen, opts.bloom_capacity, opts.bloom_error_rate)
         self._seen_set, self._seen_add = fast_ops(self._seen)
         self._already_canonical = already_canonical_test(self._steps)
@@ -657,7 +658,7 @@ class Scheduler:
         else:
             stats.fetches += 1
             if self._track_pages:
-                page, duplicate = self._page_identity(url, attempt)
+                page, duplicate = self._page_identity(url)
         fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
         host.in_flight += 1
         gap = self._gap if self._gap >= host.crawl_delay else host.crawl_delay  # noqa: FURB136 (hot path: no call)
@@ -678,7 +679,7 @@ class Scheduler:
             self._events.append(FetchStarted(now, fetch_id, url, host.name, kind, depth, attempt, slot, page, duplicate))
         return fetch
 
-    def _page_identity(self, url: str, attempt: int) -> tuple[str, bool]:
+    def _page_identity(self, url: str) -> tuple[str, bool]:
         """The page's true identity, and whether it was fetched before under
         another spelling (only possible when normalization is weak)."""
         if not self._track_pages:
@@ -690,13 +691,14 @@ class Scheduler:
                 page = canonical_or_raise(url, None, SAFE_STEPS)
             except CanonicalizeError:
                 page = url
-        if attempt > 1:
+        # A retry is a duplicate exactly when its first attempt was: keyed by
+        # the URL that claimed the page, so a retried duplicate's success is
+        # never counted as a second page fetched.
+        first = self._fetched_pages.setdefault(page, url)
+        if first == url:
             return page, False
-        if page in self._fetched_pages:
-            self.stats.duplicate_fetches += 1
-            return page, True
-        self._fetched_pages.add(page)
-        return page, False
+        self.stats.duplicate_fetches += 1
+        return page, True
 
     def _finish(self, fetch_id: int) -> _InFlight:
         flight = self._in_flight.pop(fetch_id, None)
