@@ -80,6 +80,7 @@ EXAMPLE_BUGS = [
     ("buggy_seen_on_finish", ["seen-race"], "seen-race", "when you submit"),
     ("buggy_substring_host", ["host-scope"], "host-scope", "look-alike"),
     ("buggy_stops_when_queue_empty", ["termination"], "termination", "empty queue"),
+    ("buggy_check_then_add", ["check-then-add"], "check-then-add", "lock around both"),
 ]
 
 
@@ -106,10 +107,19 @@ def test_interview_only_bugs_are_notes_under_leetcode_rules() -> None:
 
 
 def test_an_unlocked_check_then_add_is_caught_by_the_interleaving_explorer() -> None:
-    pytest.importorskip("crawlsim.check.interleave")
     report = run_check(example("buggy_check_then_add"), quick=True, only=["check-then-add"])
     result = report.check("check-then-add")
     assert not result.passed and "Caught with seed" in result.explanation and "--seed" in result.explanation
+    # the fix named is the one this code lacks: it marks seen at submit time already, without a lock
+    assert "lock around both" in result.explanation, result.explanation
+    assert "when you submit" not in result.explanation, result.explanation
+
+
+def test_a_seen_set_marked_too_late_keeps_the_mark_on_submit_hint() -> None:
+    report = run_check(example("buggy_seen_on_finish"), quick=True, only=["seen-race"])
+    result = report.check("seen-race")
+    assert not result.passed and "when you submit" in result.explanation, result.explanation
+    assert "lock around both" not in result.explanation, result.explanation
 
 
 # ---------------------------------------------------------------- evidence in the hints

@@ -219,12 +219,28 @@ def judge_case(run: CaseRun) -> CheckResult:
     return CheckResult(case.name, True, text, details, "correctness", case.level, case.title, rules=case.rules)
 
 
+ATOMIC_HINT = (
+    "Two threads passed the `not in seen` check for the same URL before either added it: the check and "
+    "the add must be one step. Hold one lock around both (and the submit), or let a single coordinator "
+    "thread own the seen set and decide every submit."
+)
+"""The fix when the evidence is a narrow race between check and add, not a
+seen set marked too late (where the case's own lesson is the fix)."""
+
+
 def _add_race(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
-    """What the interleaving explorer caught (see ``races.py``)."""
+    """What the interleaving explorer caught (see ``races.py``).
+
+    The hint follows the evidence: when the timed run on real threads fetched
+    nothing twice, the duplicate exists only in a schedule that switched
+    threads between the check and the add -- a missing lock, which marking
+    seen at submit time (the case's lesson) does not cure."""
     details["race"] = run.race
     found = findings.race_caught(run)
     if found is not None:
         _record(verdict, details, found)
+        if verdict.lesson_override is None and not duplicate_fetches(run):
+            verdict.lesson_override = ATOMIC_HINT
 
 
 def _add_timeout(verdict: _Verdict, run: CaseRun, details: dict[str, Any]) -> None:
@@ -462,6 +478,7 @@ def _systematic_or_race(verdict: _Verdict, run: CaseRun, duplicated: set[str]) -
             f"{hit} of the {len(shared)} links both pages returned were fetched twice and the rest once: "
             "the signature of two threads passing the `not in seen` check before either adds."
         )
+        verdict.lesson_override = ATOMIC_HINT
 
 
 def _link_index(run: CaseRun) -> dict[str, list[tuple[float, str]]]:
