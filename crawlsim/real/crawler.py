@@ -882,22 +882,8 @@ class HttpFetcher:
                 return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
         except _Stop:
             raise
-        except (TimeoutError, aiohttp.ServerTimeoutError):
-            raise _Stop(f"timeout after {self.limits.timeout:g} s", transient=True) from None
-        except aiohttp.ClientConnectorError as err:
-            if isinstance(err.os_error, _RefusedAddress):
-                raise _Stop(f"refused before connecting: {err.os_error} (--allow-private allows it)") from None
-            raise _Stop(f"cannot connect: {err.os_error.strerror or err}", transient=True) from None
-        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
-            raise _Stop(f"connection closed mid-response: {_brief(err)}", transient=True) from None
-        except aiohttp.ClientResponseError as err:
-            what = (err.message or "").strip().splitlines()[0].rstrip(":") if err.message else _brief(err)
-            raise _Stop(f"not a valid HTTP response ({what})") from None
-        except aiohttp.ClientOSError as err:
-            reason = "connection reset" if err.errno in (104, 54, 10054) else f"network error: {_brief(err)}"
-            raise _Stop(reason, transient=True) from None
-        except aiohttp.ClientError as err:
-            raise _Stop(f"HTTP client error: {_brief(err)}") from None
+        except (TimeoutError, aiohttp.ClientError) as err:
+            raise _stop_for(err, self.limits.timeout) from None
 
 
     async def _get_robots(
@@ -922,22 +908,30 @@ class HttpFetcher:
                         del body[body.rfind(b"\n", 0, limit) + 1 :]  # the last whole line within the limit
                         break
                 return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
-        except (TimeoutError, aiohttp.ServerTimeoutError):
-            raise _Stop(f"timeout after {self.limits.timeout:g} s", transient=True) from None
-        except aiohttp.ClientConnectorError as err:
-            if isinstance(err.os_error, _RefusedAddress):
-                raise _Stop(f"refused before connecting: {err.os_error} (--allow-private allows it)") from None
-            raise _Stop(f"cannot connect: {err.os_error.strerror or err}", transient=True) from None
-        except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as err:
-            raise _Stop(f"connection closed mid-response: {_brief(err)}", transient=True) from None
-        except aiohttp.ClientResponseError as err:
-            raise _Stop(f"not a valid HTTP response ({_brief(err)})") from None
-        except aiohttp.ClientOSError as err:
-            reason = "connection reset" if err.errno in (104, 54, 10054) else f"network error: {_brief(err)}"
-            raise _Stop(reason, transient=True) from None
-        except aiohttp.ClientError as err:
-            raise _Stop(f"HTTP client error: {_brief(err)}") from None
+        except (TimeoutError, aiohttp.ClientError) as err:
+            raise _stop_for(err, self.limits.timeout) from None
 
+
+
+def _stop_for(err: BaseException, timeout: float) -> _Stop:
+    """One failed request as the reason the core records (and whether to retry).
+
+    Shared by page and robots.txt requests, so both fail with the same words."""
+    if isinstance(err, (TimeoutError, aiohttp.ServerTimeoutError)):
+        return _Stop(f"timeout after {timeout:g} s", transient=True)
+    if isinstance(err, aiohttp.ClientConnectorError):
+        if isinstance(err.os_error, _RefusedAddress):
+            return _Stop(f"refused before connecting: {err.os_error} (--allow-private allows it)")
+        return _Stop(f"cannot connect: {err.os_error.strerror or err}", transient=True)
+    if isinstance(err, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        return _Stop(f"connection closed mid-response: {_brief(err)}", transient=True)
+    if isinstance(err, aiohttp.ClientResponseError):
+        what = (err.message or "").strip().splitlines()[0].rstrip(":") if err.message else _brief(err)
+        return _Stop(f"not a valid HTTP response ({what})")
+    if isinstance(err, aiohttp.ClientOSError):
+        reason = "connection reset" if err.errno in (104, 54, 10054) else f"network error: {_brief(err)}"
+        return _Stop(reason, transient=True)
+    return _Stop(f"HTTP client error: {_brief(err)}")
 
 def _brief(err: BaseException) -> str:
     text = str(err) or type(err).__name__
