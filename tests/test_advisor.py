@@ -35,7 +35,7 @@ PHRASE_KNOB = {
     "More workers": "workers",
     "A higher per-host limit": "per_host",
     "A smaller gap": "gap",
-    "Honouring less Crawl-delay": "max_crawl_delay",
+    "A shorter Crawl-delay from the site": "max_crawl_delay",
     "A per-host frontier": "frontier",
 }
 

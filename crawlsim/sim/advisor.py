@@ -12,7 +12,8 @@ reruns the crawl with that knob turned and quotes the rerun:
 * half the gap, when there is a gap;
 * Crawl-delay honoured only up to half of the largest one met
   (``max_crawl_delay``), when a host's Crawl-delay spaced its requests more
-  than the gap;
+  than the gap.  The site sets its Crawl-delay, so the sentence credits "a
+  shorter Crawl-delay from the site", never a crawler that honours less of it;
 * a per-host frontier, when the crawl uses the single FIFO queue.
 
 The sentence names no knob it did not measure, e.g.::
@@ -56,14 +57,14 @@ NO_HELP_PHRASES = {
     "workers": "More workers do not help.",
     "per_host": "A higher per-host limit does not help.",
     "gap": "A smaller gap does not help.",
-    "max_crawl_delay": "Honouring less Crawl-delay does not help.",
+    "max_crawl_delay": "A shorter Crawl-delay from the site does not help.",
     "frontier": "A per-host frontier does not help.",
 }
 KNOB_PHRASES = {
     "workers": "More workers help",
     "per_host": "A higher per-host limit helps",
     "gap": "A smaller gap helps",
-    "max_crawl_delay": "Honouring less Crawl-delay helps",
+    "max_crawl_delay": "A shorter Crawl-delay from the site helps",
     "frontier": "A per-host frontier helps",
 }
 
