@@ -226,3 +226,12 @@ def test_the_same_file_gives_the_same_verdict_five_times(name: str, only: list[s
         report = run_check(example(name), quick=True, only=only)
         verdicts.add((report.ok, tuple(sorted(c.name for c in report.checks if not c.passed)), report.level))
     assert len(verdicts) == 1, verdicts
+
+
+def test_a_replayed_seed_says_only_that_schedule_was_explored(capsys: pytest.CaptureFixture[str]) -> None:
+    """A replay of a seed that does not race passes that case; the report must not read as a clean bill."""
+    assert main([f"{example('buggy_check_then_add')}", "--only", "check-then-add", "--seed", "1"]) in (0, 1)
+    assert "only schedule 1 was explored" in capsys.readouterr().out
+    for bad in ("-5", "99999999999999999999"):
+        assert main([f"{example('buggy_check_then_add')}", "--only", "basic", "--seed", bad]) == 2
+        assert "--seed: expected a whole number from 0 to" in capsys.readouterr().err

@@ -61,12 +61,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_SEED = 2**32 - 1
+"""The largest --seed: the explorer's schedules are named by 32-bit seeds."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse already printed usage and the error
         return int(exit_.code or 0)
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        print(f"crawlsim check: error: --seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}", file=sys.stderr)
+        return 2
     only = [name.strip() for name in args.only.split(",") if name.strip()] if args.only else None
     if only is not None and args.trace and args.trace_case not in only:
         only.append(args.trace_case)

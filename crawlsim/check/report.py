@@ -180,6 +180,12 @@ class CheckReport:
             lines.append(line + ".")
         else:
             lines.append(f"Correctness: all {len(correctness)} checks passed.")
+        if self.seed is not None:
+            # a replay explores one schedule: a pass here says nothing of the others
+            lines.append(
+                f"Races: only schedule {self.seed} was explored (--seed replays one schedule); "
+                "run without --seed to explore them all."
+            )
         level_line = f"Level reached: {self.level}"
         if self.blocking:
             level_line += f" (the next level needs: {', '.join(self.blocking)})"
