@@ -35,12 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""
 
-EXIT_USAGE = 2
-
-
-class UsageError(ValueError):
-    """A command-line mistake.  The CLI prints ``crawlsim: error: <message>``
-    on one line and exits with status 2."""
+from crawlsim.errors import EXIT_USAGE, UsageError  # noqa: E402 (re-exported: commands raise it)
 
 
 def _version() -> str:

@@ -270,6 +270,38 @@ match_authority = _AUTHORITY.match
 absolute URL: :func:`split_host` without the call, for hot loops."""
 
 
+def host_key(url: str) -> str:
+    """The one host key of an absolute URL: the server whose politeness
+    limits a request to ``url`` counts against.
+
+    Lowercase host, the port only when it is not the scheme's default
+    (``http://A.com:80/x`` and ``http://a.com/x`` reach one server, so they
+    share one key), no user info, an IPv6 literal in its brackets.  Every
+    module that groups URLs by host -- the scheduler, the real crawler, the
+    checker's cases, the replay -- derives it here, so a host is the same
+    host in every view.  ``""`` when ``url`` has no ``scheme://`` authority.
+    """
+    m = _AUTHORITY.match(url)
+    if m is None or "://" not in url:
+        return ""
+    netloc = m[1]
+    if "@" in netloc:
+        netloc = netloc.rpartition("@")[2]
+    netloc = netloc.lower()
+    if netloc.startswith("["):
+        end = netloc.find("]")
+        if end < 0:
+            return netloc
+        host, port = netloc[: end + 1], netloc[end + 2 :] if netloc[end + 1 : end + 2] == ":" else ""
+    else:
+        host, _, port = netloc.partition(":")
+    if not port:
+        return host
+    if port.isdigit() and int(port) == DEFAULT_PORTS.get(url[: url.index(":")].lower()):
+        return host
+    return f"{host}:{port}"
+
+
 def split_host(url: str) -> tuple[str, str]:
     """``(host[:port], hostname)`` of a canonical absolute URL, without a full
     parse: the scheduler calls this for every accepted link."""
