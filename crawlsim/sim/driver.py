@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
@@ -276,30 +276,46 @@ class _Crawl:
                 points.append(point)
 
     def result(self) -> SimRun:
-        """The finished crawl's :class:`SimRun` (per-host dicts in :attr:`completed` order)."""
-        tallies, completed, sched = self.tallies, self.completed, self.sched
-        busy = {h: tallies[h].page_busy + tallies[h].robots_busy for h in completed}
-        fetches_per_host = {h: t.fetches for h, t in tallies.items()}
+        """The finished crawl's :class:`SimRun`."""
+        sched = self.sched
+        hosts = self._per_host()
         run = SimRun(
             options=self.opts,
             stats=sched.stats,
             finish_time=self.finish,
             trace=self.events,
-            busy_time=sum(busy.values()),
+            busy_time=sum(hosts["host_busy"].values()),
             wasted_time=self.wasted,
-            host_busy=busy,
-            host_fetches=fetches_per_host,
-            host_latency={h: busy[h] / n for h, n in fetches_per_host.items() if n and h in busy},
-            host_min_latency={h: tallies[h].fastest for h in completed},
-            host_gap={h: (tallies[h].smallest_gap if tallies[h].smallest_gap != _INF else 0.0) for h in completed},
             series=self.points,
             failures=dict(sched.failures),
-            host_page_fetches={h: t.fetches - t.robots_fetches for h, t in tallies.items()},
-            host_page_min_latency={h: tallies[h].fastest_page for h in completed if tallies[h].fastest_page != _INF},
-            host_robots_busy={h: tallies[h].robots_busy for h in completed if tallies[h].robots_busy},
-            host_crawl_delay={h: st.crawl_delay for h, st in sched.host_states().items() if st.crawl_delay > 0},
             deepest_fetch=self.deepest,
+            **hosts,
         )
         if self.opts.seen == "exact" and self.opts.record_events:
             run.found = sched.found()
         return run
+
+    def _per_host(self) -> dict[str, Any]:
+        """SimRun's ``host_*`` figures: hosts that finished a fetch in
+        :attr:`completed` order, the fetch counts in start order."""
+        tallies, completed = self.tallies, self.completed
+        busy = {h: tallies[h].page_busy + tallies[h].robots_busy for h in completed}
+        fetches = {h: t.fetches for h, t in tallies.items()}
+        return {
+            "host_busy": busy,
+            "host_fetches": fetches,
+            "host_latency": {h: busy[h] / n for h, n in fetches.items() if n and h in busy},
+            "host_page_fetches": {h: t.fetches - t.robots_fetches for h, t in tallies.items()},
+            "host_crawl_delay": {h: st.crawl_delay for h, st in self.sched.host_states().items() if st.crawl_delay > 0},
+            **self._fastest(),
+        }
+
+    def _fastest(self) -> dict[str, dict[str, float]]:
+        """The fastest fetches, gaps and robots.txt time of the hosts that finished a fetch."""
+        finished = [(h, self.tallies[h]) for h in self.completed]
+        return {
+            "host_min_latency": {h: t.fastest for h, t in finished},
+            "host_gap": {h: (t.smallest_gap if t.smallest_gap != _INF else 0.0) for h, t in finished},
+            "host_page_min_latency": {h: t.fastest_page for h, t in finished if t.fastest_page != _INF},
+            "host_robots_busy": {h: t.robots_busy for h, t in finished if t.robots_busy},
+        }
