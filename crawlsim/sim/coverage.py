@@ -314,9 +314,7 @@ def _spellings(
     return spelled
 
 
-def _lost_in_discovery(
-    web: Web, page: str, links: list[tuple[str, str | None]], outcomes: _Outcomes
-) -> LostPage:
+def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]], outcomes: _Outcomes) -> LostPage:
     """Why a page neither failed nor was blocked: a spelling of it was skipped
     (depth, cap, scope, robots), every link to it was respelled
     (normalization), or no followed link led to it (not discovered)."""

@@ -210,7 +210,7 @@ class _Crawl:
             took = tally.sample(self.rng)
             if fetch.duplicate:
                 self.wasted += took
-            if fetch.depth > self.deepest:
+            if fetch.depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = fetch.depth
             if self.measure_gaps and fetch.kind == "page":
                 tally.note_gap(self.host_states[fetch.host].ready_at - now)

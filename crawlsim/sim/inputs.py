@@ -20,15 +20,19 @@ as an argument, so the protocol needs no way to copy itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.sim.latency import LatencyModel
 from crawlsim.sim.web import Web
 
 
+@runtime_checkable
 class SimInput(Protocol):
-    """Everything :func:`~crawlsim.sim.driver.simulate` reads (read-only)."""
+    """Everything :func:`~crawlsim.sim.driver.simulate` reads (read-only).
+
+    ``isinstance(x, SimInput)`` checks only that the five names exist (as
+    ``runtime_checkable`` does); their types are the type checker's job."""
 
     @property
     def options(self) -> CrawlOptions:

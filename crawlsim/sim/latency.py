@@ -14,7 +14,6 @@ Scenario files write a model as a bare number (fixed seconds) or a table::
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from abc import ABC, abstractmethod
