@@ -228,7 +228,7 @@ class _Crawl:
         """A fetch's timeout fired: report its response to the core, then dispatch.
         The fetch, its start time, its latency and its host's tally ride on the
         timeout's value (no closure per fetch)."""
-        fetch, started, took, tally = event.value
+        fetch, started, took, tally = event.value  # type: ignore[misc]  # SimPy types it Optional; ours is always set
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = self.finish = started + took
