@@ -6,7 +6,7 @@ import math
 
 from rich.text import Text
 
-from crawlsim.replay import HostStatus, Page, PageState, Replay, short_url
+from crawlsim.replay import HostStatus, PageState, Replay, UrlStatus, short_url
 from crawlsim.tui.base import (
     BAR_ORDER,
     LEGEND_ORDER,
@@ -78,7 +78,7 @@ class PagesView(Panel):
     # a row per page ------------------------------------------------------------------
 
     def as_list(self, hosts: list[HostStatus], width: int, height: int) -> list[Text] | None:
-        items: list[HostStatus | Page] = []
+        items: list[HostStatus | UrlStatus] = []
         for host in hosts:
             items.append(host)
             items.extend(host.pages)
@@ -88,10 +88,10 @@ class PagesView(Panel):
         col_width = (width + 2) // columns - 2
         if col_width < 26:
             return None
-        path_w = min(24, max((len(short_url(p.url, p.host)) for p in items if isinstance(p, Page)), default=8))
+        path_w = min(24, max((len(short_url(p.url, p.host)) for p in items if isinstance(p, UrlStatus)), default=8))
         parent_w = min(
             16,
-            max((len(short_url(p.parent, p.host)) for p in items if isinstance(p, Page) and p.parent), default=1),
+            max((len(short_url(p.parent, p.host)) for p in items if isinstance(p, UrlStatus) and p.parent), default=1),
         )
         cells: list[Text] = [self.page_row(item, col_width, path_w, parent_w) for item in items]
         rows: list[Text] = []
@@ -110,7 +110,7 @@ class PagesView(Panel):
         return rows
 
     @staticmethod
-    def page_row(item: HostStatus | Page, width: int, path_w: int = 16, parent_w: int = 8) -> Text:
+    def page_row(item: HostStatus | UrlStatus, width: int, path_w: int = 16, parent_w: int = 8) -> Text:
         """``● /docs/guide  ← /z  →2``: state, path, the page that linked to it
         first, and how many links it has once fetched."""
         runs = Runs()
