@@ -1,9 +1,11 @@
 """The terminal app: watch a simulated crawl, change a knob, see what changed.
 
-The app owns a clock and nothing else: the crawl is run once per setting by
-the SimPy driver (:func:`~crawlsim.session.run_session`), and every frame
-seeks the resulting :class:`~crawlsim.replay.Replay` to the simulated time
-``t`` and refreshes the panels.  ``t`` comes from the wall clock times the
+The app owns a clock and a source (:mod:`crawlsim.tui.sources`): a
+scenario run once per setting by the SimPy driver
+(:func:`~crawlsim.session.run_session`), a trace file, or a live crawl's
+events.  Every frame seeks the source's latest
+:class:`~crawlsim.replay.Replay` to the simulated time ``t`` and refreshes
+the panels.  ``t`` comes from the wall clock times the
 speed since the last anchor (play, pause, seek or speed change), never from
 counting timer ticks, so a slow frame never slows the crawl down and a
 paused app is perfectly still -- which is what makes snapshot tests exact.
@@ -41,7 +43,7 @@ from crawlsim.tui.widgets import (
 )
 
 WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order"})
-"""Actions that rerun the crawl: off when replaying a trace file."""
+"""Actions that rerun the crawl: off (shown dimmed) when the source cannot re-run."""
 
 
 class CrawlApp(App[int]):
