@@ -116,3 +116,31 @@ async def test_opening_a_scenario_stops_following_the_live_feed(see_it_trace) ->
         app.follow_source()  # what the live timer would do next
         await pilot.pause()
         assert app.result.knobs is not None and app.source.name == "interview"
+
+
+async def test_a_scenario_picked_in_a_live_view_plays_on_the_frame_clock(see_it_trace) -> None:
+    """A live view has no frame clock (it shows the latest moment); the
+    scenario picked from it does, so it plays instead of standing at t = 0."""
+    import asyncio
+
+    from crawlsim.tui.app import CrawlApp
+
+    now = [1000.0]
+    read = asyncio.Event()
+
+    def clock() -> float:
+        read.set()
+        return now[0]
+
+    feed = LiveFeed("http://a.com/")
+    feed.events.extend(see_it_trace)
+    feed.done = True
+    app = CrawlApp(live=feed, clock=clock, threaded=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.open_scenario(load_scenario("interview"))
+        assert app.playing and app.t == 0.0 and app.speed > 0
+        now[0] += 0.01
+        read.clear()
+        await asyncio.wait_for(read.wait(), timeout=30)  # the frame clock read the clock: no sleep
+        await pilot.pause()
+        assert app.t == pytest.approx(0.01 * app.speed)

@@ -21,6 +21,7 @@ from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
@@ -127,6 +128,8 @@ class CrawlApp(App[int]):
         self.simulating = False
         self._generation = 0
         self._panels: list[Panel] = []
+        self._frame_timer: Timer | None = None
+        self._poll_timer: Timer | None = None
         self._begin(source, at=at, playing=not paused, speed=speed or 0.0)
 
     def _begin(self, source: Source, *, at: float | None, playing: bool, speed: float) -> None:
@@ -174,8 +177,6 @@ class CrawlApp(App[int]):
         self.query_one("#bounds").border_title = "what bounds the finish time"
         self._fit_to_size()
         self._open()
-        if self.animated and self.source.poll_seconds is None:
-            self.set_interval(1.0 / self.fps, self.tick, name="frame clock")
 
     def _open(self) -> None:
         """Start the current source: say what it needs said, then run it
@@ -187,10 +188,22 @@ class CrawlApp(App[int]):
             self.notify(notice.detail, timeout=6)
         if source.knobs is not None:
             self._rerun(source.knobs)
-            return
-        self.follow_source()
+        else:
+            self.follow_source()
+        self._time_source(source)
+
+    def _time_source(self, source: Source) -> None:
+        """The timers ``source`` needs: a live crawl is polled for new events
+        (and shows its latest moment, no frame clock); any other source is
+        animated by the frame clock, started once, when a source first needs
+        it.  The last source's poll timer stops."""
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
+            self._poll_timer = None
         if source.poll_seconds is not None:
-            self.set_interval(source.poll_seconds, self.follow_source, name="live feed")
+            self._poll_timer = self.set_interval(source.poll_seconds, self.follow_source, name="live feed")
+        elif self.animated and self._frame_timer is None:
+            self._frame_timer = self.set_interval(1.0 / self.fps, self.tick, name="frame clock")
 
     def follow_source(self) -> None:
         """Show the source's new events, if any; a live crawl, unless paused,
