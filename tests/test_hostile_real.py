@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 from crawlsim.core.options import OptionError
 from crawlsim.drivers.threaded import crawl
 from crawlsim.real import server as server_module
-from crawlsim.real.cli import crawl_main, serve_main
+from crawlsim.commands.crawl import main as crawl_main
+from crawlsim.commands.serve import main as serve_main
 from crawlsim.real.crawler import (
     ROBOTS_MAX_BYTES,
     AddressPolicy,
