@@ -27,7 +27,7 @@ What :class:`HttpFetcher` does with the web, and why:
   the other host's politeness, scope and robots.txt -- but reported as the
   page's one link, so the scheduler decides.  A loop, or too many hops,
   fails that page with the chain as its reason.  "Same host" is the core's
-  host key (:func:`~crawlsim.core.urls.split_host` of the URL in the crawl's
+  host key (:func:`~crawlsim.core.urls.host_key` of the URL in the crawl's
   normalization), and with ``scope = "host"`` a redirect to another port of
   a start host is out of scope (that page fails, saying so).  robots.txt
   itself follows redirects across hosts within scope (out of scope it counts
@@ -65,7 +65,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -77,7 +77,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
 from crawlsim.core.scope import Scope
-from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, split_host
+from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
 
 DEFAULT_USER_AGENT = "crawlsim/0.1 (polite crawler; set --user-agent to add your contact URL)"
 
@@ -622,6 +622,28 @@ async def parse_html_off_loop(
 # --------------------------------------------------------------------------- HTTP
 
 
+class _Response(NamedTuple):
+    """One HTTP response, its body read (within the limits)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    content_type: str
+    charset: str | None
+
+
+def _redirect_target(location: str, url: str, robots_txt: bool) -> str | None:
+    """Where a ``Location`` header points, resolved against ``url`` as written;
+    None when it is unusable (the redirect itself is then the answer).  A
+    page redirected to a non-http(s) URL fails (robots.txt: unusable)."""
+    try:
+        return canonical_or_raise(location.strip(), url, _AS_WRITTEN)
+    except CanonicalizeError as err:
+        if err.reason == "scheme" and not robots_txt:
+            raise _Stop(f"redirect to a non-http(s) URL: {location}") from None
+        return None
+
+
 class _Stop(Exception):
     """A fetch ends with this failure (raised inside the fetcher)."""
 
@@ -756,59 +778,21 @@ class HttpFetcher:
             return Failure(stop.reason, stop.transient)
 
     async def _fetch(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
-        url = fetch.url
-        chain = [_defrag(url)]
-        robots_txt = fetch.kind == "robots"
-        hops = 0
-        while True:
-            claim = await self._claim_wire(fetch.host, ctx.hop_gap)
-            try:
-                status, headers, data, ctype, charset = await self._get(url, fetch.host, robots_txt=robots_txt)
-            finally:
-                self._release_wire(fetch.host, claim)  # already released if the headers went out
-            location = headers.get("Location") or headers.get("location")
-            if status not in REDIRECT_STATUSES or not location:
-                break
-            try:
-                target = canonical_or_raise(location.strip(), url, _AS_WRITTEN)
-            except CanonicalizeError as err:
-                if err.reason == "scheme" and not robots_txt:
-                    raise _Stop(f"redirect to a non-http(s) URL: {location}") from None
-                return Page(status, headers)  # an unusable Location: the 3xx is the answer
-            looped = _defrag(target) in chain
-            if looped or hops >= self.limits.max_redirects:
-                if robots_txt:
-                    # RFC 9309 2.3.1.2: after too many redirects robots.txt is "unavailable" (4xx: no rules).
-                    return Page(404, headers)
-                what = "redirect loop" if looped else f"more than {self.limits.max_redirects} redirects"
-                raise _Stop(f"{what}: " + " -> ".join([*chain, _defrag(target)]))
-            same_host = _host_key(target, ctx.steps) == fetch.host
-            if robots_txt and not same_host and ctx.redirect_scope is not None:
-                # robots.txt follows redirects across hosts (RFC 9309), but only within scope.
-                why = ctx.redirect_scope.refusal(target)
-                if why is not None:
-                    self._refuse(target, f"robots.txt redirect to {target} not followed: {why}")
-                    raise _Stop(f"robots.txt redirects to {target}, not followed: {why}")
-            if not robots_txt and not same_host and ctx.redirect_scope is not None:
-                why = ctx.redirect_scope.port_refusal(target)
-                if why is not None:
-                    self._refuse(target, f"redirect from {url} not followed: {why}")
-                    raise _Stop(f"redirect to {target} not followed: {why}")
-            if not robots_txt and (not same_host or (ctx.robots is not None and not ctx.robots.allowed(target))):
-                # Not ours to follow inline: the scheduler applies scope, robots and politeness.
-                return Page(status, headers, links=(target,), final_url=None if url == fetch.url else url)
-            hops += 1
-            chain.append(_defrag(target))
-            url = target
+        """Request ``fetch``, following same-host redirects inline, then read
+        the final answer (a robots.txt body, or a page's links)."""
+        followed = await self._follow_redirects(fetch, ctx)
+        if isinstance(followed, Page):
+            return followed
+        url, resp = followed
         final = None if url == fetch.url else url
         if fetch.kind == "robots":
-            body = _decode(data, charset) if 200 <= status < 300 else None
-            return Page(status, headers, body=body, final_url=final)
-        if not (200 <= status < 300 and _is_html(ctype, data)):
-            return Page(status, headers, final_url=final)
+            body = _decode(resp.body, resp.charset) if 200 <= resp.status < 300 else None
+            return Page(resp.status, resp.headers, body=body, final_url=final)
+        if not (200 <= resp.status < 300 and _is_html(resp.content_type, resp.body)):
+            return Page(resp.status, resp.headers, final_url=final)
         try:
             links, base, content = await parse_html_off_loop(
-                _decode(data, charset),
+                _decode(resp.body, resp.charset),
                 url,
                 ctx.want_content,
                 timeout=self.limits.parse_timeout or self.limits.timeout,
@@ -816,7 +800,72 @@ class HttpFetcher:
             )
         except ParseError as err:
             raise _Stop(str(err)) from None
-        return Page(status, headers, links=tuple(links), content=content, final_url=final, base=base or final)
+        return Page(resp.status, resp.headers, links=tuple(links), content=content, final_url=final, base=base or final)
+
+    async def _follow_redirects(self, fetch: Fetch, ctx: FetchContext) -> Page | tuple[str, _Response]:
+        """The URL that answered and its response, after the redirect hops this
+        fetch may follow inline (each waiting the host's gap on the wire); or
+        the :class:`Page` that ends the fetch at a redirect (its target handed
+        to the scheduler as a link, or an unusable ``Location``)."""
+        wire = host_key(fetch.url)  # the host this fetch's requests count against, hops included
+        robots_txt = fetch.kind == "robots"
+        url = fetch.url
+        chain = [_defrag(url)]
+        while True:
+            resp = await self._request_on_wire(url, wire, ctx.hop_gap, robots_txt)
+            location = resp.headers.get("Location") or resp.headers.get("location")
+            if resp.status not in REDIRECT_STATUSES or not location:
+                return url, resp
+            target = _redirect_target(location, url, robots_txt)
+            if target is None:
+                return Page(resp.status, resp.headers)  # an unusable Location: the 3xx is the answer
+            if _defrag(target) in chain or len(chain) > self.limits.max_redirects:
+                return self._too_many_hops(chain, target, robots_txt, resp.headers)
+            same_host = _host_key(target, ctx.steps) == wire
+            if not same_host:
+                self._check_redirect_scope(ctx, url, target, robots_txt)
+            if not robots_txt and (not same_host or (ctx.robots is not None and not ctx.robots.allowed(target))):
+                # Not ours to follow inline: the scheduler applies scope, robots and politeness.
+                return Page(resp.status, resp.headers, links=(target,), final_url=None if url == fetch.url else url)
+            chain.append(_defrag(target))
+            url = target
+
+    async def _request_on_wire(self, url: str, wire: str, gap: float, robots_txt: bool) -> _Response:
+        """One request, holding ``wire``'s claim (see :meth:`_claim_wire`) until
+        its headers are sent or it fails."""
+        claim = await self._claim_wire(wire, gap)
+        try:
+            return await self._get(url, wire, robots_txt=robots_txt)
+        finally:
+            self._release_wire(wire, claim)  # already released if the headers went out
+
+    def _too_many_hops(self, chain: list[str], target: str, robots_txt: bool, headers: Mapping[str, str]) -> Page:
+        """A redirect loop or more than ``max_redirects`` hops: a page fails with
+        the chain as its reason; robots.txt counts as unavailable instead."""
+        if robots_txt:
+            # RFC 9309 2.3.1.2: after too many redirects robots.txt is "unavailable" (4xx: no rules).
+            return Page(404, headers)
+        looped = _defrag(target) in chain
+        what = "redirect loop" if looped else f"more than {self.limits.max_redirects} redirects"
+        raise _Stop(f"{what}: " + " -> ".join([*chain, _defrag(target)]))
+
+    def _check_redirect_scope(self, ctx: FetchContext, url: str, target: str, robots_txt: bool) -> None:
+        """Fail the fetch (noting the refusal) when a redirect to another host
+        leaves the crawl's scope: robots.txt follows redirects across hosts
+        (RFC 9309), but only within scope; a page's redirect to another port
+        of a start host is another server under ``scope = "host"``."""
+        if ctx.redirect_scope is None:
+            return
+        if robots_txt:
+            why = ctx.redirect_scope.refusal(target)
+            if why is not None:
+                self._refuse(target, f"robots.txt redirect to {target} not followed: {why}")
+                raise _Stop(f"robots.txt redirects to {target}, not followed: {why}")
+            return
+        why = ctx.redirect_scope.port_refusal(target)
+        if why is not None:
+            self._refuse(target, f"redirect from {url} not followed: {why}")
+            raise _Stop(f"redirect to {target} not followed: {why}")
 
     def _route(self, url: str) -> tuple[str | URL, dict[str, str]]:
         """The URL to request and extra headers (``Host`` when mapped)."""
@@ -855,7 +904,7 @@ class HttpFetcher:
 
     async def _get(
         self, url: str, host: str, *, robots_txt: bool = False
-    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
+    ) -> _Response:
         """One request: (status, headers, body, content type, charset); ``host``
         is the scheduler's host the request counts against.  robots.txt is
         cut at :data:`ROBOTS_MAX_BYTES` (at its last whole line) instead of failing."""
@@ -879,7 +928,7 @@ class HttpFetcher:
                     body += chunk
                     if len(body) > limit:
                         raise _Stop(f"too large: more than {limit} bytes")
-                return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
+                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
         except _Stop:
             raise
         except (TimeoutError, aiohttp.ClientError) as err:
@@ -888,7 +937,7 @@ class HttpFetcher:
 
     async def _get_robots(
         self, target: str | URL, headers: dict[str, str], host: str
-    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
+    ) -> _Response:
         """:meth:`_get` for robots.txt: the first :data:`ROBOTS_MAX_BYTES`,
         whatever the file's size (RFC 9309 section 2.5)."""
         assert self._session is not None
@@ -907,7 +956,7 @@ class HttpFetcher:
                     if len(body) > limit:
                         del body[body.rfind(b"\n", 0, limit) + 1 :]  # the last whole line within the limit
                         break
-                return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
+                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
         except (TimeoutError, aiohttp.ClientError) as err:
             raise _stop_for(err, self.limits.timeout) from None
 
@@ -943,11 +992,13 @@ def _defrag(url: str) -> str:
 
 
 def _host_key(url: str, steps: frozenset[str]) -> str:
-    """The host the scheduler would file ``url`` under (its canonical form in
-    the crawl's normalization, then :func:`~crawlsim.core.urls.split_host`),
-    so a redirect is inline exactly when the core counts it as the same host."""
+    """The host ``url`` counts against: the one
+    :func:`~crawlsim.core.urls.host_key` of its canonical form in the crawl's
+    normalization, as the core derives it, so a redirect is inline exactly
+    when it stays on the server whose wire the fetch holds ("" when ``url``
+    cannot be canonicalized)."""
     try:
-        return split_host(canonical_or_raise(url, None, steps))[0]
+        return host_key(canonical_or_raise(url, None, steps))
     except CanonicalizeError:
         return ""
 
