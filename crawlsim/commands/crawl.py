@@ -30,13 +30,14 @@ from typing import IO, Any
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.core.events import Event, event_to_dict
 from crawlsim.core.options import CrawlOptions, OptionError
-from crawlsim.errors import EXIT_USAGE, UsageError
+from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
     MAX_BODY_BYTES,
     MAX_REDIRECTS,
     check_int,
     check_seconds,
     check_writable,
+    fail,
     hosts_file_start,
     parse_resolve,
     politeness_line,
@@ -46,12 +47,6 @@ EXIT_INTERRUPTED = 130
 SHOWN_PAGES = 60
 """Pages (and unfinished pages) listed on the terminal; ``--json`` lists all."""
 SHOWN_REFUSALS = 20
-
-
-def fail(err: BaseException) -> int:
-    """Report a user's mistake on one line; the exit status of one."""
-    print(f"crawlsim: error: {err}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crawlsim.core.options import OptionError
-from crawlsim.errors import EXIT_USAGE, UsageError
-from crawlsim.real.flags import check_seconds, check_writable, scenario_flags
+from crawlsim.errors import UsageError
+from crawlsim.real.flags import check_seconds, check_writable, fail, scenario_flags
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
@@ -36,12 +36,6 @@ SHOWN_HOSTS = 20
 HOSTS_ON_COMMAND_LINE = 8
 """Up to this many hosts, the crawl command spells out ``--resolve`` for each;
 more are written to a hosts file instead."""
-
-
-def fail(err: BaseException) -> int:
-    """Report a user's mistake on one line; the exit status of one."""
-    print(f"crawlsim: error: {err}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def describe_latency(spec: Any) -> str:
