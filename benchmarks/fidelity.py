@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from crawlsim.core.events import FetchStarted
-from crawlsim.real.cli import parse_resolve
+from crawlsim.real.flags import parse_resolve
 from crawlsim.real.crawler import HttpLimits, crawl_http
 from crawlsim.real.timescale import scale_scenario
 from crawlsim.scenario import Scenario, load_scenario

@@ -48,7 +48,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.core.events import FetchFailed, FetchFinished, FetchStarted, HostDeferred, event_from_dict
-from crawlsim.real.cli import crawl_main, parse_resolve, scenario_flags
+from crawlsim.commands.crawl import main as crawl_main
+from crawlsim.real.flags import parse_resolve, scenario_flags
 from crawlsim.real.crawler import DEFAULT_USER_AGENT, CrawlResult, HttpLimits, crawl_http, parse_html, real_options
 from crawlsim.real.server import ServerLog, ServerProcess
 from crawlsim.real.timescale import scale_scenario
@@ -614,7 +615,7 @@ def test_an_unreachable_host_is_named_and_the_exit_code_says_nothing_was_fetched
     failure is named (RFC 9309 then disallows the host) and the exit code is 1."""
     import socket
 
-    from crawlsim.real.cli import crawl_main
+    from crawlsim.commands.crawl import main as crawl_main
 
     with socket.socket() as probe:  # a loopback port that nothing listens on
         probe.bind(("127.0.0.1", 0))
