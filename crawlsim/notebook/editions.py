@@ -11,11 +11,14 @@ what a student may see:
 ``reveal``
     compares the prediction with the simulation (:func:`crawlsim.notebook.reveal.reveal`);
     kept in both editions: a prediction still at ``...`` is answered with
-    "not predicted yet", not an error.
+    "not predicted yet", not an error.  In the student edition its code is
+    folded away (``jupyter.source_hidden``), since the explanation it prints
+    is written in it.
 ``answer``
     states or computes an answer: removed from the student edition, or, when
     the cell's metadata has ``crawlsim.placeholder``, replaced by that text (a
-    stub for the student to fill in, such as an empty ``crawl`` function).
+    stub for the student to fill in, such as an empty ``crawl`` function,
+    tagged ``exercise``).
 ``check``
     asserts that hold the answers: removed from the student edition.
 
@@ -38,7 +41,7 @@ Notebook = dict[str, Any]
 Cell = dict[str, Any]
 Edition = Literal["student", "teacher"]
 
-ANSWER, CHECK, PREDICTION, REVEAL = "answer", "check", "prediction", "reveal"
+ANSWER, CHECK, PREDICTION, REVEAL, EXERCISE = "answer", "check", "prediction", "reveal", "exercise"
 HIDDEN_FROM_STUDENTS = frozenset({ANSWER, CHECK})
 """Tags of the cells a student edition leaves out (or replaces by a stub)."""
 
@@ -81,15 +84,32 @@ def blank_prediction(text: str) -> str:
     return "\n".join(lines)
 
 
+def _exercise(cell: Cell, stub: str) -> Cell:
+    """The stub a student fills in, tagged ``exercise`` instead of ``answer``."""
+    new = _with_source(cell, stub)
+    new["metadata"] = {"tags": [EXERCISE]}
+    return new
+
+
 def _student_cell(cell: Cell) -> Cell | None:
     """One cell as a student sees it, or None when it is left out."""
     marks = tags(cell)
     if marks & HIDDEN_FROM_STUDENTS:
         stub = cell.get("metadata", {}).get("crawlsim", {}).get("placeholder")
-        return None if stub is None else _with_source(cell, stub)
+        return None if stub is None else _exercise(cell, stub)
     if PREDICTION in marks:
         return _with_source(cell, blank_prediction(source(cell)))
+    if REVEAL in marks:
+        return _collapsed(cell)
     return cell
+
+
+def _collapsed(cell: Cell) -> Cell:
+    """The cell with its code folded away (JupyterLab's ``source_hidden``):
+    a reveal's explanation is in its code, out of view until it has run."""
+    new = copy.deepcopy(cell)
+    new.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
+    return new
 
 
 def student_edition(notebook: Notebook) -> Notebook:
