@@ -42,6 +42,7 @@ EXPECTED = [
     "11_list_or_set_seen",
     "12_head_of_line_blocking",
     "13_backoff_jitter_retry_after",
+    "14_bloom_filter_false_positives",
 ]
 """Each notebook must run well under a minute (they take a few seconds)."""
 
