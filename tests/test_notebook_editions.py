@@ -216,3 +216,18 @@ def test_shipped_notebooks_are_found_as_package_data() -> None:
     assert [p.name for p in editions.notebooks_in(folder)] == [p.name for p in NOTEBOOKS]
     pyproject = (NOTEBOOK_DIR.parent / "pyproject.toml").read_text()
     assert '"*.ipynb"' in pyproject
+
+
+def test_readme_cites_real_prediction_cells_and_every_lesson_is_cited() -> None:
+    """notebooks/README.md maps seed items to prediction cells by id: each id
+    it cites is a prediction cell, and every notebook has a cited cell."""
+    readme = (NOTEBOOK_DIR / "README.md").read_text()
+    cited = set(re.findall(r"`(\d\d-\d\d)`", readme))
+    predictions = {
+        cell["id"]
+        for path in NOTEBOOKS
+        for cell in editions.read(path)["cells"]
+        if editions.PREDICTION in editions.tags(cell)
+    }
+    assert cited and cited <= predictions, sorted(cited - predictions)
+    assert {c[:2] for c in cited} == {p.name[:2] for p in NOTEBOOKS}
