@@ -43,6 +43,7 @@ EXPECTED = [
     "12_head_of_line_blocking",
     "13_backoff_jitter_retry_after",
     "14_bloom_filter_false_positives",
+    "15_folder_of_html_unreachable",
 ]
 """Each notebook must run well under a minute (they take a few seconds)."""
 
