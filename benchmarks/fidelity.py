@@ -75,7 +75,7 @@ async def real_run(name: str, scale: float, scenario: Scenario) -> tuple[float, 
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "crawlsim.real",
+            "crawlsim",
             "serve",
             name,
             "--port",

@@ -530,7 +530,7 @@ async def test_a_served_scenario_crawls_like_its_simulation(name: str, scale: fl
 def served_see_it(tmp_path: Path, time_scale: str) -> Iterator[tuple[str, Path]]:
     """`crawlsim serve see-it` in a child process: (its first line, its hosts file)."""
     hosts_file = tmp_path / "hosts.json"
-    command = [sys.executable, "-m", "crawlsim.real", "serve", "see-it", "--port", "0"]
+    command = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0"]
     command += ["--time-scale", time_scale, "--hosts-file", str(hosts_file), "--duration", "30"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
