@@ -146,19 +146,6 @@ def already_canonical_test(steps: frozenset[str]) -> Callable[[str], object] | N
     return None
 
 
-def host_of(url: str) -> str:
-    """The politeness key of an absolute URL: lowercase host plus any port."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6 literal: keep the brackets, as split_host does
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return f"{host}:{port}" if port is not None else host
-
-
 def hostname_of(url: str) -> str:
     """Lowercase hostname without the port (scope compares these); an IPv6
     literal keeps its brackets, as :func:`split_host` gives it."""
@@ -265,9 +252,26 @@ def _risky(url: str, steps: frozenset[str]) -> str:
 
 
 _AUTHORITY = re.compile(r"[^:]*://([^/?#]*)")
-match_authority = _AUTHORITY.match
-"""``match_authority(url)[1]`` is the authority (``user@host:port``) of an
-absolute URL: :func:`split_host` without the call, for hot loops."""
+
+
+def _host_and_port(url: str) -> tuple[str, str]:
+    """The lowercase host (an IPv6 literal in its brackets) and the port text
+    of an absolute URL's authority, user info dropped; ``("", "")`` when it
+    has no ``scheme://`` authority."""
+    m = _AUTHORITY.match(url)
+    if m is None:
+        return "", ""
+    netloc = m[1]
+    if "@" in netloc:
+        netloc = netloc.rpartition("@")[2]
+    netloc = netloc.lower()
+    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]", "8080"
+        end = netloc.find("]")
+        if end < 0:
+            return netloc, ""
+        return netloc[: end + 1], netloc[end + 2 :] if netloc[end + 1 : end + 2] == ":" else ""
+    host, _, port = netloc.partition(":")
+    return host, port
 
 
 def host_key(url: str) -> str:
@@ -281,37 +285,23 @@ def host_key(url: str) -> str:
     checker's cases, the replay -- derives it here, so a host is the same
     host in every view.  ``""`` when ``url`` has no ``scheme://`` authority.
     """
-    m = _AUTHORITY.match(url)
-    if m is None or "://" not in url:
-        return ""
-    netloc = m[1]
-    if "@" in netloc:
-        netloc = netloc.rpartition("@")[2]
-    netloc = netloc.lower()
-    if netloc.startswith("["):
-        end = netloc.find("]")
-        if end < 0:
-            return netloc
-        host, port = netloc[: end + 1], netloc[end + 2 :] if netloc[end + 1 : end + 2] == ":" else ""
-    else:
-        host, _, port = netloc.partition(":")
-    if not port:
-        return host
-    if port.isdigit() and int(port) == DEFAULT_PORTS.get(url[: url.index(":")].lower()):
+    host, port = _host_and_port(url)
+    return _with_port(url, host, port)
+
+
+def _with_port(url: str, host: str, port: str) -> str:
+    """``host``, with ``:port`` unless that is ``url``'s scheme's default."""
+    if not port or (port.isdigit() and int(port) == DEFAULT_PORTS.get(url[: url.index(":")].lower())):
         return host
     return f"{host}:{port}"
 
 
+host_of = host_key
+"""The old name of :func:`host_key` (kept for callers outside the core)."""
+
+
 def split_host(url: str) -> tuple[str, str]:
-    """``(host[:port], hostname)`` of a canonical absolute URL, without a full
-    parse: the scheduler calls this for every accepted link."""
-    m = _AUTHORITY.match(url)
-    netloc = m[1] if m is not None else ""
-    if "@" in netloc:
-        netloc = netloc.rpartition("@")[2]
-    netloc = netloc.lower()
-    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]"
-        end = netloc.find("]")
-        return netloc, netloc[: end + 1] if end >= 0 else netloc
-    hostname = netloc.partition(":")[0]
-    return netloc, hostname
+    """``(host_key(url), hostname)``: the politeness key and the name scope
+    compares, of an absolute URL, without a full parse."""
+    host, port = _host_and_port(url)
+    return _with_port(url, host, port), host
