@@ -33,12 +33,11 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import Union
 
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
 
-Key = Union[int, float, tuple[float, ...]]
+Key = int | float | tuple[float, ...]
 """An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first), or a
 robots.txt entry's ``ROBOTS_NUMBER`` / ``ROBOTS_KEY``."""
 Entry = tuple[Key, str, int]

@@ -366,7 +366,7 @@ class Scheduler:
         page (resolved against ``final_url`` or the fetched URL); ``body`` is
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints.  Every argument is checked before anything changes."""
-        flight, links, retry_after = self._checked_response(fetch_id, now, status, links, headers, body, content, final_url)
+        flight, hrefs, retry_after = self._checked_response(fetch_id, now, status, links, headers, body, content, final_url)
         # -- checked: from here on, state changes
         self._now = now
         host = self._finish(fetch_id)
@@ -383,8 +383,8 @@ class Scheduler:
             duplicate_of = self._pages.content_duplicate(fetch.url, content)
         new = 0
         if duplicate_of is None:
-            new = self._expand(final_url or fetch.url, links, fetch.depth, now)  # type: ignore[arg-type]
-        self._finished(now, fetch, status, len(links), new, duplicate_of)  # type: ignore[arg-type]
+            new = self._expand(final_url or fetch.url, hrefs, fetch.depth, now)
+        self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
         self._frontier.reconsider(host, now)
 
     def _checked_response(
@@ -412,7 +412,7 @@ class Scheduler:
             links = _materialize(links, "links")
         if body is not None or content is not None or final_url is not None:
             _check_texts(body=body, content=content, final_url=final_url)
-        return flight, links, self._retry_after(status, headers)  # type: ignore[arg-type, return-value]
+        return flight, links, self._retry_after(status, headers)  # type: ignore[arg-type]
 
     def _retry_after(self, status: int, headers: object) -> float | None:
         """The response's Retry-After in seconds when its status is retried
@@ -669,13 +669,14 @@ class Scheduler:
         new = 0
         seen_skips = 0
         child_depth = depth + 1
+        url: str
         for href in links:
             try:
                 hit = seen_first and href in seen
             except TypeError:  # unhashable, so not a str: skipped just below
                 hit = False
             if hit:
-                url = href
+                url = href  # type: ignore[assignment]  # only strings are in the seen set
             else:
                 if href.__class__ is not str and not isinstance(href, str):
                     self._skip(now, _short(href), base, "malformed", _short(href))
