@@ -164,7 +164,38 @@ def _whatwg(href: str, base: str | None) -> str:
 
 
 def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> str:
+    """``href`` resolved against ``base`` and put through the steps that are
+    on, by :mod:`urllib.parse` (the WHATWG parser normalizes everything at
+    once, so it serves only when all the safe steps are on)."""
     href = href.strip()
+    url, parts, port = _split_absolute(href, base)
+    scheme = parts.scheme.lower()
+    netloc = parts.netloc
+    if "lowercase" in steps or "default_port" in steps:
+        netloc = _normal_netloc(parts, port, scheme, steps)
+    path = parts.path
+    if "dot_segments" in steps:
+        path = remove_dot_segments(path or "/")
+    keep_fragment = "fragment" not in steps
+    text = urlunsplit(
+        SplitResult(
+            scheme if "lowercase" in steps else parts.scheme,
+            netloc,
+            path,
+            parts.query,
+            parts.fragment if keep_fragment else "",
+        )
+    )
+    if keep_fragment and url.endswith("#") and not text.endswith("#"):
+        text += "#"
+    if not keep_fragment and "#" in text:
+        text = text.split("#", 1)[0]
+    return text.rstrip()  # "x #top" -> "x", as a second pass (which strips the href) would give
+
+
+def _split_absolute(href: str, base: str | None) -> tuple[str, SplitResult, int | None]:
+    """``href`` resolved against ``base``, its parts and its port; raises
+    :class:`CanonicalizeError` unless it is an http(s) URL with a host."""
     try:
         url = urljoin(base, href) if base else href
         parts = urlsplit(url)
@@ -176,34 +207,22 @@ def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> s
         raise CanonicalizeError("scheme" if scheme else "malformed", href)
     if not parts.hostname:
         raise CanonicalizeError("malformed", href)
-    netloc = parts.netloc
-    if "lowercase" in steps or "default_port" in steps:
-        userinfo, _, hostport = netloc.rpartition("@")
-        if "lowercase" in steps:
-            host = parts.hostname or ""
-            if ":" in host:  # IPv6 literal: urlsplit drops the brackets
-                host = f"[{host}]"
-        else:
-            host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
-        if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
-            host = f"{host}:{port}"
-        netloc = f"{userinfo}@{host}" if userinfo else host
-    path = parts.path
-    if "dot_segments" in steps:
-        path = remove_dot_segments(path or "/")
-    out = SplitResult(
-        scheme if "lowercase" in steps else parts.scheme,
-        netloc,
-        path,
-        parts.query,
-        "" if "fragment" in steps else parts.fragment,
-    )
-    text = urlunsplit(out)
-    if "fragment" not in steps and url.endswith("#") and not text.endswith("#"):
-        text += "#"
-    if "fragment" in steps and "#" in text:
-        text = text.split("#", 1)[0]
-    return text.rstrip()  # "x #top" -> "x", as a second pass (which strips the href) would give
+    return url, parts, port
+
+
+def _normal_netloc(parts: SplitResult, port: int | None, scheme: str, steps: frozenset[str]) -> str:
+    """The authority with the ``lowercase`` and ``default_port`` steps applied
+    (user info kept as written)."""
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    if "lowercase" in steps:
+        host = parts.hostname or ""
+        if ":" in host:  # IPv6 literal: urlsplit drops the brackets
+            host = f"[{host}]"
+    else:
+        host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
+    if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
+        host = f"{host}:{port}"
+    return f"{userinfo}@{host}" if userinfo else host
 
 
 def remove_dot_segments(path: str) -> str:
@@ -223,32 +242,46 @@ def remove_dot_segments(path: str) -> str:
 
 
 def _risky(url: str, steps: frozenset[str]) -> str:
-    parts = urlsplit(url)
-    scheme, netloc, path, query, fragment = parts
+    """The risky steps that are on, in the one order that makes them a
+    fixpoint (a second pass changes nothing)."""
+    scheme, netloc, path, query, fragment = urlsplit(url)
     if "https" in steps and scheme.lower() == "http":
         scheme = "https"
         netloc = netloc.removesuffix(":80")
         if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
             netloc = netloc.removesuffix(":443")
     if "www" in steps:
-        userinfo, at, hostport = netloc.rpartition("@")
-        # all of them, so a second pass changes nothing -- but never the whole
-        # host: "www." alone (or "www.www.") stays, or the URL would lose its host
-        while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
-            hostport = hostport[4:]
-        netloc = f"{userinfo}{at}{hostport}"
+        netloc = _without_www(netloc)
     if "session_ids" in steps:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
-        path = re.sub(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", "", path, flags=re.IGNORECASE)
+        path = _SESSION_IN_PATH.sub("", path)
     if "trailing_slash" in steps:
         path = path.rstrip("/") or "/"
     if "session_ids" in steps or "sort_query" in steps:
-        params = [p for p in query.split("&") if p]
-        if "session_ids" in steps:
-            params = [p for p in params if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
-        if "sort_query" in steps:
-            params.sort()
-        query = "&".join(params)
+        query = _risky_query(query, steps)
     return urlunsplit((scheme, netloc, path, query, fragment))
+
+
+_SESSION_IN_PATH = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", re.IGNORECASE)
+
+
+def _without_www(netloc: str) -> str:
+    """Every leading ``www.`` of the host, so a second pass changes nothing --
+    but never the whole host: "www." alone (or "www.www.") stays, or the URL
+    would lose its host."""
+    userinfo, at, hostport = netloc.rpartition("@")
+    while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
+        hostport = hostport[4:]
+    return f"{userinfo}{at}{hostport}"
+
+
+def _risky_query(query: str, steps: frozenset[str]) -> str:
+    """The query without session-id parameters and/or sorted, as the steps say."""
+    params = [p for p in query.split("&") if p]
+    if "session_ids" in steps:
+        params = [p for p in params if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
+    if "sort_query" in steps:
+        params.sort()
+    return "&".join(params)
 
 
 _AUTHORITY = re.compile(r"[^:]*://([^/?#]*)")
