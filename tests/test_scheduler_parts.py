@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crawlsim.core import CrawlOptions, FetchStarted, RobotsLoaded, Scheduler, Skipped
-from crawlsim.core.frontier import PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.frontier import HostState, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.retry import RetryQueue
 from crawlsim.core.slots import WorkerSlots
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
@@ -97,8 +97,6 @@ def test_robots_off_leaves_every_host_not_asked() -> None:
 
 @pytest.mark.parametrize("frontier", [PerHostFrontier, SingleQueueFrontier])
 def test_a_pending_host_starts_only_its_robots_entry(frontier: type) -> None:
-    from crawlsim.core.frontier import HostState
-
     f = frontier(per_host=4)
     host = HostState("a.com", robots_status=RobotsStatus.PENDING)
     f.push(host, (1, "http://a.com/", 0), 0.0)
@@ -116,10 +114,8 @@ def test_a_pending_host_starts_only_its_robots_entry(frontier: type) -> None:
 # -- the frontier files each host where its state says ---------------------------
 
 
-@given(st.lists(st.tuples(st.sampled_from("push pop wait".split()), st.integers(0, 2), st.integers(0, 9)), max_size=60))
+@given(st.lists(st.tuples(st.sampled_from(["push", "pop", "wait"]), st.integers(0, 2), st.integers(0, 9)), max_size=60))
 def test_per_host_frontier_files_hosts_by_their_state(ops: list[tuple[str, int, int]]) -> None:
-    from crawlsim.core.frontier import HostState
-
     frontier = PerHostFrontier(per_host=1)
     hosts = [HostState(f"h{i}.com") for i in range(3)]
     now, seq = 0.0, 0
