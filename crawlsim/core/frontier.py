@@ -51,6 +51,46 @@ _UNFILED, _READY, _WAITING = Filing.UNFILED, Filing.READY, Filing.WAITING
 _PENDING = RobotsStatus.PENDING
 
 
+_DFS_SHIFT = 40
+"""DFS keys are ``-(batch << 40) + seq``: one int ordering like ``(-batch, seq)``
+for any crawl of fewer than 2**40 links."""
+
+
+class CrawlOrder:
+    """The keys that put the frontier in the crawl's order.
+
+    Invariant: every key is new and larger (in the order's sense) than the
+    keys of earlier URLs of the same batch: BFS keys count up (discovery
+    order); DFS keys put a later batch (a later page's links) first and keep
+    page order within it; best-first keys are ``(priority, seq)``.  A batch
+    is the seeds, or one page's links.
+    """
+
+    __slots__ = ("_batch", "_order", "_priority", "_seq")
+
+    def __init__(self, order: str, priority: Callable[[str, int], float] | None) -> None:
+        if order == "best" and priority is None:
+            raise ValueError("order 'best' needs a priority function")
+        self._order = order
+        self._priority = priority
+        self._seq = 0
+        self._batch = 0
+
+    def new_batch(self) -> None:
+        """The next keys belong to a new batch (seeds, or one page's links)."""
+        self._batch += 1
+
+    def key(self, url: str, depth: int) -> Key:
+        """The key of ``url`` (found at ``depth``), queued now."""
+        self._seq += 1
+        order = self._order
+        if order == "bfs":
+            return self._seq
+        if order == "dfs":
+            return -(self._batch << _DFS_SHIFT) + self._seq
+        return (self._priority(url, depth), self._seq)  # type: ignore[misc]
+
+
 _COMPACT_AT = 1024
 """A host's in-order run drops its consumed prefix once that is this long
 and at least half the list (amortised O(1) per entry)."""

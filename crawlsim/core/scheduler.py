@@ -31,6 +31,8 @@ part                   holds
 =====================  ======================================================
 frontier               queued entries per host, and which host may go next
                        (:mod:`crawlsim.core.frontier`)
+``CrawlOrder``         the queue keys of the crawl's order (bfs, dfs, best)
+                       (:mod:`crawlsim.core.frontier`)
 ``RetryQueue``         failed fetches waiting for their retry time
                        (:mod:`crawlsim.core.retry`)
 ``WorkerSlots``        the worker lanes, lowest free first
@@ -98,7 +100,7 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
-from crawlsim.core.frontier import Entry, HostState, Key, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.frontier import CrawlOrder, Entry, HostState, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
@@ -167,9 +169,6 @@ _InFlight = tuple[Fetch, Entry]
 a retry).  A plain tuple: one is built per fetch."""
 
 
-_DFS_SHIFT = 40
-"""DFS keys are ``-(batch << 40) + seq``: one int ordering like ``(-batch, seq)``
-for any crawl of fewer than 2**40 links."""
 
 
 _INF = float("inf")
@@ -270,11 +269,7 @@ class Scheduler:
         self._seen_first = self._rfc3986 and opts.seen != "bloom"
         self._scope = Scope(opts.scope, opts.allow, opts.deny)
         self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
-        self._order = opts.order
-        self._priority = opts.priority
-        self._seq = 0
-        self._batch = 0
-        """Seeds and each page's links are one batch each (DFS keys use it)."""
+        self._order = CrawlOrder(opts.order, opts.priority)
 
     def _init_limits(self, opts: CrawlOptions) -> None:
         """Options read on every link or fetch, copied once (options are frozen)."""
@@ -307,7 +302,7 @@ class Scheduler:
                 continue
             self._scope.add_seed(url)
             seeds.append(url)
-        self._batch += 1
+        self._order.new_batch()
         for url in seeds:
             self._accept(url, None, 0, now)
 
@@ -580,17 +575,6 @@ class Scheduler:
                 return name
         return host_key(url)
 
-    def _key(self, url: str, depth: int) -> Key:
-        """The next queue key in the crawl's order (see frontier.py)."""
-        self._seq += 1
-        order = self._order
-        if order == "bfs":
-            return self._seq
-        if order == "dfs":
-            return -(self._batch << _DFS_SHIFT) + self._seq
-        assert self._priority is not None
-        return (self._priority(url, depth), self._seq)
-
     def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """Checks that need the canonical URL; queue it if it passes."""
         if url in self._seen_set:
@@ -629,7 +613,7 @@ class Scheduler:
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        self._frontier.push(host, (self._key(url, depth), url, depth), now)
+        self._frontier.push(host, (self._order.key(url, depth), url, depth), now)
         return True
 
     def _refusal(self, url: str, depth: int) -> SkipReason | None:
@@ -658,7 +642,7 @@ class Scheduler:
         ``malformed`` (the type check sits on the path that would parse it,
         not on the seen-set hit).
         """
-        self._batch += 1
+        self._order.new_batch()
         steps = self._steps
         quick = self._already_canonical
         seen_first = self._seen_first
