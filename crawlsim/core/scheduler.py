@@ -46,28 +46,29 @@ frontier               queued entries per host, and which host may go next
 A URL's lifecycle.  Every state but the first has one container; every
 transition is made by one method (and announced by the event named):
 
-=================  ================  ==============================  =================
-from               to                method (event)                  condition
-=================  ================  ==============================  =================
-written on a page  skipped           ``_expand`` / ``add_seeds``     malformed, not
-                                     (Skipped)                       http(s), or seen
-not seen           skipped           ``_admit`` (Skipped)            depth, cap, scope,
-                                                                     robots (gate)
-not seen           queued            ``_admit`` (Discovered)         passes every check;
-                                                                     now in the seen set
-queued             in flight         ``poll`` -> ``_start``          its host is READY
-                                     (FetchStarted)                  and a worker free
-queued             skipped           ``_start`` / ``RobotsGate``     its host's
-                                     (Skipped robots)                robots.txt forbids
-in flight          done              ``on_response`` (FetchFinished) a status not retried
-in flight          retry pending     ``_retry`` (FetchFailed,        transient error or
-                                     RetryScheduled)                 retry status, tries
-                                                                     left
-retry pending      queued            ``poll`` -> ``_release_retries`` its time has come
-in flight          failed            ``_fail_finally`` (FetchFailed  retries spent, not
-                                     final), ``on_response``         transient, HTTP
-                                     (FetchFinished, status >= 400)  >= 400
-=================  ================  ==============================  =================
+=================  ================  ===================================  ====================
+from               to                method (event)                       when
+=================  ================  ===================================  ====================
+written on a page  skipped           ``_expand`` / ``add_seeds``          malformed, not
+                                     (Skipped)                            http(s), or seen
+not seen           skipped           ``_admit`` (Skipped)                 depth, cap, scope,
+                                                                          robots (the gate)
+not seen           queued            ``_admit`` (Discovered)              passes every check;
+                                                                          now in the seen set
+queued             in flight         ``poll`` -> ``_start``               its host is READY
+                                     (FetchStarted)                       and a worker free
+queued             skipped           ``RobotsGate`` on load, or           its host's
+                                     ``_start`` (Skipped robots)          robots.txt forbids
+in flight          done              ``on_response`` -> ``_finished``     a status that is
+                                     (FetchFinished)                      not retried
+in flight          retry pending     ``_retry`` (FetchFailed not final,   transient error or
+                                     RetryScheduled)                      retry status, tries
+                                                                          left
+retry pending      queued            ``poll`` -> ``_release_retries``     its time has come
+in flight          failed            ``_fail_finally`` (FetchFailed       retries spent, not
+                                     final); ``on_response``              transient; HTTP
+                                     (FetchFinished, status >= 400)       >= 400
+=================  ================  ===================================  ====================
 
 A host, meanwhile, is filed in the frontier as ``READY`` (may start now),
 ``WAITING`` (until its ``ready_at``: gap, Crawl-delay, Retry-After) or
