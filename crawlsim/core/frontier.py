@@ -231,30 +231,25 @@ class PerHostFrontier:
                 continue  # stale: the host was re-filed since
             host.filed = _UNFILED
             self._size -= 1
-            return host, self._take_head(host)
-        return None
-
-    @staticmethod
-    def _take_head(host: HostState) -> Entry:
-        """Remove and return ``host``'s best entry (its queue is not empty)."""
-        fifo = host.fifo
-        heap = host.heap
-        if fifo:
-            i = host.fifo_head
-            entry = fifo[i]
-            if not heap or entry[0] < heap[0][0]:  # type: ignore[index, operator]
-                i += 1
-                if i == len(fifo):
-                    fifo.clear()
-                    i = 0
-                else:
-                    fifo[i - 1] = None  # let the entry go
-                    if i >= _COMPACT_AT and 2 * i >= len(fifo):
-                        del fifo[:i]
+            fifo = host.fifo
+            heap = host.heap
+            if fifo:  # the head of the fifo, unless the heap's is better
+                i = host.fifo_head
+                entry = fifo[i]
+                if not heap or entry[0] < heap[0][0]:  # type: ignore[index, operator]
+                    i += 1
+                    if i == len(fifo):
+                        fifo.clear()
                         i = 0
-                host.fifo_head = i
-                return entry  # type: ignore[return-value]
-        return heappop(heap)
+                    else:
+                        fifo[i - 1] = None  # let the entry go
+                        if i >= _COMPACT_AT and 2 * i >= len(fifo):
+                            del fifo[:i]
+                            i = 0
+                    host.fifo_head = i
+                    return host, entry  # type: ignore[return-value]
+            return host, heappop(heap)
+        return None
 
     def next_time(self) -> float | None:
         """When the earliest waiting host becomes ready (stale entries dropped)."""

@@ -271,6 +271,7 @@ class Scheduler:
         self._scope = Scope(opts.scope, opts.allow, opts.deny)
         self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
         self._order = CrawlOrder(opts.order, opts.priority)
+        self._next_key = self._order.key
 
     def _init_limits(self, opts: CrawlOptions) -> None:
         """Options read on every link or fetch, copied once (options are frozen)."""
@@ -396,7 +397,7 @@ class Scheduler:
     ) -> tuple[_InFlight, Sequence[object], float | None]:
         """``on_response``'s arguments checked (common cases inline: this runs
         once per fetch): the fetch in flight, the links as a sequence, and the
-        Retry-After to honour.  Raises, changing nothing, on a bad argument."""
+        Retry-After to honour (when the status is retried).  Raises, changing nothing, on a bad argument."""
         flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else self._flight_of(fetch_id)  # type: ignore[arg-type]
         if flight is None:
             raise UnknownFetch(fetch_id)
@@ -408,16 +409,11 @@ class Scheduler:
             links = _materialize(links, "links")
         if body is not None or content is not None or final_url is not None:
             _check_texts(body=body, content=content, final_url=final_url)
-        return flight, links, self._retry_after(status, headers)  # type: ignore[arg-type]
-
-    def _retry_after(self, status: int, headers: object) -> float | None:
-        """The response's Retry-After in seconds when its status is retried
-        (else None); TypeError when ``headers`` is not a mapping."""
         if status in self._retry_statuses:
-            return _retry_after_of(headers)
-        if headers is not None and headers.__class__ not in _PLAIN_MAPPINGS and not isinstance(headers, Mapping):
-            raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
-        return None
+            return flight, links, _retry_after_of(headers)  # type: ignore[arg-type]
+        if headers is not None and headers.__class__ not in _PLAIN_MAPPINGS:
+            _check_headers(headers)
+        return flight, links, None  # type: ignore[return-value]
 
     def _retry_response(
         self, flight: _InFlight, host: HostState, status: int, retry_after: float | None, now: float
@@ -565,17 +561,6 @@ class Scheduler:
             self._robots.first_sight(host, url[: url.index(":")], self._now)
         return host
 
-    def _host_key(self, url: str) -> str:
-        """:func:`~crawlsim.core.urls.host_key` of a canonical URL.  An rfc3986
-        canonical URL is "scheme://host[:port]/..." with a lowercase host and
-        no default port, so its key is the third "/"-field (a test checks the
-        two agree on every shipped URL) -- unless it has user info."""
-        if self._rfc3986:
-            name = url.split("/", 3)[2]
-            if "@" not in name:
-                return name
-        return host_key(url)
-
     def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """Checks that need the canonical URL; queue it if it passes."""
         if url in self._seen_set:
@@ -596,37 +581,46 @@ class Scheduler:
     def _admit(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """The checks after the seen set's (``url`` is not in it): depth, cap,
         scope, per-host cap, robots.txt; queue it if it passes.  The caller
-        updates the frontier's peak size."""
-        reason = self._refusal(url, depth)
-        if reason is not None:
-            self._skip(now, url, parent, reason)
+        updates the frontier's peak size.
+
+        Part of the per-link hot loop (it runs once per new link), so its
+        checks are written out here rather than each in a function of its
+        own; each is the only copy of its rule.
+        """
+        if self._depth_limit is not None and depth > self._depth_limit:
+            self._skip(now, url, parent, "depth")
             return False
-        name = self._host_key(url)
+        if self._max_pages is not None and self._accepted >= self._max_pages:
+            self._skip(now, url, parent, "cap")
+            return False
+        if not self._scope_all and not self._scope.allows(url, split_host(url)[1]):
+            self._skip(now, url, parent, "scope")
+            return False
+        # The host key is urls.host_key(url).  An rfc3986 canonical URL is
+        # "scheme://host[:port]/..." with a lowercase host and no default
+        # port, so its key is the third "/"-field -- unless it has user info
+        # (tests check the two agree on the WPT URLs and every shipped scenario's).
+        if self._rfc3986:
+            name = url.split("/", 3)[2]
+            if "@" in name:
+                name = host_key(url)
+        else:
+            name = host_key(url)
         host = self._hosts.get(name) or self._host(name, url)
         if self._max_per_host is not None and host.pages >= self._max_per_host:
             self._skip(now, url, parent, "cap")
             return False
         self._seen_add(url)
-        if self._robots.refuses(host, url, parent, now):
+        # (a host without a loaded policy allows everything: the gate is asked only when it has one)
+        if host.policy is not None and self._robots.refuses(host, url, parent, now):
             return False
         self._accepted += 1
         host.pages += 1
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        self._frontier.push(host, (self._order.key(url, depth), url, depth), now)
+        self._frontier.push(host, (self._next_key(url, depth), url, depth), now)
         return True
-
-    def _refusal(self, url: str, depth: int) -> SkipReason | None:
-        """Why a new URL may not be queued before its host is looked at
-        (too deep, the crawl's page cap reached, out of scope), or None."""
-        if self._depth_limit is not None and depth > self._depth_limit:
-            return "depth"
-        if self._max_pages is not None and self._accepted >= self._max_pages:
-            return "cap"
-        if not self._scope_all and not self._scope.allows(url, split_host(url)[1]):
-            return "scope"
-        return None
 
     def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
         """Canonicalize, filter and queue the links of one page.
@@ -783,16 +777,21 @@ def _check_status(status: object) -> None:
     raise ValueError(f"status: expected an HTTP status 100-599, got {status!r}")
 
 
+def _check_headers(headers: object) -> Mapping[object, object]:
+    """``headers``, or TypeError unless it is a mapping."""
+    if not isinstance(headers, Mapping):
+        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+    return headers
+
+
 def _retry_after_of(headers: object) -> float | None:
     """Seconds of a response's ``Retry-After`` (measured against its ``Date``
     when it is an HTTP-date), or None when absent or unusable.  Raises
     TypeError when ``headers`` is not a mapping; junk inside it is ignored."""
     if headers is None:
         return None
-    if not isinstance(headers, Mapping):
-        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
     found: dict[str, object] = {}
-    for k, v in headers.items():
+    for k, v in _check_headers(headers).items():
         if isinstance(k, str) and k.lower() in ("retry-after", "date"):
             found[k.lower()] = v
     value, date = found.get("retry-after"), found.get("date")
