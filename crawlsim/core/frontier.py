@@ -63,10 +63,11 @@ class CrawlOrder:
     keys of earlier URLs of the same batch: BFS keys count up (discovery
     order); DFS keys put a later batch (a later page's links) first and keep
     page order within it; best-first keys are ``(priority, seq)``.  A batch
-    is the seeds, or one page's links.
+    is the seeds, or one page's links; the scheduler counts them (once per
+    page: a plain increment, not a call).
     """
 
-    __slots__ = ("_batch", "_order", "_priority", "_seq")
+    __slots__ = ("_order", "_priority", "_seq")
 
     def __init__(self, order: str, priority: Callable[[str, int], float] | None) -> None:
         if order == "best" and priority is None:
@@ -74,20 +75,15 @@ class CrawlOrder:
         self._order = order
         self._priority = priority
         self._seq = 0
-        self._batch = 0
 
-    def new_batch(self) -> None:
-        """The next keys belong to a new batch (seeds, or one page's links)."""
-        self._batch += 1
-
-    def key(self, url: str, depth: int) -> Key:
-        """The key of ``url`` (found at ``depth``), queued now."""
+    def key(self, url: str, depth: int, batch: int) -> Key:
+        """The key of ``url`` (found at ``depth``, in batch number ``batch``), queued now."""
         self._seq += 1
         order = self._order
         if order == "bfs":
             return self._seq
         if order == "dfs":
-            return -(self._batch << _DFS_SHIFT) + self._seq
+            return -(batch << _DFS_SHIFT) + self._seq
         return (self._priority(url, depth), self._seq)  # type: ignore[misc]
 
 

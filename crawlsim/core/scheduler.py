@@ -272,6 +272,8 @@ class Scheduler:
         self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
         self._order = CrawlOrder(opts.order, opts.priority)
         self._next_key = self._order.key
+        self._batch = 0
+        """Seeds and each page's links are one batch each (DFS keys use it)."""
 
     def _init_limits(self, opts: CrawlOptions) -> None:
         """Options read on every link or fetch, copied once (options are frozen)."""
@@ -304,7 +306,7 @@ class Scheduler:
                 continue
             self._scope.add_seed(url)
             seeds.append(url)
-        self._order.new_batch()
+        self._batch += 1
         for url in seeds:
             self._accept(url, None, 0, now)
 
@@ -619,7 +621,7 @@ class Scheduler:
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        self._frontier.push(host, (self._next_key(url, depth), url, depth), now)
+        self._frontier.push(host, (self._next_key(url, depth, self._batch), url, depth), now)
         return True
 
     def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
@@ -637,7 +639,7 @@ class Scheduler:
         ``malformed`` (the type check sits on the path that would parse it,
         not on the seen-set hit).
         """
-        self._order.new_batch()
+        self._batch += 1
         steps = self._steps
         quick = self._already_canonical
         seen_first = self._seen_first
