@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 from crawlsim.cli_options import FLAGS, parse_assignment
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.commands.common import (

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser, add_scenario_argument, add_seed_argument, load
 from crawlsim.core.events import (
