@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("crawlsim.check", "main", "grade your own crawl(start_url, get_urls, max_workers) function"),
     "serve": ("crawlsim.real.cli", "serve_main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.real.cli", "crawl_main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
-    "animate": ("crawlsim.animate", "main", "export a crawl as a GIF or MP4"),
+    "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
 }
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""

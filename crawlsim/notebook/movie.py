@@ -1,6 +1,7 @@
 """`crawlsim animate`: export a crawl as a GIF or MP4 for slides.
 
-The frames are the notebook's picture (:class:`crawlsim.notebook.draw.CrawlFigure`)
+It lives with the notebook's drawing code because it is that drawing, played:
+the frames are the notebook's picture (:class:`crawlsim.notebook.draw.CrawlFigure`)
 at evenly spaced simulated times, written by a matplotlib movie writer:
 ``PillowWriter`` for ``.gif`` (Pillow comes with matplotlib) and
 ``FFMpegWriter`` for ``.mp4``.  The ffmpeg binary comes from the
