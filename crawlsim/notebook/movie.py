@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
+from crawlsim.errors import UsageError
 from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError
 
 if TYPE_CHECKING:
@@ -37,8 +38,10 @@ HOLD_SECONDS = 1.5
 """The last frame is held this long, so a looping GIF shows the finish."""
 
 
-class AnimateError(ValueError):
-    """A user's mistake: the CLI prints it on one line and exits 2."""
+class AnimateError(UsageError):
+    """A user's mistake: the CLI prints it on one line and exits 2.  A
+    :class:`~crawlsim.errors.UsageError`, so code that handles the one
+    command-line mistake type handles this one too."""
 
 
 def ffmpeg_path() -> str:
