@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("crawlsim.check", "main", "grade your own crawl(start_url, get_urls, max_workers) function"),
     "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
-    "animate": ("crawlsim.animate", "main", "export a crawl as a GIF or MP4"),
+    "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
     "notebooks": (
         "crawlsim.commands.notebooks",
         "main",
@@ -114,41 +114,19 @@ def _default(argv: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``crawlsim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    """Run ``crawlsim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    :func:`_dispatch` picks what to run; this function only turns what
+    escapes it into an exit status: a user's mistake into one line and 2,
+    Ctrl-C into 130, a closed pipe into a quiet 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not args:
-            return _default(args)
-        first = args[0]
-        if first in ("-h", "--help", "help"):
-            if first == "help" and len(args) > 1 and args[1] in COMMANDS:
-                return _entry(args[1])(["--help"])
-            sys.stdout.write(help_text())
-            return 0
-        if first in ("-V", "--version"):
-            print(f"crawlsim {_version()}")
-            return 0
-        if first not in COMMANDS:
-            import difflib
-
-            close = difflib.get_close_matches(first, list(COMMANDS), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            if first.startswith("-"):
-                raise UsageError(f"unknown option {first!r}{hint}; commands: {', '.join(COMMANDS)}")
-            raise UsageError(f"unknown command {first!r}{hint}; commands: {', '.join(COMMANDS)}")
-        code = _entry(first)(args[1:])
-        return int(code or 0)
+        return _dispatch(args)
     except KeyboardInterrupt:
         print("crawlsim: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # The reader went away (`crawlsim trace x -o - | head`): not an error.
-        # Point stdout at /dev/null so the interpreter's final flush is quiet.
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return _reader_went_away()
     except SystemExit as exc:
         # a subcommand's own argparse (--help, or its own error) exits; keep the status
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else _fail(exc.code))
@@ -156,6 +134,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         if _is_user_error(err):
             return _fail(err)
         raise
+
+
+def _dispatch(args: list[str]) -> int:
+    """The bare command, ``--help``/``help [COMMAND]``, ``--version``, or a
+    subcommand with the arguments after its name."""
+    if not args:
+        return _default(args)
+    first = args[0]
+    if first in ("-h", "--help", "help"):
+        if first == "help" and len(args) > 1 and args[1] in COMMANDS:
+            return _entry(args[1])(["--help"])
+        sys.stdout.write(help_text())
+        return 0
+    if first in ("-V", "--version"):
+        print(f"crawlsim {_version()}")
+        return 0
+    if first not in COMMANDS:
+        raise _unknown(first)
+    code = _entry(first)(args[1:])
+    return int(code or 0)
+
+
+def _unknown(first: str) -> UsageError:
+    """An unknown command or option, with the closest command's name when
+    one is close, and the list of commands."""
+    import difflib
+
+    close = difflib.get_close_matches(first, list(COMMANDS), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    what = "option" if first.startswith("-") else "command"
+    return UsageError(f"unknown {what} {first!r}{hint}; commands: {', '.join(COMMANDS)}")
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout went away (`crawlsim trace x -o - | head`): not an
+    error.  Point stdout at /dev/null so the interpreter's final flush is quiet."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 __all__ = ["COMMANDS", "EXIT_USAGE", "UsageError", "help_text", "main"]

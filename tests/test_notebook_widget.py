@@ -18,7 +18,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.colors import to_rgba
 
-from crawlsim.animate import main as animate_main
+from crawlsim.notebook.movie import main as animate_main
 from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
@@ -275,6 +275,6 @@ def test_animate_cli_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_animate_module_does_not_load_ipywidgets() -> None:
-    code = "import sys, crawlsim.animate, crawlsim.notebook.draw; print('ipywidgets' in sys.modules)"
+    code = "import sys, crawlsim.notebook.movie, crawlsim.notebook.draw; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario

@@ -19,7 +19,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
 from crawlsim.commands.common import (
     ArgumentParser,

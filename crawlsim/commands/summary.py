@@ -93,7 +93,29 @@ def summary_dict(
     to, so ``pages_reachable = pages_fetched - len(pages_fetched_unreachable)
     + len(pages_lost)``.
     """
-    stats = run.stats
+    data = _scenario_fields(scenario, seeds)
+    data["clock"] = clock
+    data["options"] = options_dict(run.options)
+    data["finish_time"] = _round(run.finish_time)
+    data["pages_fetched"] = run.stats.pages_fetched
+    data.update(_coverage_fields(coverage))
+    data.update(_counter_fields(run))
+    data.update(_time_fields(run))
+    if bounds is not None:
+        data.update(_bounds_fields(bounds))
+    data.update(_top_hosts_fields(run, top))
+    data.update(_ending_fields(run))
+    return data
+
+
+# Each part of the dict has its own function below, called in the order the
+# keys appear: ``--json`` output is read by scripts and diffed by people, so
+# the key order is part of the format.
+
+
+def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, Any]:
+    """``scenario``, ``title`` and ``start`` (the seeds), when known.  A real
+    crawl has no scenario but passes its start URLs as ``seeds``."""
     data: dict[str, Any] = {}
     if scenario is not None:
         data["scenario"] = getattr(scenario, "name", None)
@@ -102,49 +124,84 @@ def summary_dict(
             seeds = getattr(scenario, "seeds", None)
     if seeds is not None:
         data["start"] = list(seeds)
-    data["clock"] = clock
-    data["options"] = options_dict(run.options)
-    data["finish_time"] = _round(run.finish_time)
-    data["pages_fetched"] = stats.pages_fetched
+    return data
+
+
+def _coverage_fields(coverage: Any) -> dict[str, Any]:
+    """Pages reachable and lost, or ``None`` for both and a note saying why
+    they were not counted (a real crawl has no web to compare with)."""
     if coverage is not None and coverage.reachable is not None and coverage.lost is not None:
-        data["pages_reachable"] = coverage.reachable
-        data["pages_lost"] = [item.as_dict() for item in coverage.lost]
-        data["pages_fetched_unreachable"] = list(coverage.outside)
-    else:
-        data["pages_reachable"] = None
-        data["pages_lost"] = None
-        data["coverage_note"] = coverage.note if coverage is not None else "no web to compare with (a real crawl)"
-    data["fetches"] = stats.fetches
-    data["duplicate_fetches"] = stats.duplicate_fetches
-    data["robots_fetches"] = stats.robots_fetches
-    data["retries"] = stats.retries
-    data["failed"] = stats.failed
-    data["content_duplicates"] = stats.content_duplicates
-    data["discovered"] = stats.discovered
+        return {
+            "pages_reachable": coverage.reachable,
+            "pages_lost": [item.as_dict() for item in coverage.lost],
+            "pages_fetched_unreachable": list(coverage.outside),
+        }
+    return {
+        "pages_reachable": None,
+        "pages_lost": None,
+        "coverage_note": coverage.note if coverage is not None else "no web to compare with (a real crawl)",
+    }
+
+
+def _counter_fields(run: Any) -> dict[str, Any]:
+    """The scheduler's counters (:class:`CrawlStats`), plus ``found`` when the
+    driver kept the URLs it found."""
+    stats = run.stats
+    data: dict[str, Any] = {
+        "fetches": stats.fetches,
+        "duplicate_fetches": stats.duplicate_fetches,
+        "robots_fetches": stats.robots_fetches,
+        "retries": stats.retries,
+        "failed": stats.failed,
+        "content_duplicates": stats.content_duplicates,
+        "discovered": stats.discovered,
+    }
     found = getattr(run, "found", None)
     if found is not None:
         data["found"] = len(found)
     data["skipped"] = dict(sorted(stats.skipped.items()))
     data["peak_in_flight"] = stats.peak_in_flight
     data["peak_frontier"] = stats.peak_frontier
+    return data
+
+
+def _time_fields(run: Any) -> dict[str, Any]:
+    """Worker time spent and wasted, and utilisation: only the drivers that
+    measure them (the simulation) have them."""
+    data: dict[str, Any] = {}
     for key in ("busy_time", "wasted_time", "utilisation"):
         value = getattr(run, key, None)
         if value is not None:
             data[key] = _round(value)
-    if bounds is not None:
-        data["bounds"] = {key: _round(getattr(bounds, key)) for key in BOUND_LABELS}
-        data["busiest_host"] = {"host": bounds.busiest_host_name, "fetches": bounds.busiest_host_pages}
-        data["binding_bound"] = bounds.binding
-        data["efficiency"] = _round(bounds.efficiency)
-        data["explanation"] = bounds.explanation
-        advice = getattr(bounds, "advice", None)
-        if advice is not None:
-            data["advice"] = advice.as_dict()
+    return data
+
+
+def _bounds_fields(bounds: Any) -> dict[str, Any]:
+    """The three lower bounds, the binding one, and the advisor's words and
+    measured counterfactuals when it ran."""
+    data: dict[str, Any] = {
+        "bounds": {key: _round(getattr(bounds, key)) for key in BOUND_LABELS},
+        "busiest_host": {"host": bounds.busiest_host_name, "fetches": bounds.busiest_host_pages},
+        "binding_bound": bounds.binding,
+        "efficiency": _round(bounds.efficiency),
+        "explanation": bounds.explanation,
+    }
+    advice = getattr(bounds, "advice", None)
+    if advice is not None:
+        data["advice"] = advice.as_dict()
+    return data
+
+
+def _top_hosts_fields(run: Any, top: int) -> dict[str, Any]:
+    """The ``top`` hosts by busy time (ties by name), when the driver kept
+    per-host busy times."""
     host_busy: Mapping[str, float] | None = getattr(run, "host_busy", None)
     host_fetches: Mapping[str, int] = getattr(run, "host_fetches", None) or {}
-    if host_busy:
-        ranked = sorted(host_busy, key=lambda h: (-host_busy[h], h))[: max(0, top)]
-        data["top_hosts"] = [
+    if not host_busy:
+        return {}
+    ranked = sorted(host_busy, key=lambda h: (-host_busy[h], h))[: max(0, top)]
+    return {
+        "top_hosts": [
             {
                 "host": host,
                 "busy": _round(host_busy[host]),
@@ -153,6 +210,12 @@ def summary_dict(
             }
             for host in ranked
         ]
+    }
+
+
+def _ending_fields(run: Any) -> dict[str, Any]:
+    """Why pages failed, and (a real crawl) whether the crawl was cut short."""
+    data: dict[str, Any] = {}
     failures = getattr(run, "failures", None)
     if failures is not None:
         data["failures"] = dict(sorted(failures.items()))
@@ -199,7 +262,25 @@ def options_line(options: Mapping[str, Any]) -> str:
 
 
 def render_summary(data: Mapping[str, Any]) -> RenderableType:
-    """A rich renderable of a :func:`summary_dict` (see ``crawlsim run``)."""
+    """A rich renderable of a :func:`summary_dict` (see ``crawlsim run``):
+    a heading, the figures, the bounds and the busiest hosts -- each part
+    only when the dict has it, so a real crawl simply shows fewer."""
+    parts: list[RenderableType] = [*_heading(data), Text("")]
+    parts.append(_figures(data))
+    if "bounds" in data:
+        parts.extend(_bounds_section(data))
+    hosts = data.get("top_hosts")
+    if hosts:
+        parts.extend(_busiest_hosts(hosts))
+    return Group(*parts)
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+def _heading(data: Mapping[str, Any]) -> list[RenderableType]:
+    """``name: title`` in bold, then the knobs in one dim line."""
     parts: list[RenderableType] = []
     name, title = data.get("scenario"), data.get("title")
     if name or title:
@@ -209,94 +290,145 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
         parts.append(heading)
     if "options" in data:
         parts.append(Text(options_line(data["options"]), style="dim"))
-    parts.append(Text(""))
+    return parts
 
+
+Row = tuple[str, RenderableType]
+"""One line of the figures grid: its label and its value."""
+
+
+def _figures(data: Mapping[str, Any]) -> Table:
+    """The figures grid: one row per figure, in the order of
+    :data:`_FIGURE_ROWS`."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="cyan", no_wrap=True)
     grid.add_column()
+    for rows in _FIGURE_ROWS:
+        for label, value in rows(data):
+            grid.add_row(label, value)
+    return grid
+
+
+def _finish_rows(data: Mapping[str, Any]) -> list[Row]:
     clock = data.get("clock", "simulated")
-    grid.add_row("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({clock})", style="dim"))
-    reachable, lost = data.get("pages_reachable"), data.get("pages_lost")
+    return [("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({clock})", style="dim"))]
+
+
+def _pages_rows(data: Mapping[str, Any]) -> list[Row]:
+    """Pages reachable (when counted) and pages fetched, with the fetched
+    pages no true link leads to (reached through a respelled URL)."""
+    rows: list[Row] = []
+    reachable = data.get("pages_reachable")
     if reachable is not None:
-        grid.add_row("pages reachable", Text(f"{reachable:,}").append("  (from the seeds, within scope)", style="dim"))
+        rows.append(("pages reachable", Text(f"{reachable:,}").append("  (from the seeds, within scope)", style="dim")))
     outside = data.get("pages_fetched_unreachable")
     fetched_line = Text(f"{data['pages_fetched']:,}")
     if outside:
         fetched_line.append(
             f"  ({len(outside):,} not reachable by the web's links: reached through a respelled URL)", style="dim"
         )
-    grid.add_row("pages fetched", fetched_line)
-    if lost is not None:
-        grid.add_row("pages lost", Text(f"{len(lost):,}", style="bold red" if lost else ""))
-        for item in lost[:LOST_SHOWN]:
-            grid.add_row(
-                "", Text(f"{item['page']}  ", style="red").append(f"{item['reason']}: {item['detail']}", style="dim")
-            )
-        if len(lost) > LOST_SHOWN:
-            grid.add_row("", Text(f"... and {len(lost) - LOST_SHOWN:,} more (--json lists them all)", style="dim"))
-    elif "coverage_note" in data:
-        grid.add_row("pages lost", Text(f"not counted: {data['coverage_note']}", style="dim"))
+    rows.append(("pages fetched", fetched_line))
+    return rows
+
+
+def _lost_rows(data: Mapping[str, Any]) -> list[Row]:
+    """Pages lost: the count, the first :data:`LOST_SHOWN` with their
+    reasons, or why they were not counted."""
+    lost = data.get("pages_lost")
+    if lost is None:
+        if "coverage_note" in data:
+            return [("pages lost", Text(f"not counted: {data['coverage_note']}", style="dim"))]
+        return []
+    rows: list[Row] = [("pages lost", Text(f"{len(lost):,}", style="bold red" if lost else ""))]
+    for item in lost[:LOST_SHOWN]:
+        rows.append(
+            ("", Text(f"{item['page']}  ", style="red").append(f"{item['reason']}: {item['detail']}", style="dim"))
+        )
+    if len(lost) > LOST_SHOWN:
+        rows.append(("", Text(f"... and {len(lost) - LOST_SHOWN:,} more (--json lists them all)", style="dim")))
+    return rows
+
+
+def _fetches_rows(data: Mapping[str, Any]) -> list[Row]:
+    """Fetches, the duplicates among them (red: wasted work) and the
+    worker time they wasted, and robots.txt fetches apart."""
     fetch_line = Text(f"{data['fetches']:,}")
     dup = data.get("duplicate_fetches", 0)
     wasted = data.get("wasted_time")
-    detail = f"  ({dup:,} duplicate fetch{'es' if dup != 1 else ''}"
+    detail = f"  ({dup:,} duplicate {_plural(dup, 'fetch', 'fetches')}"
     if wasted is not None:
         detail += f", {seconds(wasted)} of worker time wasted"
     fetch_line.append(detail + ")", style="red" if dup else "dim")
     if data.get("robots_fetches"):
         fetch_line.append(f"; {data['robots_fetches']:,} robots.txt", style="dim")
-    grid.add_row("fetches", fetch_line)
+    return [("fetches", fetch_line)]
+
+
+def _failed_rows(data: Mapping[str, Any]) -> list[Row]:
+    """Failed fetches, and the retries spent before they failed (yellow when
+    either happened)."""
     failed, retries = data.get("failed", 0), data.get("retries", 0)
-    grid.add_row(
-        "failed fetches",
-        Text(
-            f"{failed:,}"
-            + (f"  ({retries:,} retr{'ies' if retries != 1 else 'y'} of failed attempts)" if retries else ""),
-            style="yellow" if failed or retries else "",
-        ),
-    )
-    if "utilisation" in data:
-        workers = data.get("options", {}).get("workers")
-        grid.add_row("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")
-    parts.append(grid)
+    retried = f"  ({retries:,} {_plural(retries, 'retry', 'retries')} of failed attempts)" if retries else ""
+    return [("failed fetches", Text(f"{failed:,}" + retried, style="yellow" if failed or retries else ""))]
 
-    if "bounds" in data:
-        parts.append(Text(""))
-        parts.append(Text("lower bounds on the finish time", style="bold"))
-        table = Table.grid(padding=(0, 2))
-        table.add_column(no_wrap=True)
-        table.add_column(justify="right", no_wrap=True)
-        table.add_column()
-        binding = data.get("binding_bound")
-        for key, label in BOUND_LABELS.items():
-            value = data["bounds"][key]
-            note = ""
-            if key == "busiest_host" and data.get("busiest_host", {}).get("host"):
-                busiest = data["busiest_host"]
-                note = f"{busiest['host']}, {busiest['fetches']:,} fetches"
-            style = "bold green" if key == binding else ""
-            mark = "> " if key == binding else "  "
-            row_note = Text(note, style="dim")
-            if key == binding:
-                row_note.append("  <- binding", style="bold green")
-            table.add_row(Text(mark + label, style=style), Text(seconds(value), style=style), row_note)
-        parts.append(table)
-        parts.append(Text(f"efficiency {percent(data.get('efficiency'))} (binding bound / finish time)", style="dim"))
-        parts.append(Text(""))
-        parts.append(Text(str(data.get("explanation", "")), style="italic"))
 
-    hosts = data.get("top_hosts")
-    if hosts:
-        parts.append(Text(""))
-        table = Table(title=None, box=None, padding=(0, 2), show_edge=False, header_style="bold")
-        table.add_column("busiest hosts", no_wrap=True)
-        table.add_column("busy", justify="right")
-        table.add_column("fetches", justify="right")
-        table.add_column("mean latency", justify="right")
-        for row in hosts:
-            table.add_row(row["host"], seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
-        parts.append(table)
-    return Group(*parts)
+def _utilisation_rows(data: Mapping[str, Any]) -> list[Row]:
+    if "utilisation" not in data:
+        return []
+    workers = data.get("options", {}).get("workers")
+    return [("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")]
+
+
+_FIGURE_ROWS = (_finish_rows, _pages_rows, _lost_rows, _fetches_rows, _failed_rows, _utilisation_rows)
+"""The figures grid, top to bottom: a table, so a new figure is one function
+and one entry here."""
+
+
+def _bounds_section(data: Mapping[str, Any]) -> list[RenderableType]:
+    """The three lower bounds, the binding one marked in green, then the
+    efficiency and the advisor's explanation."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    table.add_column()
+    for key, label in BOUND_LABELS.items():
+        table.add_row(*_bound_row(data, key, label))
+    return [
+        Text(""),
+        Text("lower bounds on the finish time", style="bold"),
+        table,
+        Text(f"efficiency {percent(data.get('efficiency'))} (binding bound / finish time)", style="dim"),
+        Text(""),
+        Text(str(data.get("explanation", "")), style="italic"),
+    ]
+
+
+def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Text, Text]:
+    """One bound: its label, its value, and a note (the busiest host's name
+    and fetches; ``<- binding`` on the bound that binds)."""
+    binding = key == data.get("binding_bound")
+    note = ""
+    if key == "busiest_host" and data.get("busiest_host", {}).get("host"):
+        busiest = data["busiest_host"]
+        note = f"{busiest['host']}, {busiest['fetches']:,} fetches"
+    style = "bold green" if binding else ""
+    row_note = Text(note, style="dim")
+    if binding:
+        row_note.append("  <- binding", style="bold green")
+    mark = "> " if binding else "  "
+    return Text(mark + label, style=style), Text(seconds(data["bounds"][key]), style=style), row_note
+
+
+def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
+    """The busiest hosts by busy time, with their fetches and mean latency."""
+    table = Table(title=None, box=None, padding=(0, 2), show_edge=False, header_style="bold")
+    table.add_column("busiest hosts", no_wrap=True)
+    table.add_column("busy", justify="right")
+    table.add_column("fetches", justify="right")
+    table.add_column("mean latency", justify="right")
+    for row in hosts:
+        table.add_row(row["host"], seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
+    return [Text(""), table]
 
 
 def summary_text(data: Mapping[str, Any], width: int = 100) -> str:

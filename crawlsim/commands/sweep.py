@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 from crawlsim.cli_options import FLAGS, parse_assignment
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.commands.common import (
@@ -76,6 +76,15 @@ def build_parser() -> ArgumentParser:
         ),
     )
     add_scenario_argument(parser)
+    _add_output_arguments(parser)
+    add_seed_argument(parser)
+    add_advise_argument(parser)
+    _add_grid_arguments(parser)
+    return parser
+
+
+def _add_output_arguments(parser: ArgumentParser) -> None:
+    """Where the points run and where their results go."""
     parser.add_argument(
         "-o",
         "--output",
@@ -99,8 +108,11 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
-    add_seed_argument(parser)
-    add_advise_argument(parser)
+
+
+def _add_grid_arguments(parser: ArgumentParser) -> None:
+    """The crawler flags of ``crawlsim run``, each taking a list of values
+    as text (:func:`grid_from_args` parses them): the grid's axes."""
     group = parser.add_argument_group("grid (comma-separated values; crawler options override the scenario's)")
     for name, kind, help_text in FLAGS:
         metavar = "N,N,..." if kind is int else "S,S,..." if kind is float else "V,V,..."
@@ -127,7 +139,6 @@ def build_parser() -> ArgumentParser:
         metavar="KEY=V1,V2",
         help="any crawler option with one or more values (repeatable)",
     )
-    return parser
 
 
 def _values(name: str, text: str, kind: type = str) -> list[Any]:
@@ -289,6 +300,10 @@ def _label(options: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_cell(v)}" for k, v in options.items()) or "scenario"
 
 
+BOUND_STYLES = {"depth": ":", "busiest_host": "--", "work": "-."}
+"""Line style of each lower bound in sweep.png (drawn thin, in its series' colour)."""
+
+
 def plot(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, path: Path) -> None:
     """Finish time against workers: one line per combination of the other grid
     values, and its three bounds in the same colour, thinner."""
@@ -296,34 +311,15 @@ def plot(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str,
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
     others = [k for k in grid if k != "workers"]
-    series: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in rows:
-        if "error" not in row:
-            series.setdefault(tuple(_cell(row[k]) for k in others), []).append(row)
     fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    styles: dict[str, Any] = {"depth": ":", "busiest_host": "--", "work": "-."}
-    for i, (key, points_) in enumerate(series.items()):
-        points_ = sorted(points_, key=lambda r: r["workers"])
-        xs = [r["workers"] for r in points_]
-        colour = colours[i % len(colours)]
+    for i, (key, points_) in enumerate(_series(rows, others).items()):
         label = _label(dict(zip(others, key, strict=True))) if others else "finish time"
-        ax.plot(xs, [r["finish_time"] for r in points_], marker="o", color=colour, linewidth=2, label=label)
-        for bound, style in styles.items():
-            ax.plot(xs, [r[bound] for r in points_], linestyle=style, color=colour, linewidth=1, alpha=0.7)
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [Line2D([], [], color="grey", linestyle=s, linewidth=1) for s in styles.values()]
-    labels += ["depth bound", "busiest-host bound", "work bound"]
-    ax.legend(handles, labels, fontsize="small", loc="upper right")
-    workers = sorted({r["workers"] for r in rows})
-    if len(workers) > 1 and workers[-1] / max(workers[0], 1) >= 8:
-        ax.set_xscale("log", base=2)
-    ax.set_xticks(workers)
-    ax.set_xticklabels([str(w) for w in workers])
-    ax.set_xlabel("workers")
+        _plot_series(ax, sorted(points_, key=lambda r: r["workers"]), colours[i % len(colours)], label)
+    _add_legend(ax)
+    _workers_axis(ax, sorted({r["workers"] for r in rows}))
     ax.set_ylabel("finish time (simulated s)")
     ax.set_ylim(bottom=0)
     ax.set_title(title)
@@ -331,6 +327,45 @@ def plot(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str,
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    """The rows that ran, grouped by their values of the grid's other axes
+    (every axis but workers): one line of the plot each."""
+    series: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        if "error" not in row:
+            series.setdefault(tuple(_cell(row[k]) for k in others), []).append(row)
+    return series
+
+
+def _plot_series(ax: Any, points_: Sequence[dict[str, Any]], colour: str, label: str) -> None:
+    """One series' finish times (thick, with markers) and its three bounds
+    (thin, same colour), so each finish time sits above its own bounds."""
+    xs = [r["workers"] for r in points_]
+    ax.plot(xs, [r["finish_time"] for r in points_], marker="o", color=colour, linewidth=2, label=label)
+    for bound, style in BOUND_STYLES.items():
+        ax.plot(xs, [r[bound] for r in points_], linestyle=style, color=colour, linewidth=1, alpha=0.7)
+
+
+def _add_legend(ax: Any) -> None:
+    """The series' labels, then one grey sample line per bound's style."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], color="grey", linestyle=s, linewidth=1) for s in BOUND_STYLES.values()]
+    labels += ["depth bound", "busiest-host bound", "work bound"]
+    ax.legend(handles, labels, fontsize="small", loc="upper right")
+
+
+def _workers_axis(ax: Any, workers: Sequence[int]) -> None:
+    """Ticks at the workers swept; a log2 scale once they span 8x or more,
+    so 1, 2, 4, ..., 64 are evenly spaced."""
+    if len(workers) > 1 and workers[-1] / max(workers[0], 1) >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(workers)
+    ax.set_xticklabels([str(w) for w in workers])
+    ax.set_xlabel("workers")
 
 
 def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
@@ -364,29 +399,55 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     grid = grid_from_args(args)
     scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
+    tasks = _tasks(args, grid, scenario)
+    rows_iter, where = _executor(args, tasks)
+    rows = with_progress(rows_iter, len(tasks), f"{scenario.name}: {len(tasks)} runs {where}")
+    out_dir = Path(args.output or f"sweep-{scenario.name}")
+    written = _write_results(rows, grid, scenario, args, out_dir)
+    if args.json:
+        print(json.dumps(rows, indent=2, default=_cell))
+    else:
+        console = stdout_console()
+        console.print(results_table(rows, grid))
+        console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
+    return 0
+
+
+def _tasks(args: Any, grid: dict[str, list[Any]], scenario: Scenario) -> list[dict[str, Any]]:
+    """One task per grid point, as plain data for another process.  Each
+    point's options are applied once here, so a bad value fails before any
+    work starts."""
     ref = portable_ref(args.scenario)
     tasks = [
         {"index": i, "scenario": ref, "seed": args.seed, "options": p, "advise": args.advise}
         for i, p in enumerate(points(grid))
     ]
     for task in tasks:
-        scenario.with_options(**task["options"])  # a bad value fails here, before any work
-    if args.dask:
-        rows_iter: Iterator[dict[str, Any]] = run_dask(tasks, args.dask)
-        where = f"on {args.dask}"
-    else:
-        jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-        if jobs < 1:
-            raise UsageError(f"--jobs: expected a whole number >= 1, got {jobs}")
-        rows_iter = run_local(tasks, jobs)
-        where = f"in {min(jobs, len(tasks))} process{'es' if min(jobs, len(tasks)) != 1 else ''}"
-    rows = with_progress(rows_iter, len(tasks), f"{scenario.name}: {len(tasks)} runs {where}")
+        scenario.with_options(**task["options"])
+    return tasks
 
-    out_dir = Path(args.output or f"sweep-{scenario.name}")
+
+def _executor(args: Any, tasks: Sequence[dict[str, Any]]) -> tuple[Iterator[dict[str, Any]], str]:
+    """The rows as they finish, from Dask (``--dask``) or a local pool, and
+    where they run, for the progress bar."""
+    if args.dask:
+        return run_dask(tasks, args.dask), f"on {args.dask}"
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError(f"--jobs: expected a whole number >= 1, got {jobs}")
+    processes = min(jobs, len(tasks))
+    return run_local(tasks, jobs), f"in {processes} process{'es' if processes != 1 else ''}"
+
+
+def _write_results(
+    rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], scenario: Scenario, args: Any, out_dir: Path
+) -> list[str]:
+    """sweep.csv, sweep.json and (unless ``--no-plot``) sweep.png in
+    ``out_dir``; returns the names written.  A folder that cannot be written
+    is the user's mistake: one line, exit 2."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        keys = ["index", *grid, *RESULT_KEYS, "error"]
-        write_csv(rows, keys, out_dir / "sweep.csv")
+        write_csv(rows, ["index", *grid, *RESULT_KEYS, "error"], out_dir / "sweep.csv")
         document = {
             "scenario": scenario.name,
             "title": scenario.title,
@@ -399,15 +460,7 @@ def main(argv: list[str] | None = None) -> int:
             plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png")
     except OSError as err:
         raise UsageError(f"{out_dir}: cannot write: {err.strerror or err}") from None
-
-    if args.json:
-        print(json.dumps(rows, indent=2, default=_cell))
-    else:
-        console = stdout_console()
-        console.print(results_table(rows, grid))
-        written = ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
-        console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
-    return 0
+    return ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
 
 
 __all__: list[str] = [

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from crawlsim.cli import UsageError
+from crawlsim.errors import UsageError
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser, add_scenario_argument, add_seed_argument, load
 from crawlsim.core.events import (
-    Discovered,
     Done,
     Event,
     FetchFailed,
@@ -102,123 +101,166 @@ def chrome_trace(
     Spans ("X") run from FetchStarted to the FetchFinished or FetchFailed of
     the same fetch id, on the track of the fetch's worker slot; a fetch with
     no end (a trace cut short) is left out.  ``series`` (time, frontier, in
-    flight) become counter ("C") events.
+    flight) become counter ("C") events.  Each event type has its builder in
+    :data:`_TRACK_BUILDERS`; a type with none (``Discovered``) adds nothing.
     """
-    out: list[dict[str, Any]] = [
-        {"name": "process_name", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"name": "crawler"}},
-        {"name": "process_sort_index", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"sort_index": 0}},
-        {"name": "thread_name", "ph": "M", "pid": WORKERS_PID, "tid": LINKS_TID, "args": {"name": "links"}},
-        {"name": "process_name", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"name": "hosts"}},
-        {"name": "process_sort_index", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"sort_index": 1}},
-    ]
-    started: dict[int, FetchStarted] = {}
-    slots: set[int] = set()
-    host_tid: dict[str, int] = {}
-
-    def host_track(host: str) -> int:
-        tid = host_tid.get(host)
-        if tid is None:
-            tid = host_tid[host] = len(host_tid) + 1
-            out.append({"name": "thread_name", "ph": "M", "pid": HOSTS_PID, "tid": tid, "args": {"name": host}})
-        return tid
-
-    def instant(name: str, event: Event, pid: int, tid: int, args: dict[str, Any], scope: str = "t") -> None:
-        out.append({"name": name, "ph": "i", "s": scope, "ts": _us(event.t), "pid": pid, "tid": tid, "args": args})
-
+    trace = _ChromeTrace()
     for event in events:
-        if isinstance(event, FetchStarted):
-            started[event.fetch_id] = event
-            if event.slot not in slots:
-                slots.add(event.slot)
-                out.append(
-                    {
-                        "name": "thread_name",
-                        "ph": "M",
-                        "pid": WORKERS_PID,
-                        "tid": event.slot + 1,
-                        "args": {"name": f"worker {event.slot}"},
-                    }
-                )
-        elif isinstance(event, (FetchFinished, FetchFailed)):
-            start = started.pop(event.fetch_id, None)
-            if start is None:
-                continue
-            args: dict[str, Any] = {
-                "fetch_id": event.fetch_id,
-                "kind": start.kind,
-                "depth": start.depth,
-                "attempt": start.attempt,
-                "page": start.page,
-                "duplicate": start.duplicate,
-            }
-            if isinstance(event, FetchFinished):
-                args.update(status=event.status, links=event.links, new_links=event.new_links)
-                if event.duplicate_of:
-                    args["duplicate_of"] = event.duplicate_of
-            else:
-                args.update(error=event.reason, final=event.final)
-            name = start.url + (" (duplicate)" if start.duplicate else "")
-            if isinstance(event, FetchFailed):
-                name += f" [{event.reason}]"
-            out.append(
-                {
-                    "name": name,
-                    "cat": start.host,
-                    "ph": "X",
-                    "ts": _us(start.t),
-                    "dur": max(0.0, _us(event.t) - _us(start.t)),
-                    "pid": WORKERS_PID,
-                    "tid": start.slot + 1,
-                    "args": args,
-                }
-            )
-        elif isinstance(event, Skipped):
-            instant(
-                f"skipped ({event.reason})",
-                event,
-                WORKERS_PID,
-                LINKS_TID,
-                {"url": event.url, "parent": event.parent, "href": event.href},
-            )
-        elif isinstance(event, HostDeferred):
-            instant(
-                f"deferred ({event.reason})",
-                event,
-                HOSTS_PID,
-                host_track(event.host),
-                {"host": event.host, "until": event.until, "for_s": round(event.until - event.t, 6)},
-            )
-        elif isinstance(event, RetryScheduled):
-            instant(
-                f"retry {event.attempt} scheduled",
-                event,
-                HOSTS_PID,
-                host_track(event.host),
-                {"url": event.url, "at": event.at, "reason": event.reason},
-            )
-        elif isinstance(event, RobotsLoaded):
-            instant(
-                "robots.txt loaded",
-                event,
-                HOSTS_PID,
-                host_track(event.host),
-                {"status": event.status, "crawl_delay": event.crawl_delay, "disallow_all": event.disallow_all},
-            )
-        elif isinstance(event, Done):
-            instant("done", event, WORKERS_PID, LINKS_TID, {"pages": event.pages, "fetches": event.fetches}, "g")
-        elif isinstance(event, Discovered):
-            continue  # one per page: the counters below show the frontier growing
-    for t, frontier, in_flight in series:
-        out.append(
-            {"name": "frontier", "ph": "C", "ts": _us(t), "pid": WORKERS_PID, "tid": 0, "args": {"queued": frontier}}
-        )
-        out.append(
-            {"name": "in flight", "ph": "C", "ts": _us(t), "pid": WORKERS_PID, "tid": 0, "args": {"fetches": in_flight}}
-        )
-    data: dict[str, Any] = {"traceEvents": out, "displayTimeUnit": "ms"}
+        build = _builder_for(type(event))
+        if build is not None:
+            build(trace, event)
+    trace.add_counters(series)
+    data: dict[str, Any] = {"traceEvents": trace.out, "displayTimeUnit": "ms"}
     if metadata:
         data["otherData"] = metadata
     return data
+
+
+class _ChromeTrace:
+    """A Chrome trace being built, in event order.
+
+    ``out`` is the trace events so far: it starts with the two processes'
+    names (the crawler's worker tracks, the hosts' tracks) and names each
+    track just before its first event, as Perfetto reads them.  ``started``
+    holds each fetch in flight until its end makes it a span.
+    """
+
+    def __init__(self) -> None:
+        self.out: list[dict[str, Any]] = [
+            {"name": "process_name", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"name": "crawler"}},
+            {"name": "process_sort_index", "ph": "M", "pid": WORKERS_PID, "tid": 0, "args": {"sort_index": 0}},
+            {"name": "thread_name", "ph": "M", "pid": WORKERS_PID, "tid": LINKS_TID, "args": {"name": "links"}},
+            {"name": "process_name", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"name": "hosts"}},
+            {"name": "process_sort_index", "ph": "M", "pid": HOSTS_PID, "tid": 0, "args": {"sort_index": 1}},
+        ]
+        self.started: dict[int, FetchStarted] = {}
+        self.slots: set[int] = set()
+        self.host_tid: dict[str, int] = {}
+
+    # -- tracks ---------------------------------------------------------------
+
+    def worker_track(self, slot: int) -> int:
+        """The track of worker ``slot`` (after the links track), named on first use."""
+        if slot not in self.slots:
+            self.slots.add(slot)
+            name = {"name": f"worker {slot}"}
+            self.out.append({"name": "thread_name", "ph": "M", "pid": WORKERS_PID, "tid": slot + 1, "args": name})
+        return slot + 1
+
+    def host_track(self, host: str) -> int:
+        """The track of ``host``, numbered in order of first appearance."""
+        tid = self.host_tid.get(host)
+        if tid is None:
+            tid = self.host_tid[host] = len(self.host_tid) + 1
+            self.out.append({"name": "thread_name", "ph": "M", "pid": HOSTS_PID, "tid": tid, "args": {"name": host}})
+        return tid
+
+    def instant(self, name: str, event: Event, pid: int, tid: int, args: dict[str, Any], scope: str = "t") -> None:
+        self.out.append({"name": name, "ph": "i", "s": scope, "ts": _us(event.t), "pid": pid, "tid": tid, "args": args})
+
+    # -- one builder per event type ---------------------------------------------
+
+    def fetch_started(self, event: FetchStarted) -> None:
+        self.started[event.fetch_id] = event
+        self.worker_track(event.slot)
+
+    def fetch_ended(self, event: FetchFinished | FetchFailed) -> None:
+        """The fetch's span, from its start to this end, on its worker's track."""
+        start = self.started.pop(event.fetch_id, None)
+        if start is None:
+            return
+        self.out.append(
+            {
+                "name": _span_name(start, event),
+                "cat": start.host,
+                "ph": "X",
+                "ts": _us(start.t),
+                "dur": max(0.0, _us(event.t) - _us(start.t)),
+                "pid": WORKERS_PID,
+                "tid": start.slot + 1,
+                "args": _span_args(start, event),
+            }
+        )
+
+    def skipped(self, event: Skipped) -> None:
+        args = {"url": event.url, "parent": event.parent, "href": event.href}
+        self.instant(f"skipped ({event.reason})", event, WORKERS_PID, LINKS_TID, args)
+
+    def deferred(self, event: HostDeferred) -> None:
+        args = {"host": event.host, "until": event.until, "for_s": round(event.until - event.t, 6)}
+        self.instant(f"deferred ({event.reason})", event, HOSTS_PID, self.host_track(event.host), args)
+
+    def retry(self, event: RetryScheduled) -> None:
+        args = {"url": event.url, "at": event.at, "reason": event.reason}
+        self.instant(f"retry {event.attempt} scheduled", event, HOSTS_PID, self.host_track(event.host), args)
+
+    def robots(self, event: RobotsLoaded) -> None:
+        args = {"status": event.status, "crawl_delay": event.crawl_delay, "disallow_all": event.disallow_all}
+        self.instant("robots.txt loaded", event, HOSTS_PID, self.host_track(event.host), args)
+
+    def done(self, event: Done) -> None:
+        self.instant("done", event, WORKERS_PID, LINKS_TID, {"pages": event.pages, "fetches": event.fetches}, "g")
+
+    def add_counters(self, series: Sequence[tuple[float, int, int]]) -> None:
+        """The frontier and the fetches in flight over time, as counters."""
+        for t, frontier, in_flight in series:
+            ts = _us(t)
+            self.out.append(
+                {"name": "frontier", "ph": "C", "ts": ts, "pid": WORKERS_PID, "tid": 0, "args": {"queued": frontier}}
+            )
+            self.out.append(
+                {"name": "in flight", "ph": "C", "ts": ts, "pid": WORKERS_PID, "tid": 0, "args": {"fetches": in_flight}}
+            )
+
+
+def _span_name(start: FetchStarted, end: FetchFinished | FetchFailed) -> str:
+    """The URL, marked when the fetch was a duplicate and, if it failed, why."""
+    name = start.url + (" (duplicate)" if start.duplicate else "")
+    if isinstance(end, FetchFailed):
+        name += f" [{end.reason}]"
+    return name
+
+
+def _span_args(start: FetchStarted, end: FetchFinished | FetchFailed) -> dict[str, Any]:
+    """What Perfetto shows for a selected span: the fetch, then its outcome."""
+    args: dict[str, Any] = {
+        "fetch_id": end.fetch_id,
+        "kind": start.kind,
+        "depth": start.depth,
+        "attempt": start.attempt,
+        "page": start.page,
+        "duplicate": start.duplicate,
+    }
+    if isinstance(end, FetchFinished):
+        args.update(status=end.status, links=end.links, new_links=end.new_links)
+        if end.duplicate_of:
+            args["duplicate_of"] = end.duplicate_of
+    else:
+        args.update(error=end.reason, final=end.final)
+    return args
+
+
+_TRACK_BUILDERS: dict[type[Event], Callable[[_ChromeTrace, Any], None]] = {
+    FetchStarted: _ChromeTrace.fetch_started,
+    FetchFinished: _ChromeTrace.fetch_ended,
+    FetchFailed: _ChromeTrace.fetch_ended,
+    Skipped: _ChromeTrace.skipped,
+    HostDeferred: _ChromeTrace.deferred,
+    RetryScheduled: _ChromeTrace.retry,
+    RobotsLoaded: _ChromeTrace.robots,
+    Done: _ChromeTrace.done,
+}
+"""Event type -> what it adds to the trace.  ``Discovered`` has no entry:
+there is one per page, and the frontier counter already shows it growing."""
+
+
+def _builder_for(kind: type[Event]) -> Callable[[_ChromeTrace, Any], None] | None:
+    """The builder of ``kind`` or of its nearest base class that has one."""
+    for cls in kind.__mro__:
+        build = _TRACK_BUILDERS.get(cls)
+        if build is not None:
+            return build
+    return None
 
 
 def coverage_line(stats: Any, coverage: Coverage) -> str:

@@ -11,9 +11,13 @@ The pieces: :mod:`~crawlsim.notebook.runs` (a run = the terminal app's
 ``run_session``), :mod:`~crawlsim.notebook.layout` (page positions),
 :mod:`~crawlsim.notebook.draw` (one matplotlib figure, mutated per frame),
 :mod:`~crawlsim.notebook.widget` (ipywidgets), :mod:`~crawlsim.notebook.sweeps`,
-:mod:`~crawlsim.notebook.steps` (the BFS-by-hand table) and
-:mod:`~crawlsim.notebook.tables`.  Names load on first use, so ``crawlsim
-animate`` (matplotlib only) never imports ipywidgets.
+:mod:`~crawlsim.notebook.steps` (the BFS-by-hand table),
+:mod:`~crawlsim.notebook.tables` and :mod:`~crawlsim.notebook.movie` (the
+same figure written frame by frame to a GIF or MP4: ``crawlsim animate``).
+Names load on first use, so ``crawlsim animate`` (matplotlib only) never
+imports ipywidgets.  The movie module is not called ``animate``: importing a
+submodule of that name would set ``crawlsim.notebook.animate`` to the module
+and hide the :func:`animate` function this package exports.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crawlsim.animate import animate
+    from crawlsim.notebook.movie import animate
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.runs import run, snapshot
     from crawlsim.notebook.steps import Step, crawl_steps, fetch_order
@@ -45,7 +49,7 @@ _WHERE = {
     "fetch_order": "crawlsim.notebook.steps",
     "Table": "crawlsim.notebook.tables",
     "short": "crawlsim.notebook.tables",
-    "animate": "crawlsim.animate",
+    "animate": "crawlsim.notebook.movie",
 }
 
 __all__ = [

@@ -21,7 +21,9 @@ geometry directly.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from crawlsim.core.events import Discovered, Skipped
 from crawlsim.replay import PAGE_SKIPS, Replay
@@ -82,48 +84,90 @@ def compute_layout(replay: Replay, by: str = "host", rows: int | None = None, co
         raise ValueError(f"layout: expected one of {', '.join(LAYOUTS)}; got {by!r}")
     pages = replay.page_list
     depth, parent = page_depths(replay)
-    rows = rows or default_rows(len(pages))
-
-    groups: dict[str, list[int]] = {}
-    if by == "host":
-        for page in pages:
-            groups.setdefault(page.host, []).append(page.index)
-        for members in groups.values():
-            members.sort(key=lambda i: (depth[i] is None, depth[i] or 0, i))
-    else:
-        deepest = max((d for d in depth if d is not None), default=0)
-        for level in range(deepest + 1):
-            groups[f"depth {level}"] = []
-        for page in pages:
-            d = depth[page.index]
-            groups.setdefault(UNREACHED if d is None else f"depth {d}", []).append(page.index)
-        groups = {k: v for k, v in groups.items() if v}
-
-    xy: list[tuple[float, float]] = [(0.0, 0.0)] * len(pages)
-    labels: list[tuple[str, float]] = []
-    x = 0.0
-    tallest = 1
+    groups = _GROUPINGS[by](pages, depth)
+    blocks = _Blocks(len(pages), rows or default_rows(len(pages)), column_width)
     for label, members in groups.items():
-        columns = max(1, math.ceil(len(members) / rows))
+        blocks.place(label, members)
+    edges = [(p, i) for i, p in enumerate(parent) if p is not None]
+    half = (blocks.tallest - 1) / 2
+    return Layout(
+        by=by,
+        xy=blocks.xy,
+        groups=blocks.labels,
+        edges=edges,
+        depth=depth,
+        xlim=(-0.8, max(blocks.x - BLOCK_SPACING, 0.0) + 0.8),
+        ylim=(-half - 0.8, half + 1.4),
+    )
+
+
+class _Placed(Protocol):
+    """What a grouping reads of a page (:class:`crawlsim.replay.Replay`'s pages have it)."""
+
+    host: str
+    index: int
+
+
+def _by_host(pages: Sequence[_Placed], depth: list[int | None]) -> dict[str, list[int]]:
+    """One group per host, hosts in order of first sight; in a block,
+    shallow pages first and undiscovered ones last, so a block reads top
+    down as the crawl went."""
+    groups: dict[str, list[int]] = {}
+    for page in pages:
+        groups.setdefault(page.host, []).append(page.index)
+    for members in groups.values():
+        members.sort(key=lambda i: (depth[i] is None, depth[i] or 0, i))
+    return groups
+
+
+def _by_level(pages: Sequence[_Placed], depth: list[int | None]) -> dict[str, list[int]]:
+    """One group per depth, shallowest first, then the pages never reached
+    (:data:`UNREACHED`); empty depths are left out."""
+    groups: dict[str, list[int]] = {}
+    deepest = max((d for d in depth if d is not None), default=0)
+    for level in range(deepest + 1):
+        groups[f"depth {level}"] = []
+    for page in pages:
+        d = depth[page.index]
+        groups.setdefault(UNREACHED if d is None else f"depth {d}", []).append(page.index)
+    return {k: v for k, v in groups.items() if v}
+
+
+_GROUPINGS: dict[str, Callable[[Sequence[_Placed], list[int | None]], dict[str, list[int]]]] = {
+    "host": _by_host,
+    "level": _by_level,
+}
+"""Each layout's grouping of pages into blocks, keyed as :data:`LAYOUTS`."""
+
+BLOCK_SPACING = 1.6
+"""Horizontal distance from one block's last sub-column to the next block."""
+
+
+class _Blocks:
+    """Blocks laid out left to right.  Invariant: ``x`` is where the next
+    block starts, and ``tallest`` the most pages in any sub-column so far
+    (the figure's height)."""
+
+    def __init__(self, pages: int, rows: int, column_width: float) -> None:
+        self.xy: list[tuple[float, float]] = [(0.0, 0.0)] * pages
+        self.labels: list[tuple[str, float]] = []
+        self.rows = rows
+        self.column_width = column_width
+        self.x = 0.0
+        self.tallest = 1
+
+    def place(self, label: str, members: list[int]) -> None:
+        """Put ``members`` in as few sub-columns of at most ``rows`` pages as
+        fit, each sub-column centred vertically, and label the block's centre."""
+        columns = max(1, math.ceil(len(members) / self.rows))
         per_column = math.ceil(len(members) / columns)
-        tallest = max(tallest, per_column)
+        self.tallest = max(self.tallest, per_column)
         for k, i in enumerate(members):
             column, row = divmod(k, per_column)
             height = min(per_column, len(members) - column * per_column)
-            xy[i] = (x + column * column_width, (height - 1) / 2 - row)
-        labels.append((label, x + (columns - 1) * column_width / 2))
-        x += (columns - 1) * column_width + 1.6
-    edges = [(p, i) for i, p in enumerate(parent) if p is not None]
-    half = (tallest - 1) / 2
-    return Layout(
-        by=by,
-        xy=xy,
-        groups=labels,
-        edges=edges,
-        depth=depth,
-        xlim=(-0.8, max(x - 1.6, 0.0) + 0.8),
-        ylim=(-half - 0.8, half + 1.4),
-    )
+            self.xy[i] = (self.x + column * self.column_width, (height - 1) / 2 - row)
+        self.labels.append((label, self.x + (columns - 1) * self.column_width / 2))
+        self.x += (columns - 1) * self.column_width + BLOCK_SPACING
 
 
 __all__ = ["LAYOUTS", "UNREACHED", "Layout", "compute_layout", "default_rows", "page_depths"]

@@ -17,7 +17,7 @@ without an interactive matplotlib backend.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -28,6 +28,11 @@ from crawlsim.notebook.runs import as_scenario
 from crawlsim.replay import Counters
 from crawlsim.scenario import Scenario
 from crawlsim.session import Knobs, Result, interactive_cap, normalize_label, run_session
+
+if TYPE_CHECKING:
+    from crawlsim.sim.bounds import Bounds
+    from crawlsim.sim.coverage import Coverage
+    from crawlsim.sim.driver import SimRun
 
 
 class CrawlWidget:
@@ -59,37 +64,9 @@ class CrawlWidget:
         self.previous: Result | None = None
         self.counters: Counters | None = None
         self._quiet = False
-        knobs = Knobs.from_options(self.scenario.options)
-        width, height = int(figsize[0] * dpi), int(figsize[1] * dpi)
-
-        self.play = widgets.Play(value=self.frames, min=0, max=self.frames, step=1, interval=interval_ms,
-                                 description="play")
-        self.time = widgets.IntSlider(value=self.frames, min=0, max=self.frames, step=1, readout=False,
-                                      description="time", continuous_update=True,
-                                      layout=widgets.Layout(width="420px"))
-        widgets.jslink((self.play, "value"), (self.time, "value"))
-        self.clock = widgets.Label(value="")
-        modes = list(MODES)
-        current = normalize_label(knobs.normalize)
-        if current not in modes:
-            modes.append(current)
-        self.normalize = widgets.Dropdown(options=modes, value=current, description="normalize",
-                                          layout=widgets.Layout(width="230px"))
-        self.workers = widgets.IntSlider(value=knobs.workers, min=1, max=max(16, knobs.workers),
-                                         description="workers", continuous_update=False)
-        self.polite = widgets.Checkbox(value=knobs.polite, description="polite (per-host limit and gap)",
-                                       indent=False)
-        self.gap = widgets.FloatSlider(value=knobs.gap, min=0.0, max=max(5.0, knobs.gap), step=0.25,
-                                       description="gap (s)", continuous_update=False)
-        self.per_host = widgets.IntSlider(value=knobs.per_host, min=1, max=max(8, knobs.per_host),
-                                          description="per host", continuous_update=False)
-        self.order = widgets.Dropdown(options=["bfs", "dfs"], value=knobs.order if knobs.order in ("bfs", "dfs") else "bfs",
-                                      description="order", layout=widgets.Layout(width="230px"))
-        self.layout_by = widgets.ToggleButtons(options=list(LAYOUTS), value=layout, description="layout by",
-                                               style={"button_width": "70px"})
-        self.summary = widgets.HTML(value="")
-        self.image = widgets.Image(format="png", width=width, height=height,
-                                   layout=widgets.Layout(width=f"{width}px", height=f"{height}px"))
+        self._make_playback(interval_ms)
+        self._make_knob_controls(Knobs.from_options(self.scenario.options), layout)
+        self._make_outputs(int(figsize[0] * dpi), int(figsize[1] * dpi))
         self.controls = (self.normalize, self.workers, self.polite, self.gap, self.per_host, self.order)
         for control in self.controls:
             control.observe(self._on_knob, names="value")
@@ -107,6 +84,50 @@ class CrawlWidget:
         )
         self._sync_enabled()
         self.rerun()
+
+    # -- building the controls ------------------------------------------------------
+
+    def _make_playback(self, interval_ms: int) -> None:
+        """Play and the time slider, linked in the browser (so playing needs
+        no round trip to the kernel), and the clock label."""
+        self.play = widgets.Play(value=self.frames, min=0, max=self.frames, step=1, interval=interval_ms,
+                                 description="play")
+        self.time = widgets.IntSlider(value=self.frames, min=0, max=self.frames, step=1, readout=False,
+                                      description="time", continuous_update=True,
+                                      layout=widgets.Layout(width="420px"))
+        widgets.jslink((self.play, "value"), (self.time, "value"))
+        self.clock = widgets.Label(value="")
+
+    def _make_knob_controls(self, knobs: Knobs, layout: str) -> None:
+        """One control per knob, starting at the scenario's value; a slider's
+        range grows to hold a value beyond its usual maximum, and a
+        normalization given as steps joins the list of modes."""
+        modes = list(MODES)
+        current = normalize_label(knobs.normalize)
+        if current not in modes:
+            modes.append(current)
+        self.normalize = widgets.Dropdown(options=modes, value=current, description="normalize",
+                                          layout=widgets.Layout(width="230px"))
+        self.workers = widgets.IntSlider(value=knobs.workers, min=1, max=max(16, knobs.workers),
+                                         description="workers", continuous_update=False)
+        self.polite = widgets.Checkbox(value=knobs.polite, description="polite (per-host limit and gap)",
+                                       indent=False)
+        self.gap = widgets.FloatSlider(value=knobs.gap, min=0.0, max=max(5.0, knobs.gap), step=0.25,
+                                       description="gap (s)", continuous_update=False)
+        self.per_host = widgets.IntSlider(value=knobs.per_host, min=1, max=max(8, knobs.per_host),
+                                          description="per host", continuous_update=False)
+        order = knobs.order if knobs.order in ("bfs", "dfs") else "bfs"
+        self.order = widgets.Dropdown(options=["bfs", "dfs"], value=order, description="order",
+                                      layout=widgets.Layout(width="230px"))
+        self.layout_by = widgets.ToggleButtons(options=list(LAYOUTS), value=layout, description="layout by",
+                                               style={"button_width": "70px"})
+
+    def _make_outputs(self, width: int, height: int) -> None:
+        """The HTML summary and the picture, an image of fixed pixel size so
+        the cell never changes height while the crawl plays."""
+        self.summary = widgets.HTML(value="")
+        self.image = widgets.Image(format="png", width=width, height=height,
+                                   layout=widgets.Layout(width=f"{width}px", height=f"{height}px"))
 
     # -- the controls -----------------------------------------------------------
 
@@ -187,50 +208,79 @@ class CrawlWidget:
     def describe(self, result: Result, previous: Result | None) -> str:
         """HTML summary: finish time, the change from the previous run, the
         bounds and which one binds."""
-        run, bounds = result.run, result.bounds
         parts = [f"<b>finish {result.finish:.1f} s</b>"]
         if previous is not None:
-            delta = result.finish - previous.finish
-            change = result.knobs.diff(previous.knobs) if result.knobs and previous.knobs else ""
-            parts.append(
-                f"previous run {previous.finish:.1f} s ({delta:+.1f} s{'; ' + html.escape(change) if change else ''})"
-            )
-        coverage = result.coverage
-        if run is not None:
-            stats = run.stats
-            if coverage is not None and coverage.reachable is not None:
-                parts.append(f"{coverage.reachable} pages reachable, {stats.pages_fetched} fetched")
-            else:
-                parts.append(f"{stats.pages_fetched} pages fetched")
-            parts.append(f"{stats.fetches} fetches")
-            if stats.duplicate_fetches:
-                parts.append(f"<span style='color:#e03131'>{stats.duplicate_fetches} duplicate fetches "
-                             f"({run.wasted_time:.1f} worker-seconds wasted)</span>")
-            if stats.failed:
-                parts.append(f"{stats.failed} failed fetch{'es' if stats.failed != 1 else ''}")
-        lines = [" · ".join(parts)]
-        if coverage is not None and coverage.lost:
-            lost = "; ".join(
-                f"{html.escape(item.page)} ({item.reason}: {html.escape(item.detail)})" for item in coverage.lost[:5]
-            )
-            more = f"; and {len(coverage.lost) - 5} more" if len(coverage.lost) > 5 else ""
-            count = len(coverage.lost)
-            lines.append(f"<span style='color:#e03131'>{count} page{'s' if count != 1 else ''} lost: {lost}{more}</span>")
-        elif coverage is not None and coverage.lost is None and coverage.note:
-            lines.append(f"pages lost not counted: {html.escape(coverage.note)}")
-        if bounds is not None:
-            host = html.escape(bounds.busiest_host_name or "-")
-            lines.append(
-                f"bounds: depth {bounds.depth:.1f} s · busiest host {host} {bounds.busiest_host:.1f} s · "
-                f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}"
-            )
-            lines.append(html.escape(bounds.explanation))
+            parts.append(_change_part(result, previous))
+        if result.run is not None:
+            parts.extend(_fetch_parts(result.run, result.coverage))
+        lines = [" · ".join(parts), *_lost_lines(result.coverage)]
+        if result.bounds is not None:
+            lines.extend(_bounds_lines(result.bounds))
         if result.note:
             lines.append(f"<i>{html.escape(result.note)}</i>")
         return "<br>".join(lines)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.box._repr_mimebundle_(**kwargs)
+
+
+LOST_SHOWN = 5
+"""Lost pages named in the summary; the rest are counted."""
+
+RED = "#e03131"
+"""Wasted work and lost pages, as in the drawing."""
+
+
+def _change_part(result: Result, previous: Result) -> str:
+    """The previous run's finish time, the difference, and which knobs changed."""
+    delta = result.finish - previous.finish
+    change = result.knobs.diff(previous.knobs) if result.knobs and previous.knobs else ""
+    return f"previous run {previous.finish:.1f} s ({delta:+.1f} s{'; ' + html.escape(change) if change else ''})"
+
+
+def _fetch_parts(run: SimRun, coverage: Coverage | None) -> list[str]:
+    """Pages (of those reachable, when counted), fetches, and the duplicate
+    and failed fetches when there were any."""
+    stats = run.stats
+    if coverage is not None and coverage.reachable is not None:
+        parts = [f"{coverage.reachable} pages reachable, {stats.pages_fetched} fetched"]
+    else:
+        parts = [f"{stats.pages_fetched} pages fetched"]
+    parts.append(f"{stats.fetches} fetches")
+    if stats.duplicate_fetches:
+        parts.append(f"<span style='color:{RED}'>{stats.duplicate_fetches} duplicate fetches "
+                     f"({run.wasted_time:.1f} worker-seconds wasted)</span>")
+    if stats.failed:
+        parts.append(f"{stats.failed} failed fetch{'es' if stats.failed != 1 else ''}")
+    return parts
+
+
+def _lost_lines(coverage: Coverage | None) -> list[str]:
+    """The pages lost, the first few with their reasons, or why they were
+    not counted; nothing when none was lost."""
+    if coverage is None:
+        return []
+    if coverage.lost:
+        lost = "; ".join(
+            f"{html.escape(item.page)} ({item.reason}: {html.escape(item.detail)})"
+            for item in coverage.lost[:LOST_SHOWN]
+        )
+        count = len(coverage.lost)
+        more = f"; and {count - LOST_SHOWN} more" if count > LOST_SHOWN else ""
+        return [f"<span style='color:{RED}'>{count} page{'s' if count != 1 else ''} lost: {lost}{more}</span>"]
+    if coverage.lost is None and coverage.note:
+        return [f"pages lost not counted: {html.escape(coverage.note)}"]
+    return []
+
+
+def _bounds_lines(bounds: Bounds) -> list[str]:
+    """The three lower bounds with the binding one named, then the advisor's explanation."""
+    host = html.escape(bounds.busiest_host_name or "-")
+    return [
+        f"bounds: depth {bounds.depth:.1f} s · busiest host {host} {bounds.busiest_host:.1f} s · "
+        f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
+        html.escape(bounds.explanation),
+    ]
 
 
 def show(scenario: Scenario | str = "see-it", **kwargs: Any) -> CrawlWidget:

@@ -1,6 +1,7 @@
 """`crawlsim animate`: export a crawl as a GIF or MP4 for slides.
 
-The frames are the notebook's picture (:class:`crawlsim.notebook.draw.CrawlFigure`)
+It lives with the notebook's drawing code because it is that drawing, played:
+the frames are the notebook's picture (:class:`crawlsim.notebook.draw.CrawlFigure`)
 at evenly spaced simulated times, written by a matplotlib movie writer:
 ``PillowWriter`` for ``.gif`` (Pillow comes with matplotlib) and
 ``FFMpegWriter`` for ``.mp4``.  The ffmpeg binary comes from the
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
+from crawlsim.errors import UsageError
 from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError
 
 if TYPE_CHECKING:
@@ -36,8 +38,10 @@ HOLD_SECONDS = 1.5
 """The last frame is held this long, so a looping GIF shows the finish."""
 
 
-class AnimateError(ValueError):
-    """A user's mistake: the CLI prints it on one line and exits 2."""
+class AnimateError(UsageError):
+    """A user's mistake: the CLI prints it on one line and exits 2.  A
+    :class:`~crawlsim.errors.UsageError`, so code that handles the one
+    command-line mistake type handles this one too."""
 
 
 def ffmpeg_path() -> str:
