@@ -170,22 +170,31 @@ def _extra(case: Case, extra: list[str], expected: set[str], start_host: str) ->
     """Why each returned URL that is not expected is there: a fragment, another
     host, another spelling of an expected page, or a page reached through an
     out-of-scope one."""
-    with_fragment = [u for u in extra if "#" in u]
-    other_host = [u for u in extra if "#" not in u and hostname(u) != start_host]
-    rest = [u for u in extra if u not in with_fragment and u not in other_host]
+    with_fragment, other_host, spelled, unreachable = _sort_extra(extra, expected, start_host)
     found: list[Problem] = []
     if with_fragment:
         found.append(FragmentsReturned(tuple(with_fragment)))
     if other_host:
         found.append(OffHostReturned(tuple(other_host), start_host))
-    expected_pages_ = {page_of(e) for e in expected}
-    spelled = [u for u in rest if page_of(u) in expected_pages_]
     if spelled:
         found.append(Respelled(tuple(spelled)))
-    unreachable = [u for u in rest if u not in spelled]
     if unreachable:
-        found.append(Unreachable(tuple(unreachable), tuple(_linked_only_from_out_of_scope(case, unreachable, start_host))))
+        via = _linked_only_from_out_of_scope(case, unreachable, start_host)
+        found.append(Unreachable(tuple(unreachable), tuple(via)))
     return tuple(found)
+
+
+def _sort_extra(
+    extra: list[str], expected: set[str], start_host: str
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The unexpected URLs, each in the first group that explains it: with a
+    #fragment, on another host, an expected page spelled otherwise, or none of these."""
+    with_fragment = [u for u in extra if "#" in u]
+    other_host = [u for u in extra if "#" not in u and hostname(u) != start_host]
+    rest = [u for u in extra if u not in with_fragment and u not in other_host]
+    expected_pages_ = {page_of(e) for e in expected}
+    spelled = [u for u in rest if page_of(u) in expected_pages_]
+    return with_fragment, other_host, spelled, [u for u in rest if u not in spelled]
 
 
 def _linked_only_from_out_of_scope(case: Case, urls: Sequence[str], start_host: str) -> list[str]:
@@ -204,18 +213,24 @@ def _missing(run: CaseRun, missing: list[str], got: set[str]) -> tuple[Problem, 
     lost (linked but never fetched, or lost after a get_urls that raised)."""
     got_pages = {page_of(u): u for u in got}
     spelled = [m for m in missing if page_of(m) in got_pages]
+    lost = [m for m in missing if m not in spelled]
     found: list[Problem] = []
     if spelled:
         found.append(MissedAsSpelled(tuple((m, got_pages[page_of(m)]) for m in spelled)))
-    lost = [m for m in missing if m not in spelled]
     if lost:
-        fetched = {r.page for r in run.records}
-        linked_by = _pages_that_returned_links(run.records)
-        seen_link = [m for m in lost if page_of(m) not in fetched and linked_by.get(page_of(m))]
-        sources = sorted({p for m in seen_link for p in linked_by[page_of(m)]})
-        failed = sorted({r.page for r in run.records if r.outcome == "error"})
-        found.append(Missing(tuple(lost), tuple(seen_link), tuple(sources), tuple(failed)))
+        found.append(_lost(run, lost))
     return tuple(found)
+
+
+def _lost(run: CaseRun, lost: list[str]) -> Missing:
+    """Reachable pages missing under any spelling, with what explains the
+    loss: links to them that were never fetched, fetches that raised."""
+    fetched = {r.page for r in run.records}
+    linked_by = _pages_that_returned_links(run.records)
+    seen_link = [m for m in lost if page_of(m) not in fetched and linked_by.get(page_of(m))]
+    sources = sorted({p for m in seen_link for p in linked_by[page_of(m)]})
+    failed = sorted({r.page for r in run.records if r.outcome == "error"})
+    return Missing(tuple(lost), tuple(seen_link), tuple(sources), tuple(failed))
 
 
 def _pages_that_returned_links(records: Iterable[FetchRecord]) -> dict[str, list[str]]:
