@@ -63,36 +63,19 @@ def run_check(
     cases = _select(all_cases(quick), only)
     seeds = [seed] if seed is not None else None
     use_sandbox = isinstance(target, str) if sandbox is None else sandbox
-    box: Sandbox | None = None
-    if use_sandbox:
-        if not isinstance(target, str):
-            raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
-        box = Sandbox(target)
-        info = box.load()
-        label, is_async = info.label, info.is_async
-    else:
-        loaded = load_target(target)
-        label, is_async = loaded.label, loaded.is_async
+    crawler = _SandboxedCrawler(target, quick, seeds) if use_sandbox else _InProcessCrawler(target, seeds)
     try:
-
-        def run_one(case: Case, deadline: float) -> CaseRun:
-            if box is not None:
-                slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
-                return box.run(case, deadline, quick, slow, seeds)
-            return run_case_or_race(loaded, case, deadline, seeds)
-
-        runs = _run_cases(cases, run_one, case_timeout_s)
+        runs = _run_cases(cases, crawler.run_one, case_timeout_s)
     finally:
-        if box is not None:
-            box.close()
+        crawler.close()
     speedup_runs = runs.pop("__speedup__", [])  # type: ignore[arg-type]
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
     checks.extend(_derived_checks(runs, checks, speedup_runs))  # type: ignore[arg-type]
     apply_rules(checks, rules)
     count_causes_once(checks)
     return CheckReport(
-        target=label,
-        mode="asyncio" if is_async else "threads",
+        target=crawler.label,
+        mode="asyncio" if crawler.is_async else "threads",
         quick=quick,
         checks=checks,
         elapsed=time.perf_counter() - began,
@@ -101,6 +84,41 @@ def run_check(
         rules=rules,
         seed=seed,
     )
+
+
+class _SandboxedCrawler:
+    """A FILE.py:FUNCTION target, imported and run in a child process."""
+
+    def __init__(self, target: str | Callable[..., Any], quick: bool, seeds: list[int] | None) -> None:
+        if not isinstance(target, str):
+            raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
+        self.box = Sandbox(target)
+        info = self.box.load()
+        self.label, self.is_async = info.label, info.is_async
+        self.quick, self.seeds = quick, seeds
+
+    def run_one(self, case: Case, deadline: float) -> CaseRun:
+        # the child rebuilds a case from its name: pass the termination case's (stretched) slow latency
+        slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
+        return self.box.run(case, deadline, self.quick, slow, self.seeds)
+
+    def close(self) -> None:
+        self.box.close()
+
+
+class _InProcessCrawler:
+    """A callable (from a notebook or a test), run in this process."""
+
+    def __init__(self, target: str | Callable[..., Any], seeds: list[int] | None) -> None:
+        self.loaded = load_target(target)
+        self.label, self.is_async = self.loaded.label, self.loaded.is_async
+        self.seeds = seeds
+
+    def run_one(self, case: Case, deadline: float) -> CaseRun:
+        return run_case_or_race(self.loaded, case, deadline, self.seeds)
+
+    def close(self) -> None:
+        """Nothing to release: the crawl ran in this process."""
 
 
 def _run_cases(cases: list[Case], run_one: RunOne, case_timeout_s: float | None) -> dict[str, Any]:
