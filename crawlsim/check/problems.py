@@ -267,7 +267,9 @@ def _fetches(run: CaseRun, dups: dict[str, list[FetchRecord]], start_host: str) 
     seen = _duplicates(run, dups) if dups else NOTHING
     off_host = list(dict.fromkeys(r.url for r in run.records if (hostname(r.url) or "") != start_host))
     if off_host:
-        seen += Observation((("fetched_off_host", off_host[:DETAIL_LIMIT]),), (OffHostFetched(tuple(off_host), start_host),))
+        seen += Observation(
+            (("fetched_off_host", off_host[:DETAIL_LIMIT]),), (OffHostFetched(tuple(off_host), start_host),)
+        )
     return seen
 
 
@@ -365,7 +367,8 @@ def _returned_early(run: CaseRun, result: list[str]) -> Observation:
     seen = NOTHING
     if pending:
         seen += Observation(
-            (("in_flight_at_return", pending[:DETAIL_LIMIT]),), (ReturnedInFlight(tuple(pending), run.wall, bool(late)),)
+            (("in_flight_at_return", pending[:DETAIL_LIMIT]),),
+            (ReturnedInFlight(tuple(pending), run.wall, bool(late)),),
         )
     completed = {
         r.page for r in run.records if r.outcome in ("ok", "error") and r.end is not None and r.end <= run.wall

@@ -223,7 +223,8 @@ def _lesson_override(problems: Sequence[Problem]) -> str | None:
             if problem.systematic:
                 override = (
                     HINTS["dup-fetch"] + f" {problem.hit} of the {problem.shared} links both pages returned were "
-                    "fetched twice, far more than a rare race between threads would give: the seen set is marked too late."
+                    "fetched twice, far more than a rare race between threads would give: the seen set is marked "
+                    "too late."
                 )
             else:
                 override = ATOMIC_HINT
