@@ -8,6 +8,12 @@ the service tracked, ``duplicate`` = that page was fetched before, ``depth``
 ``new_links`` counts links to on-host pages that no earlier fetch had
 returned -- the checker's view of discovery, since it cannot see the user's
 seen set.  Times are seconds since the crawl was called.
+
+An event's ``host`` is :func:`crawlsim.core.urls.host_key`, as in every
+simulated trace, so the views group the user's fetches by server the way
+they group the simulator's (``a.com:8080`` is a server of its own).  What
+is *in scope* stays the interview's rule, the same hostname
+(``cases.hostname``).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from crawlsim.check.cases import depths, hostname, page_of
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
 from crawlsim.core.events import Done, Event, FetchFailed, FetchFinished, FetchStarted
+from crawlsim.core.urls import host_key
 
 
 def run_events(run: CaseRun) -> list[Event]:
@@ -69,7 +76,7 @@ class _Tracer:
             t=t,
             fetch_id=r.fetch_id,
             url=r.url,
-            host=hostname(r.url) or "",
+            host=host_key(r.url),
             kind="page",
             depth=self.depth.get(r.page, 0),
             attempt=self.failures.get(r.page, 0) + 1,
@@ -85,7 +92,7 @@ class _Tracer:
             t=t,
             fetch_id=r.fetch_id,
             url=r.url,
-            host=hostname(r.url) or "",
+            host=host_key(r.url),
             kind="page",
             status=200,
             links=len(r.links),
@@ -99,7 +106,7 @@ class _Tracer:
             t=t,
             fetch_id=r.fetch_id,
             url=r.url,
-            host=hostname(r.url) or "",
+            host=host_key(r.url),
             kind="page",
             reason=r.error or r.outcome,
             final=True,
