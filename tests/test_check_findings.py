@@ -86,12 +86,8 @@ def test_the_details_and_the_findings_name_the_same_wrong_urls_and_the_run_is_le
     details = problems.details_dict(seen.details)
     assert details.get("extra", []) == extra[: problems.DETAIL_LIMIT]
     assert details.get("missing", []) == missing[: problems.DETAIL_LIMIT]
-    explained_extra = [
-        url
-        for p in seen.problems
-        if isinstance(p, (findings.FragmentsReturned, findings.OffHostReturned, findings.Respelled, findings.Unreachable))
-        for url in p.urls
-    ]
+    kinds = (findings.FragmentsReturned, findings.OffHostReturned, findings.Respelled, findings.Unreachable)
+    explained_extra = [url for p in seen.problems if isinstance(p, kinds) for url in p.urls]
     assert sorted(explained_extra) == extra  # each unexpected URL is explained exactly once
     explained_missing = [
         url for p in seen.problems if isinstance(p, findings.Missing) for url in p.urls
