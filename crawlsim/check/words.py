@@ -1,8 +1,13 @@
-"""The sentences for each kind of :class:`~crawlsim.check.findings.Finding`.
+"""The sentences for each kind of finding (``findings.py``), and the fixes.
 
 Kept apart from finding problems so that the words can change (or be
 translated) without touching what is measured, and so that every sentence
-is built from the facts a finding carries, never from a guess.
+is built from the facts a finding carries, never from a guess:
+
+* :func:`say` -- a run-level :class:`~crawlsim.check.findings.Finding`;
+* :func:`explain_failure` -- one case's problems, one sentence each, then
+  the fix for each cause once (:data:`HINTS`, or the case's own lesson);
+* :func:`passed` -- a case that passed, in figures.
 """
 
 from __future__ import annotations
@@ -277,6 +282,8 @@ class _CaseWriter:
         """`` (why)`` for the URLs whose host this case has not explained yet."""
         reasons = []
         for url in urls[:MAX_NAMED]:
+            # keyed by hostname, not host_key: the sentence explains why a
+            # *hostname* is not the start's (the interview's scope rule)
             host = hostname(url) or url
             if host not in self.explained_hosts:
                 self.explained_hosts.add(host)
