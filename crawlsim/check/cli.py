@@ -66,6 +66,7 @@ MAX_SEED = 2**32 - 1
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``crawlsim check``: 0 all correctness checks passed, 1 one failed, 2 unusable input."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse already printed usage and the error

@@ -151,6 +151,7 @@ def apply_rules(checks: list[CheckResult], rules: str) -> list[CheckResult]:
 
 
 def _graded(check: CheckResult, rules: str) -> CheckResult:
+    """One check under ``rules``: itself, a note, or a failure naming its rule set."""
     if check.rules is None:
         return check
     active = RULE_SETS.index(rules)  # type: ignore[arg-type]

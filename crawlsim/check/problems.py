@@ -301,6 +301,8 @@ def _duplicates(run: CaseRun, dups: dict[str, list[FetchRecord]]) -> Observation
 def _duplicate_page(
     run: CaseRun, index: dict[str, list[tuple[float, str]]], page: str, records: list[FetchRecord]
 ) -> DuplicatePage:
+    """One duplicated page's evidence: its spellings, the pages that linked
+    it before the second fetch, and whether the fetches overlapped."""
     parents = _linked_before(index, records)
     first, second = records[0], records[1]
     return DuplicatePage(

@@ -209,6 +209,7 @@ class CheckReport:
         return line + "."
 
     def _level_line(self) -> str:
+        """The level reached, what blocks the next one, and whether the run was partial."""
         level_line = f"Level reached: {self.level}"
         if self.blocking:
             level_line += f" (the next level needs: {', '.join(self.blocking)})"

@@ -61,6 +61,7 @@ class _Tracer:
         self.linked: set[str] = {page_of(run.case.start)}
 
     def event(self, t: float, phase: int, r: FetchRecord) -> Event:
+        """The event of ``r`` at this moment: started, finished or failed."""
         if phase == STARTED:
             return self.started(t, r)
         if r.outcome == "ok":
