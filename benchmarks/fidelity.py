@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from crawlsim.core.events import FetchStarted
-from crawlsim.real.cli import parse_resolve
+from crawlsim.real.flags import parse_resolve
 from crawlsim.real.crawler import HttpLimits, crawl_http
 from crawlsim.real.timescale import scale_scenario
 from crawlsim.scenario import Scenario, load_scenario
@@ -75,7 +75,7 @@ async def real_run(name: str, scale: float, scenario: Scenario) -> tuple[float, 
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "crawlsim.real",
+            "crawlsim",
             "serve",
             name,
             "--port",

@@ -65,7 +65,7 @@ def bomb() -> None:
     cmd = [
         sys.executable,
         "-m",
-        "crawlsim.real",
+        "crawlsim",
         "crawl",
         url,
         "--no-robots",
@@ -88,7 +88,7 @@ def serve_probes(clients: int, requests: int) -> None:
         [
             sys.executable,
             "-m",
-            "crawlsim.real",
+            "crawlsim",
             "serve",
             "see-it",
             "--port",

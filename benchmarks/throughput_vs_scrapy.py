@@ -168,7 +168,7 @@ def main() -> int:
         spider = Path(tmp) / "spider.py"
         spider.write_text(SPIDER)
         server = subprocess.Popen(
-            [sys.executable, "-m", "crawlsim.real", "serve", str(scenario)],
+            [sys.executable, "-m", "crawlsim", "serve", str(scenario)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

@@ -28,8 +28,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "trace": ("crawlsim.commands.trace", "main", "write a run's events as JSONL, or as Chrome trace JSON for Perfetto"),
     "tui": ("crawlsim.tui", "main", "the terminal app: watch a crawl and change its knobs"),
     "check": ("crawlsim.check", "main", "grade your own crawl(start_url, get_urls, max_workers) function"),
-    "serve": ("crawlsim.real.cli", "serve_main", "serve a scenario's web over real HTTP on loopback"),
-    "crawl": ("crawlsim.real.cli", "crawl_main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
+    "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
+    "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
     "animate": ("crawlsim.animate", "main", "export a crawl as a GIF or MP4"),
 }
 """name -> (module, function, one-line help).  The function takes the

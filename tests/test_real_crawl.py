@@ -48,7 +48,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.core.events import FetchFailed, FetchFinished, FetchStarted, HostDeferred, event_from_dict
-from crawlsim.real.cli import crawl_main, parse_resolve, scenario_flags
+from crawlsim.commands.crawl import main as crawl_main
+from crawlsim.real.flags import parse_resolve, scenario_flags
 from crawlsim.real.crawler import DEFAULT_USER_AGENT, CrawlResult, HttpLimits, crawl_http, parse_html, real_options
 from crawlsim.real.server import ServerLog, ServerProcess
 from crawlsim.real.timescale import scale_scenario
@@ -529,7 +530,7 @@ async def test_a_served_scenario_crawls_like_its_simulation(name: str, scale: fl
 def served_see_it(tmp_path: Path, time_scale: str) -> Iterator[tuple[str, Path]]:
     """`crawlsim serve see-it` in a child process: (its first line, its hosts file)."""
     hosts_file = tmp_path / "hosts.json"
-    command = [sys.executable, "-m", "crawlsim.real", "serve", "see-it", "--port", "0"]
+    command = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0"]
     command += ["--time-scale", time_scale, "--hosts-file", str(hosts_file), "--duration", "30"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -614,7 +615,7 @@ def test_an_unreachable_host_is_named_and_the_exit_code_says_nothing_was_fetched
     failure is named (RFC 9309 then disallows the host) and the exit code is 1."""
     import socket
 
-    from crawlsim.real.cli import crawl_main
+    from crawlsim.commands.crawl import main as crawl_main
 
     with socket.socket() as probe:  # a loopback port that nothing listens on
         probe.bind(("127.0.0.1", 0))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.real.cli import crawl_main
+from crawlsim.commands.crawl import main as crawl_main
 from crawlsim.real.files import crawl_folder, html_files, path_of, start_path
 
 SITE = Path(__file__).resolve().parent / "fixtures" / "site"

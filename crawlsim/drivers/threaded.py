@@ -126,95 +126,141 @@ def crawl(
     merged = {**DROP_IN_DEFAULTS, **options, "workers": max_workers}
     if merged.get("robots") and get_robots is None:
         raise OptionError("robots", "crawl(robots=True) needs get_robots=... to read robots.txt")
-    sched = Scheduler(CrawlOptions.from_mapping(merged))
-    origin = time.monotonic()
-    results: queue.SimpleQueue[tuple[int, Any, BaseException | None]] = queue.SimpleQueue()
-    pending: dict[int, tuple[Fetch, float]] = {}  # fetch id -> (fetch, deadline)
-    notes: dict[str, str] = {}
-    last = 0.0
+    run = _ThreadedCrawl(
+        Scheduler(CrawlOptions.from_mapping(merged)), get_urls, get_robots, timeout, max_links, on_event
+    )
+    run.crawl(start_url)
+    if failures is not None:
+        failures.update(run.notes)
+        failures.update(run.sched.failures)
+    return run.sched.found()
 
-    def now() -> float:
-        nonlocal last
-        last = max(last, time.monotonic() - origin)  # the scheduler's clock never goes back
-        return last
 
-    def call(fetch: Fetch) -> None:
+class _ThreadedCrawl:
+    """One :func:`crawl`: the calling thread coordinates (only it touches the
+    scheduler); each call of the user's functions runs on a daemon thread of
+    its own and hands its answer back through ``results``, so the seen set
+    and frontier need no lock."""
+
+    def __init__(
+        self,
+        sched: Scheduler,
+        get_urls: GetUrls,
+        get_robots: GetRobots | None,
+        timeout: float | None,
+        max_links: int,
+        on_event: Callable[[Event], None] | None,
+    ) -> None:
+        self.sched = sched
+        self.get_urls = get_urls
+        self.get_robots = get_robots
+        self.timeout = timeout
+        self.max_links = max_links
+        self.on_event = on_event
+        self.origin = time.monotonic()
+        self.results: queue.SimpleQueue[tuple[int, Any, BaseException | None]] = queue.SimpleQueue()
+        self.pending: dict[int, tuple[Fetch, float]] = {}
+        """fetch id -> (fetch, deadline) for calls the crawl still waits for."""
+        self.notes: dict[str, str] = {}
+        """Pages whose links were cut short or partly skipped, with why."""
+        self.last = 0.0
+
+    def now(self) -> float:
+        self.last = max(self.last, time.monotonic() - self.origin)  # the scheduler's clock never goes back
+        return self.last
+
+    def crawl(self, start_url: str) -> None:
+        """Run until the core says done: start what it allows, wait for an
+        answer, a deadline or its next wakeup, report, repeat."""
+        sched = self.sched
+        sched.add_seeds([start_url], self.now())
+        while True:
+            t = self.now()
+            for fetch in sched.poll(t):
+                self._start(fetch, t)
+            self._flush()
+            if sched.done:
+                break
+            wake = sched.next_wakeup()
+            if not self.pending and wake is None:
+                break  # nothing in flight and nothing scheduled: cannot happen unless done
+            self._wait_and_report(wake)
+            self._expire(self.now())
+        self._flush()
+
+    def _wait_and_report(self, wake: float | None) -> None:
+        """Report every answer that arrives before the nearest deadline or wakeup."""
+        nearest = min((deadline for _, deadline in self.pending.values()), default=math.inf)
+        if wake is not None:
+            nearest = min(nearest, wake)
+        wait = None if math.isinf(nearest) else max(0.0, nearest - self.now())
+        try:
+            self._report(*self.results.get(timeout=wait))
+            while True:
+                self._report(*self.results.get_nowait())
+        except queue.Empty:
+            pass
+
+    def _call(self, fetch: Fetch) -> None:
+        """A worker thread's body: the user's function, its answer queued."""
         try:
             if fetch.kind == "robots":
-                assert get_robots is not None
-                body = get_robots(fetch.url)
+                assert self.get_robots is not None
+                body = self.get_robots(fetch.url)
                 if body is not None and not isinstance(body, str):
                     raise _BadResult(f"get_robots returned {_describe(body)}, expected a str or None")
                 value: Any = body
             else:
-                value = read_links(get_urls(fetch.url), max_links)
+                value = read_links(self.get_urls(fetch.url), self.max_links)
         except BaseException as exc:  # noqa: BLE001 - handed to the coordinator
-            results.put((fetch.id, None, exc))
+            self.results.put((fetch.id, None, exc))
             return
-        results.put((fetch.id, value, None))
+        self.results.put((fetch.id, value, None))
 
-    def start(fetch: Fetch, t: float) -> None:
-        deadline = math.inf if timeout is None else t + timeout
-        pending[fetch.id] = (fetch, deadline)
-        threading.Thread(target=call, args=(fetch,), name=f"crawlsim get_urls {fetch.id}", daemon=True).start()
+    def _start(self, fetch: Fetch, t: float) -> None:
+        deadline = math.inf if self.timeout is None else t + self.timeout
+        self.pending[fetch.id] = (fetch, deadline)
+        threading.Thread(target=self._call, args=(fetch,), name=f"crawlsim get_urls {fetch.id}", daemon=True).start()
 
-    def flush() -> None:
-        events = sched.drain_events()
-        if on_event is not None:
+    def _flush(self) -> None:
+        events = self.sched.drain_events()
+        if self.on_event is not None:
             for event in events:
-                on_event(event)
+                self.on_event(event)
 
-    def report(fetch_id: int, value: Any, exc: BaseException | None) -> None:
-        entry = pending.pop(fetch_id, None)
+    def _report(self, fetch_id: int, value: Any, exc: BaseException | None) -> None:
+        """Hand one answer to the scheduler (an abandoned call's late answer is ignored)."""
+        entry = self.pending.pop(fetch_id, None)
         if entry is None:
             return  # an abandoned call answered after its page failed: ignored
-        fetch, t = entry[0], now()
+        fetch, t = entry[0], self.now()
         if exc is not None:
             if isinstance(exc, _BadResult):
-                sched.on_error(fetch.id, t, str(exc), transient=False)
+                self.sched.on_error(fetch.id, t, str(exc), transient=False)
             else:
-                sched.on_error(fetch.id, t, f"{type(exc).__name__}: {exc}", transient=isinstance(exc, TRANSIENT))
+                reason = f"{type(exc).__name__}: {exc}"
+                self.sched.on_error(fetch.id, t, reason, transient=isinstance(exc, TRANSIENT))
         elif fetch.kind == "robots":
-            sched.on_response(fetch.id, t, status=404 if value is None else 200, body=value)
+            self.sched.on_response(fetch.id, t, status=404 if value is None else 200, body=value)
         else:
-            if value.truncated:
-                notes[fetch.url] = f"get_urls returned more than {max_links} links; the first {max_links} were read"
-            if value.skipped:
-                note = f"{value.skipped} {'entry' if value.skipped == 1 else 'entries'} not a str, skipped"
-                notes[fetch.url] = f"{notes[fetch.url]}; {note}" if fetch.url in notes else note
-            sched.on_response(fetch.id, t, status=200, links=value.links)
+            self._note_cut_short(fetch.url, value)
+            self.sched.on_response(fetch.id, t, status=200, links=value.links)
 
-    def expire(t: float) -> None:
-        for fetch_id, (fetch, deadline) in list(pending.items()):
+    def _note_cut_short(self, url: str, value: _Links) -> None:
+        """Say so when a page's result was truncated or had entries that are not links."""
+        if value.truncated:
+            self.notes[url] = (
+                f"get_urls returned more than {self.max_links} links; the first {self.max_links} were read"
+            )
+        if value.skipped:
+            note = f"{value.skipped} {'entry' if value.skipped == 1 else 'entries'} not a str, skipped"
+            self.notes[url] = f"{self.notes[url]}; {note}" if url in self.notes else note
+
+    def _expire(self, t: float) -> None:
+        """Fail (and abandon) every call past its deadline."""
+        for fetch_id, (fetch, deadline) in list(self.pending.items()):
             if deadline <= t:
-                del pending[fetch_id]
-                reason = f"timeout: {'get_robots' if fetch.kind == 'robots' else 'get_urls'} did not return within "
-                sched.on_error(fetch.id, t, f"{reason}{timeout:g} s (the call was abandoned)", transient=False)
-
-    sched.add_seeds([start_url], now())
-    while True:
-        t = now()
-        for fetch in sched.poll(t):
-            start(fetch, t)
-        flush()
-        if sched.done:
-            break
-        wake = sched.next_wakeup()
-        nearest = min((deadline for _, deadline in pending.values()), default=math.inf)
-        if wake is not None:
-            nearest = min(nearest, wake)
-        if not pending and wake is None:
-            break  # nothing in flight and nothing scheduled: cannot happen unless done
-        wait = None if math.isinf(nearest) else max(0.0, nearest - now())
-        try:
-            report(*results.get(timeout=wait))
-            while True:
-                report(*results.get_nowait())
-        except queue.Empty:
-            pass
-        expire(now())
-    flush()
-    if failures is not None:
-        failures.update(notes)
-        failures.update(sched.failures)
-    return sched.found()
+                del self.pending[fetch_id]
+                called = "get_robots" if fetch.kind == "robots" else "get_urls"
+                reason = f"timeout: {called} did not return within {self.timeout:g} s (the call was abandoned)"
+                self.sched.on_error(fetch.id, t, reason, transient=False)

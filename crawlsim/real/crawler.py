@@ -27,7 +27,7 @@ What :class:`HttpFetcher` does with the web, and why:
   the other host's politeness, scope and robots.txt -- but reported as the
   page's one link, so the scheduler decides.  A loop, or too many hops,
   fails that page with the chain as its reason.  "Same host" is the core's
-  host key (:func:`~crawlsim.core.urls.split_host` of the URL in the crawl's
+  host key (:func:`~crawlsim.core.urls.host_key` of the URL in the crawl's
   normalization), and with ``scope = "host"`` a redirect to another port of
   a start host is out of scope (that page fails, saying so).  robots.txt
   itself follows redirects across hosts within scope (out of scope it counts
@@ -65,7 +65,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -77,7 +77,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
 from crawlsim.core.scope import Scope
-from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, split_host
+from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
 
 DEFAULT_USER_AGENT = "crawlsim/0.1 (polite crawler; set --user-agent to add your contact URL)"
 
@@ -370,112 +370,177 @@ async def run_crawl(
 ) -> CrawlResult:
     """Crawl from ``seeds`` with ``fetcher`` until the core says done (or
     ``max_time`` seconds pass, when in-flight fetches are cancelled)."""
-    sched = Scheduler(options, page_of=page_of)
-    origin = time.monotonic()
-    last = 0.0
-    events: list[Event] = []
-    statuses: dict[str, int] = {}
-    pending: dict[asyncio.Task[tuple[Outcome, float]], Fetch] = {}
-    stopped: str | None = None
-    robots_refused: dict[str, str] = {}
-    finished: set[str] = set()  # pages whose fetch ended for good (done or failed)
-    redirect_scope = RedirectScope(options.scope, list(seeds))
-    steps = options.normalize_steps
+    coordinator = _Coordinator(options, fetcher, seeds, on_event=on_event, keep_events=keep_events, page_of=page_of)
+    return await coordinator.run(max_time)
 
-    def now() -> float:
-        return time.monotonic() - origin
 
-    def flush() -> None:
-        batch = sched.drain_events()
-        for event in batch:  # remember why a host's robots.txt shut it out
-            if isinstance(event, FetchFailed) and event.kind == "robots" and event.final:
-                robots_refused[event.host] = event.reason
-            elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
-                robots_refused[event.host] = f"HTTP {event.status}"
-            elif (
-                isinstance(event, (FetchFinished, FetchFailed))
-                and event.kind == "page"
-                and getattr(event, "final", True)  # ended for good, not to be retried
-            ):
-                finished.add(event.url)
-        if keep_events:
-            events.extend(batch)
-        if on_event is not None:
-            for event in batch:
-                on_event(event)
+class _Coordinator:
+    """The one owner of the :class:`Scheduler` in a real crawl: it starts the
+    fetches the core hands out as tasks, reports their outcomes back in the
+    order they finished, and sleeps until a fetch ends or the core's next
+    wakeup.  Fetch tasks never touch the scheduler."""
 
-    async def one(fetch: Fetch, ctx: FetchContext) -> tuple[Outcome, float]:
+    def __init__(
+        self,
+        options: CrawlOptions,
+        fetcher: Fetcher,
+        seeds: Sequence[str],
+        *,
+        on_event: Callable[[Event], None] | None,
+        keep_events: bool,
+        page_of: Callable[[str], str] | None,
+    ) -> None:
+        self.options = options
+        self.fetcher = fetcher
+        self.seeds = list(seeds)
+        self.on_event = on_event
+        self.keep_events = keep_events
+        self.sched = Scheduler(options, page_of=page_of)
+        self.origin = time.monotonic()
+        self.last = 0.0
+        """The scheduler's clock: the latest time told to it (never goes back)."""
+        self.events: list[Event] = []
+        self.statuses: dict[str, int] = {}
+        self.pending: dict[asyncio.Task[tuple[Outcome, float]], Fetch] = {}
+        self.robots_refused: dict[str, str] = {}
+        self.finished: set[str] = set()
+        """Pages whose fetch ended for good (done, or failed with no retry left)."""
+        self.redirect_scope = RedirectScope(options.scope, self.seeds)
+
+    def now(self) -> float:
+        return time.monotonic() - self.origin
+
+    async def run(self, max_time: float | None) -> CrawlResult:
+        """The crawl loop, then the result (every page accounted for when
+        ``max_time`` cut it short)."""
+        stopped: str | None = None
+        self.sched.add_seeds(list(self.seeds), self.now())
         try:
-            outcome = await fetcher(fetch, ctx)
+            stopped = await self._loop(max_time)
+        finally:
+            in_flight = {fetch.url for fetch in self.pending.values() if fetch.kind == "page"}
+            await self._cancel_pending()
+        finish = self.events[-1].t if self.events else self.last
+        found = self.sched.found() if self.options.seen == "exact" else []
+        unfinished = self._unfinished(found, in_flight, stopped) if stopped is not None else {}
+        return CrawlResult(
+            self.options,
+            self.sched.stats,
+            finish,
+            found,
+            self.statuses,
+            dict(self.sched.failures),
+            self.events,
+            stopped,
+            self.origin,
+            robots_refused=self.robots_refused,
+            unfinished=unfinished,
+        )
+
+    async def _loop(self, max_time: float | None) -> str | None:
+        """Start what the core allows, wait, report; until done.  Why the crawl
+        stopped early (a time limit), or None when it ran to the end."""
+        while True:
+            self.last = max(self.last, self.now())
+            for fetch in self.sched.poll(self.last):
+                self._start(fetch)
+            self._flush()
+            if self.sched.done:
+                return None
+            wake = self.sched.next_wakeup()
+            timeout = None if wake is None else max(0.0, wake - self.now())
+            if max_time is not None:
+                left = max_time - self.now()
+                if left <= 0:
+                    return f"time limit of {max_time:g} s reached"
+                timeout = left if timeout is None else min(timeout, left)
+            if not self.pending and timeout is None:
+                return None  # nothing in flight, nothing scheduled: only possible when done
+            if not self.pending:
+                await asyncio.sleep(timeout or 0.0)
+                continue
+            await self._report_finished(timeout)
+
+    async def _report_finished(self, timeout: float | None) -> None:
+        """Wait up to ``timeout`` for fetches to end; hand each outcome to the core."""
+        done, _ = await asyncio.wait(self.pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        # Report in order of finishing, so the trace's times never go backwards.
+        for _, _, task in sorted((task.result()[1], self.pending[task].id, task) for task in done):
+            fetch = self.pending.pop(task)
+            outcome, t = task.result()
+            self.last = max(self.last, t)
+            _report(self.sched, fetch, outcome, self.last, self.statuses)
+
+    async def _cancel_pending(self) -> None:
+        """Cancel what is still in flight (a time limit, or an error) and emit
+        the core's last events."""
+        for task in self.pending:
+            task.cancel()
+        if self.pending:
+            await asyncio.gather(*self.pending, return_exceptions=True)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Pass the core's new events on, noting what the result reports from them."""
+        batch = self.sched.drain_events()
+        for event in batch:
+            self._note(event)
+        if self.keep_events:
+            self.events.extend(batch)
+        if self.on_event is not None:
+            for event in batch:
+                self.on_event(event)
+
+    def _note(self, event: Event) -> None:
+        """Remember why a host's robots.txt shut it out, and which pages ended for good."""
+        if isinstance(event, FetchFailed) and event.kind == "robots" and event.final:
+            self.robots_refused[event.host] = event.reason
+        elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
+            self.robots_refused[event.host] = f"HTTP {event.status}"
+        elif (
+            isinstance(event, (FetchFinished, FetchFailed))
+            and event.kind == "page"
+            and getattr(event, "final", True)  # ended for good, not to be retried
+        ):
+            self.finished.add(event.url)
+
+    def _start(self, fetch: Fetch) -> None:
+        """Start ``fetch`` as a task, with what the fetcher needs from the core's
+        state captured now (the host's robots.txt policy and gap)."""
+        host = self.sched.host_states().get(fetch.host)
+        policy = host.robots if host is not None and isinstance(host.robots, RobotsPolicy) else None
+        delay = max(self.options.gap, host.crawl_delay if host is not None else 0.0)
+        want_content = self.options.content_dedup != "off"
+        ctx = FetchContext(policy, delay, want_content, self.redirect_scope, self.options.normalize_steps)
+        task = asyncio.create_task(self._one(fetch, ctx), name=f"fetch {fetch.id} {fetch.url}")
+        self.pending[task] = fetch
+
+    async def _one(self, fetch: Fetch, ctx: FetchContext) -> tuple[Outcome, float]:
+        """One fetch's outcome and when it ended; a fetcher's bug costs that page only."""
+        try:
+            outcome = await self.fetcher(fetch, ctx)
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - a fetcher bug or surprise costs this page only
             outcome = Failure(f"{type(exc).__name__}: {exc}", transient=False)
-        return outcome, now()
+        return outcome, self.now()
 
-    def start(fetch: Fetch) -> None:
-        host = sched.host_states().get(fetch.host)
-        policy = host.robots if host is not None and isinstance(host.robots, RobotsPolicy) else None
-        delay = max(options.gap, host.crawl_delay if host is not None else 0.0)
-        ctx = FetchContext(policy, delay, options.content_dedup != "off", redirect_scope, steps)
-        pending[asyncio.create_task(one(fetch, ctx), name=f"fetch {fetch.id} {fetch.url}")] = fetch
-
-    sched.add_seeds(list(seeds), now())
-    try:
-        while True:
-            last = max(last, now())
-            for fetch in sched.poll(last):
-                start(fetch)
-            flush()
-            if sched.done:
-                break
-            wake = sched.next_wakeup()
-            timeout = None if wake is None else max(0.0, wake - now())
-            if max_time is not None:
-                left = max_time - now()
-                if left <= 0:
-                    stopped = f"time limit of {max_time:g} s reached"
-                    break
-                timeout = left if timeout is None else min(timeout, left)
-            if not pending and timeout is None:
-                break  # nothing in flight, nothing scheduled: only possible when done
-            if not pending:
-                await asyncio.sleep(timeout or 0.0)
-                continue
-            done, _ = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-            # Report in order of finishing, so the trace's times never go backwards.
-            for _, _, task in sorted((task.result()[1], pending[task].id, task) for task in done):
-                fetch = pending.pop(task)
-                outcome, t = task.result()
-                last = max(last, t)
-                _report(sched, fetch, outcome, last, statuses)
-    finally:
-        in_flight = {fetch.url for fetch in pending.values() if fetch.kind == "page"}
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        flush()
-    finish = events[-1].t if events else last
-    found = sched.found() if options.seen == "exact" else []
-    unfinished: dict[str, str] = {}
-    if stopped is not None:
-        failures = sched.failures
+    def _unfinished(self, found: list[str], in_flight: set[str], stopped: str) -> dict[str, str]:
+        """Every page found but not finished when the crawl stopped, with why."""
+        unfinished: dict[str, str] = {}
+        failures = self.sched.failures
         for url in found:
-            if url in finished or url in failures:
+            if url in self.finished or url in failures:
                 continue
             if url in in_flight:
                 unfinished[url] = f"not fetched: in flight when the crawl stopped ({stopped})"
-            elif url in statuses:
+            elif url in self.statuses:
                 unfinished[url] = (
-                    f"not fetched: HTTP {statuses[url]}, waiting to retry when the crawl stopped ({stopped})"
+                    f"not fetched: HTTP {self.statuses[url]}, waiting to retry when the crawl stopped ({stopped})"
                 )
             else:
                 unfinished[url] = f"not fetched: still queued when the crawl stopped ({stopped})"
-    return CrawlResult(
-        options, sched.stats, finish, found, statuses, dict(sched.failures), events, stopped, origin,
-        robots_refused=robots_refused, unfinished=unfinished,
-    )
+        return unfinished
 
 
 def _report(sched: Scheduler, fetch: Fetch, outcome: Outcome, t: float, statuses: dict[str, int]) -> None:
@@ -622,6 +687,28 @@ async def parse_html_off_loop(
 # --------------------------------------------------------------------------- HTTP
 
 
+class _Response(NamedTuple):
+    """One HTTP response, its body read (within the limits)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    content_type: str
+    charset: str | None
+
+
+def _redirect_target(location: str, url: str, robots_txt: bool) -> str | None:
+    """Where a ``Location`` header points, resolved against ``url`` as written;
+    None when it is unusable (the redirect itself is then the answer).  A
+    page redirected to a non-http(s) URL fails (robots.txt: unusable)."""
+    try:
+        return canonical_or_raise(location.strip(), url, _AS_WRITTEN)
+    except CanonicalizeError as err:
+        if err.reason == "scheme" and not robots_txt:
+            raise _Stop(f"redirect to a non-http(s) URL: {location}") from None
+        return None
+
+
 class _Stop(Exception):
     """A fetch ends with this failure (raised inside the fetcher)."""
 
@@ -756,59 +843,21 @@ class HttpFetcher:
             return Failure(stop.reason, stop.transient)
 
     async def _fetch(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
-        url = fetch.url
-        chain = [_defrag(url)]
-        robots_txt = fetch.kind == "robots"
-        hops = 0
-        while True:
-            claim = await self._claim_wire(fetch.host, ctx.hop_gap)
-            try:
-                status, headers, data, ctype, charset = await self._get(url, fetch.host, robots_txt=robots_txt)
-            finally:
-                self._release_wire(fetch.host, claim)  # already released if the headers went out
-            location = headers.get("Location") or headers.get("location")
-            if status not in REDIRECT_STATUSES or not location:
-                break
-            try:
-                target = canonical_or_raise(location.strip(), url, _AS_WRITTEN)
-            except CanonicalizeError as err:
-                if err.reason == "scheme" and not robots_txt:
-                    raise _Stop(f"redirect to a non-http(s) URL: {location}") from None
-                return Page(status, headers)  # an unusable Location: the 3xx is the answer
-            looped = _defrag(target) in chain
-            if looped or hops >= self.limits.max_redirects:
-                if robots_txt:
-                    # RFC 9309 2.3.1.2: after too many redirects robots.txt is "unavailable" (4xx: no rules).
-                    return Page(404, headers)
-                what = "redirect loop" if looped else f"more than {self.limits.max_redirects} redirects"
-                raise _Stop(f"{what}: " + " -> ".join([*chain, _defrag(target)]))
-            same_host = _host_key(target, ctx.steps) == fetch.host
-            if robots_txt and not same_host and ctx.redirect_scope is not None:
-                # robots.txt follows redirects across hosts (RFC 9309), but only within scope.
-                why = ctx.redirect_scope.refusal(target)
-                if why is not None:
-                    self._refuse(target, f"robots.txt redirect to {target} not followed: {why}")
-                    raise _Stop(f"robots.txt redirects to {target}, not followed: {why}")
-            if not robots_txt and not same_host and ctx.redirect_scope is not None:
-                why = ctx.redirect_scope.port_refusal(target)
-                if why is not None:
-                    self._refuse(target, f"redirect from {url} not followed: {why}")
-                    raise _Stop(f"redirect to {target} not followed: {why}")
-            if not robots_txt and (not same_host or (ctx.robots is not None and not ctx.robots.allowed(target))):
-                # Not ours to follow inline: the scheduler applies scope, robots and politeness.
-                return Page(status, headers, links=(target,), final_url=None if url == fetch.url else url)
-            hops += 1
-            chain.append(_defrag(target))
-            url = target
+        """Request ``fetch``, following same-host redirects inline, then read
+        the final answer (a robots.txt body, or a page's links)."""
+        followed = await self._follow_redirects(fetch, ctx)
+        if isinstance(followed, Page):
+            return followed
+        url, resp = followed
         final = None if url == fetch.url else url
         if fetch.kind == "robots":
-            body = _decode(data, charset) if 200 <= status < 300 else None
-            return Page(status, headers, body=body, final_url=final)
-        if not (200 <= status < 300 and _is_html(ctype, data)):
-            return Page(status, headers, final_url=final)
+            body = _decode(resp.body, resp.charset) if 200 <= resp.status < 300 else None
+            return Page(resp.status, resp.headers, body=body, final_url=final)
+        if not (200 <= resp.status < 300 and _is_html(resp.content_type, resp.body)):
+            return Page(resp.status, resp.headers, final_url=final)
         try:
             links, base, content = await parse_html_off_loop(
-                _decode(data, charset),
+                _decode(resp.body, resp.charset),
                 url,
                 ctx.want_content,
                 timeout=self.limits.parse_timeout or self.limits.timeout,
@@ -816,7 +865,72 @@ class HttpFetcher:
             )
         except ParseError as err:
             raise _Stop(str(err)) from None
-        return Page(status, headers, links=tuple(links), content=content, final_url=final, base=base or final)
+        return Page(resp.status, resp.headers, links=tuple(links), content=content, final_url=final, base=base or final)
+
+    async def _follow_redirects(self, fetch: Fetch, ctx: FetchContext) -> Page | tuple[str, _Response]:
+        """The URL that answered and its response, after the redirect hops this
+        fetch may follow inline (each waiting the host's gap on the wire); or
+        the :class:`Page` that ends the fetch at a redirect (its target handed
+        to the scheduler as a link, or an unusable ``Location``)."""
+        wire = host_key(fetch.url)  # the host this fetch's requests count against, hops included
+        robots_txt = fetch.kind == "robots"
+        url = fetch.url
+        chain = [_defrag(url)]
+        while True:
+            resp = await self._request_on_wire(url, wire, ctx.hop_gap, robots_txt)
+            location = resp.headers.get("Location") or resp.headers.get("location")
+            if resp.status not in REDIRECT_STATUSES or not location:
+                return url, resp
+            target = _redirect_target(location, url, robots_txt)
+            if target is None:
+                return Page(resp.status, resp.headers)  # an unusable Location: the 3xx is the answer
+            if _defrag(target) in chain or len(chain) > self.limits.max_redirects:
+                return self._too_many_hops(chain, target, robots_txt, resp.headers)
+            same_host = _host_key(target, ctx.steps) == wire
+            if not same_host:
+                self._check_redirect_scope(ctx, url, target, robots_txt)
+            if not robots_txt and (not same_host or (ctx.robots is not None and not ctx.robots.allowed(target))):
+                # Not ours to follow inline: the scheduler applies scope, robots and politeness.
+                return Page(resp.status, resp.headers, links=(target,), final_url=None if url == fetch.url else url)
+            chain.append(_defrag(target))
+            url = target
+
+    async def _request_on_wire(self, url: str, wire: str, gap: float, robots_txt: bool) -> _Response:
+        """One request, holding ``wire``'s claim (see :meth:`_claim_wire`) until
+        its headers are sent or it fails."""
+        claim = await self._claim_wire(wire, gap)
+        try:
+            return await self._get(url, wire, robots_txt=robots_txt)
+        finally:
+            self._release_wire(wire, claim)  # already released if the headers went out
+
+    def _too_many_hops(self, chain: list[str], target: str, robots_txt: bool, headers: Mapping[str, str]) -> Page:
+        """A redirect loop or more than ``max_redirects`` hops: a page fails with
+        the chain as its reason; robots.txt counts as unavailable instead."""
+        if robots_txt:
+            # RFC 9309 2.3.1.2: after too many redirects robots.txt is "unavailable" (4xx: no rules).
+            return Page(404, headers)
+        looped = _defrag(target) in chain
+        what = "redirect loop" if looped else f"more than {self.limits.max_redirects} redirects"
+        raise _Stop(f"{what}: " + " -> ".join([*chain, _defrag(target)]))
+
+    def _check_redirect_scope(self, ctx: FetchContext, url: str, target: str, robots_txt: bool) -> None:
+        """Fail the fetch (noting the refusal) when a redirect to another host
+        leaves the crawl's scope: robots.txt follows redirects across hosts
+        (RFC 9309), but only within scope; a page's redirect to another port
+        of a start host is another server under ``scope = "host"``."""
+        if ctx.redirect_scope is None:
+            return
+        if robots_txt:
+            why = ctx.redirect_scope.refusal(target)
+            if why is not None:
+                self._refuse(target, f"robots.txt redirect to {target} not followed: {why}")
+                raise _Stop(f"robots.txt redirects to {target}, not followed: {why}")
+            return
+        why = ctx.redirect_scope.port_refusal(target)
+        if why is not None:
+            self._refuse(target, f"redirect from {url} not followed: {why}")
+            raise _Stop(f"redirect to {target} not followed: {why}")
 
     def _route(self, url: str) -> tuple[str | URL, dict[str, str]]:
         """The URL to request and extra headers (``Host`` when mapped)."""
@@ -855,7 +969,7 @@ class HttpFetcher:
 
     async def _get(
         self, url: str, host: str, *, robots_txt: bool = False
-    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
+    ) -> _Response:
         """One request: (status, headers, body, content type, charset); ``host``
         is the scheduler's host the request counts against.  robots.txt is
         cut at :data:`ROBOTS_MAX_BYTES` (at its last whole line) instead of failing."""
@@ -879,7 +993,7 @@ class HttpFetcher:
                     body += chunk
                     if len(body) > limit:
                         raise _Stop(f"too large: more than {limit} bytes")
-                return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
+                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
         except _Stop:
             raise
         except (TimeoutError, aiohttp.ClientError) as err:
@@ -888,7 +1002,7 @@ class HttpFetcher:
 
     async def _get_robots(
         self, target: str | URL, headers: dict[str, str], host: str
-    ) -> tuple[int, dict[str, str], bytes, str, str | None]:
+    ) -> _Response:
         """:meth:`_get` for robots.txt: the first :data:`ROBOTS_MAX_BYTES`,
         whatever the file's size (RFC 9309 section 2.5)."""
         assert self._session is not None
@@ -907,7 +1021,7 @@ class HttpFetcher:
                     if len(body) > limit:
                         del body[body.rfind(b"\n", 0, limit) + 1 :]  # the last whole line within the limit
                         break
-                return resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset
+                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
         except (TimeoutError, aiohttp.ClientError) as err:
             raise _stop_for(err, self.limits.timeout) from None
 
@@ -943,11 +1057,13 @@ def _defrag(url: str) -> str:
 
 
 def _host_key(url: str, steps: frozenset[str]) -> str:
-    """The host the scheduler would file ``url`` under (its canonical form in
-    the crawl's normalization, then :func:`~crawlsim.core.urls.split_host`),
-    so a redirect is inline exactly when the core counts it as the same host."""
+    """The host ``url`` counts against: the one
+    :func:`~crawlsim.core.urls.host_key` of its canonical form in the crawl's
+    normalization, as the core derives it, so a redirect is inline exactly
+    when it stays on the server whose wire the fetch holds ("" when ``url``
+    cannot be canonicalized)."""
     try:
-        return split_host(canonical_or_raise(url, None, steps))[0]
+        return host_key(canonical_or_raise(url, None, steps))
     except CanonicalizeError:
         return ""
 

@@ -153,20 +153,7 @@ async def crawl_folder_async(
     options = CrawlOptions.from_mapping({**FILE_DEFAULTS, **(overrides or {})})
     seed = url_of(base, start)
     result = await run_crawl([seed], options, FileFetcher(base), on_event=on_event)
-    reached: set[str] = set()
-    missing: set[str] = set()
-    for url, status in result.statuses.items():
-        rel = path_of(base, url)
-        if rel is None:
-            continue
-        (reached if status == 200 else missing).add(rel)
-    referrers: dict[str, list[str]] = {}
-    for event in result.events:
-        if isinstance(event, Discovered) and event.parent is not None:
-            rel = path_of(base, event.url)
-            if rel in missing:
-                parent = path_of(base, event.parent)
-                referrers.setdefault(rel, []).append(parent or event.parent)
+    reached, missing = _files_answered(base, result)
     pages = [p for p in sorted(reached) if p.lower().endswith(HTML_SUFFIXES)]
     everything = html_files(base)
     return FolderReport(
@@ -174,9 +161,35 @@ async def crawl_folder_async(
         start=start.relative_to(base).as_posix(),
         reachable=pages,
         unreachable=[p for p in everything if p not in reached],
-        broken={k: sorted(set(v)) for k, v in sorted(referrers.items())},
+        broken=_broken_links(base, result, missing),
         result=result,
     )
+
+
+def _files_answered(base: Path, result: CrawlResult) -> tuple[set[str], set[str]]:
+    """(files found, link targets with no file behind them), relative to ``base``,
+    from the status each fetched URL got (200 or 404); links off the site are left out."""
+    reached: set[str] = set()
+    missing: set[str] = set()
+    for url, status in result.statuses.items():
+        rel = path_of(base, url)
+        if rel is None:
+            continue
+        (reached if status == 200 else missing).add(rel)
+    return reached, missing
+
+
+def _broken_links(base: Path, result: CrawlResult, missing: set[str]) -> dict[str, list[str]]:
+    """Each missing file -> the pages that link to it (from the crawl's
+    Discovered events), both sorted."""
+    referrers: dict[str, list[str]] = {}
+    for event in result.events:
+        if isinstance(event, Discovered) and event.parent is not None:
+            rel = path_of(base, event.url)
+            if rel in missing:
+                parent = path_of(base, event.parent)
+                referrers.setdefault(rel, []).append(parent or event.parent)
+    return {k: sorted(set(v)) for k, v in sorted(referrers.items())}
 
 
 def crawl_folder(start: str | Path, overrides: Mapping[str, Any] | None = None) -> FolderReport:

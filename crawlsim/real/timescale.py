@@ -62,36 +62,58 @@ def scale_data(data: Mapping[str, Any], factor: float) -> dict[str, Any]:
     out = copy.deepcopy(dict(data))
     hosts = out.setdefault("hosts", {})
     if isinstance(hosts, dict):
-        star = hosts.setdefault("*", {})
-        if isinstance(star, dict) and "latency" not in star:
-            star["latency"] = DEFAULT_LATENCY.to_spec()
-        for spec in hosts.values():
-            if not isinstance(spec, dict):
-                continue
-            if "latency" in spec:
-                spec["latency"] = scale_latency_spec(spec["latency"], factor)
-            if isinstance(spec.get("robots"), str):
-                spec["robots"] = scale_robots(spec["robots"], factor)
-            throttle = spec.get("throttle")
-            if isinstance(throttle, dict):
-                for key in ("retry_after", "every", "duration"):
-                    if _is_number(throttle.get(key)):
-                        throttle[key] = throttle[key] * factor
+        _scale_hosts(hosts, factor)
     pages = out.get("pages")
     if isinstance(pages, dict):
         for spec in pages.values():
             headers = spec.get("headers") if isinstance(spec, dict) else None
             if isinstance(headers, dict):
-                for name, value in headers.items():
-                    if name.lower() == "retry-after" and isinstance(value, str) and _is_float(value):
-                        headers[name] = _fmt(float(value) * factor)
+                _scale_retry_after(headers, factor)
     crawl = out.setdefault("crawl", {})
     if isinstance(crawl, dict):
-        for key in TIME_OPTIONS:
-            value = crawl.get(key, _DEFAULTS.get(key))
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                crawl[key] = value * factor
+        _scale_crawl(crawl, factor)
     return out
+
+
+def _scale_hosts(hosts: dict[str, Any], factor: float) -> None:
+    """Scale each ``[hosts]`` entry in place.  The ``"*"`` entry gets the
+    default latency written out first: an unwritten default would otherwise
+    stay unscaled."""
+    star = hosts.setdefault("*", {})
+    if isinstance(star, dict) and "latency" not in star:
+        star["latency"] = DEFAULT_LATENCY.to_spec()
+    for spec in hosts.values():
+        if isinstance(spec, dict):
+            _scale_host(spec, factor)
+
+
+def _scale_host(spec: dict[str, Any], factor: float) -> None:
+    """One host's latency, robots.txt Crawl-delay and throttle timings, in place."""
+    if "latency" in spec:
+        spec["latency"] = scale_latency_spec(spec["latency"], factor)
+    if isinstance(spec.get("robots"), str):
+        spec["robots"] = scale_robots(spec["robots"], factor)
+    throttle = spec.get("throttle")
+    if isinstance(throttle, dict):
+        for key in ("retry_after", "every", "duration"):
+            if _is_number(throttle.get(key)):
+                throttle[key] = throttle[key] * factor
+
+
+def _scale_retry_after(headers: dict[str, Any], factor: float) -> None:
+    """A page's numeric ``Retry-After`` header (seconds), in place; an HTTP date is left alone."""
+    for name, value in headers.items():
+        if name.lower() == "retry-after" and isinstance(value, str) and _is_float(value):
+            headers[name] = _fmt(float(value) * factor)
+
+
+def _scale_crawl(crawl: dict[str, Any], factor: float) -> None:
+    """The crawler's durations, in place; those left at their default are
+    written out scaled (the default itself does not scale)."""
+    for key in TIME_OPTIONS:
+        value = crawl.get(key, _DEFAULTS.get(key))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            crawl[key] = value * factor
 
 
 def scale_scenario(scenario: Scenario, factor: float) -> Scenario:

@@ -1,0 +1,425 @@
+"""``crawlsim crawl URL``: crawl real servers, or a folder of HTML files,
+with the same core the simulator runs.
+
+A web crawl is polite by default and says so (one politeness sentence before
+it starts); ``crawlsim crawl ./folder/index.html`` crawls a folder and lists
+the pages nothing links to.  The crawlers are :mod:`crawlsim.real.crawler`
+and :mod:`crawlsim.real.files`; this module checks the flags, chooses which
+crawl to run, and prints (or, with ``--tui``, hands the crawl to the terminal
+app).
+
+User mistakes (a bad flag value, a missing file) print one
+``crawlsim: error: ...`` line and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import os
+import shlex
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.core.events import Event, event_to_dict
+from crawlsim.core.options import CrawlOptions, OptionError
+from crawlsim.errors import UsageError
+from crawlsim.real.flags import (
+    MAX_BODY_BYTES,
+    MAX_REDIRECTS,
+    check_int,
+    check_seconds,
+    check_writable,
+    fail,
+    hosts_file_start,
+    parse_resolve,
+    politeness_line,
+)
+
+EXIT_INTERRUPTED = 130
+SHOWN_PAGES = 60
+"""Pages (and unfinished pages) listed on the terminal; ``--json`` lists all."""
+SHOWN_REFUSALS = 20
+
+
+def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
+    """The ``--json`` summary: ``crawlsim run --json``'s keys (one builder,
+    :func:`crawlsim.commands.summary.summary_dict`) with ``clock = "wall"``;
+    ``stopped`` is added when a time limit cut the crawl short."""
+    from crawlsim.commands.summary import summary_dict as build
+
+    data = build(result, seeds=list(seeds), clock="wall")
+    if result.stopped:
+        data["stopped"] = result.stopped
+    return data
+
+
+class TraceWriter:
+    """Writes the JSONL trace (one ``event_to_dict`` per line) as events come,
+    line-buffered so another program can follow the file while it grows."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._file: IO[str] = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
+
+    def __call__(self, event: Event) -> None:
+        self._file.write(json.dumps(event_to_dict(event), separators=(",", ":")) + "\n")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crawlsim crawl",
+        description=(
+            "Crawl over real HTTP with the same scheduler the simulator runs: robots.txt obeyed under a clear "
+            "user agent, 2 requests at a time per host, 1 s between starts, the start host only -- unless flags "
+            "say otherwise. A local path (./site/index.html) crawls a folder of HTML files instead and lists "
+            "the pages unreachable from it."
+        ),
+    )
+    parser.add_argument("url", nargs="?", help="http(s) URL, or a local HTML file / folder / file: URL")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON (the keys of run --json)")
+    parser.add_argument(
+        "--tui",
+        action="store_true",
+        help="watch the crawl live in the terminal app (a folder crawl is replayed when done)",
+    )
+    parser.add_argument("-o", "--trace", metavar="FILE", help="write the JSONL trace (replay: crawlsim tui --trace)")
+    net = parser.add_argument_group("network")
+    net.add_argument(
+        "--resolve",
+        action="append",
+        default=[],
+        metavar="HOST=ADDR:PORT",
+        help="send HOST's requests to ADDR:PORT (repeatable); with a map, unmapped hosts are errors",
+    )
+    net.add_argument("--hosts-file", metavar="FILE", help="host map written by crawlsim serve --hosts-file")
+    net.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    net.add_argument("--max-bytes", type=int, default=2_000_000, help="largest response body (default 2000000)")
+    net.add_argument("--max-redirects", type=int, default=5, help="same-host redirect hops (default 5)")
+    net.add_argument("--max-time", type=float, metavar="SECONDS", help="stop the whole crawl after this long")
+    net.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow requests to private, link-local and other non-public addresses (refused by default, unless "
+        "the start URL is one; loopback is allowed when the start URL is on loopback)",
+    )
+    add_crawler_flags(parser)
+    return parser
+
+
+# --------------------------------------------------------------------------- what to crawl
+
+
+@dataclass(frozen=True)
+class CrawlPlan:
+    """One crawl, its flags checked: either a folder (``local``) or the web."""
+
+    url: str
+    local: Path | None
+    """The start file of a folder crawl; None for a web crawl."""
+    overrides: Mapping[str, Any]
+    options: CrawlOptions
+    resolve: Mapping[str, tuple[str, int]]
+    limits: Any
+    """The web crawl's :class:`~crawlsim.real.crawler.HttpLimits`."""
+    tui_main: Callable[[list[str]], int] | None
+    """The terminal app's entry point with ``--tui``, else None."""
+
+
+def plan_crawl(args: argparse.Namespace) -> CrawlPlan:
+    """Check every flag before anything starts (``UsageError``, ``OptionError``
+    or ``ValueError`` for the first mistake, in the order the flags are read)."""
+    from crawlsim.real.crawler import HttpLimits
+    from crawlsim.real.files import start_path
+
+    overrides = overrides_from_args(args)
+    resolve = parse_resolve(args.resolve, args.hosts_file)
+    url = _start_url(args)
+    _check_limits(args)
+    local = start_path(url)
+    options = _folder_options(local, url, resolve, overrides) if local is not None else _web_options(url, overrides)
+    limits = HttpLimits(
+        timeout=args.timeout,
+        max_bytes=args.max_bytes,
+        max_redirects=args.max_redirects,
+        allow_private=args.allow_private,
+    )
+    tui_main = _tui_replayer() if args.tui else None
+    return CrawlPlan(url, local, overrides, options, resolve, limits, tui_main)
+
+
+def _start_url(args: argparse.Namespace) -> str:
+    """The URL argument, else the start URL a ``--hosts-file`` recorded."""
+    url = args.url
+    if url is None and args.hosts_file:
+        url = hosts_file_start(args.hosts_file)
+    if url is None:
+        raise UsageError("give a URL to crawl (or a local HTML file or folder)")
+    return str(url)
+
+
+def _check_limits(args: argparse.Namespace) -> None:
+    check_seconds("--timeout", args.timeout)
+    check_seconds("--max-time", args.max_time)
+    check_int("--max-bytes", args.max_bytes, 1, MAX_BODY_BYTES)
+    check_int("--max-redirects", args.max_redirects, 0, MAX_REDIRECTS)
+    if args.trace is not None:
+        check_writable(args.trace)
+
+
+def _folder_options(
+    local: Path, url: str, resolve: Mapping[str, tuple[str, int]], overrides: Mapping[str, Any]
+) -> CrawlOptions:
+    """A folder crawl's options; ``UsageError`` when the start file is missing
+    (a bare name such as ``example`` was probably meant as a web site)."""
+    from crawlsim.real.files import FILE_DEFAULTS
+
+    if resolve:
+        raise UsageError("--resolve and --hosts-file apply to http(s) URLs, not to a local folder")
+    if not local.is_file():
+        looks_like_a_file = "." in Path(url).name or "/" in url
+        hint = "" if looks_like_a_file else f"; to crawl the web, give a URL such as http://{url}/"
+        raise UsageError(f"no such file: {local}{hint}")
+    return CrawlOptions.from_mapping({**FILE_DEFAULTS, **overrides})
+
+
+def _web_options(url: str, overrides: Mapping[str, Any]) -> CrawlOptions:
+    """A web crawl's options: the real crawler's polite defaults under the flags."""
+    from crawlsim.real.crawler import real_options
+
+    if not url.lower().startswith(("http://", "https://")):
+        raise UsageError(f"expected an http(s) URL or a local path, got {url!r}")
+    return real_options(overrides)
+
+
+def _tui_replayer() -> Callable[[list[str]], int]:
+    """The terminal app's entry point, checked before crawling (a web crawl
+    is then watched live; a folder crawl, which is instant, is replayed)."""
+    try:
+        from crawlsim.tui import main as tui_main
+    except ImportError as err:  # pragma: no cover - depends on the install
+        raise UsageError(f"--tui needs the terminal app (crawlsim.tui): {err}") from None
+    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
+        raise UsageError("--tui needs a terminal; use -o FILE and `crawlsim tui --trace FILE` later")
+    return tui_main
+
+
+# --------------------------------------------------------------------------- running it
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``crawlsim crawl URL [crawler flags] [--json] [--tui] [-o FILE]``."""
+    args = build_parser().parse_args(argv)
+    try:
+        plan = plan_crawl(args)
+    except (OptionError, UsageError, ValueError, OSError) as err:
+        return fail(err)
+    trace_path = _trace_path(args)
+    try:
+        writer = TraceWriter(trace_path) if trace_path else None
+    except OSError as err:
+        return fail(UsageError(f"{trace_path}: {err.strerror or err}"))
+    out = sys.stderr if args.json else sys.stdout
+    code = _run(plan, args, writer, out)
+    if writer is not None and not args.json:
+        print(f"trace written to {trace_path} (replay: crawlsim tui --trace {shlex.quote(trace_path)})", file=out)
+    if plan.tui_main is not None and plan.local is not None and code == 0 and trace_path is not None:
+        return int(plan.tui_main(["--trace", trace_path]))  # a folder crawl is instant: replay it
+    return code
+
+
+def _trace_path(args: argparse.Namespace) -> str | None:
+    """``-o FILE``; with ``--tui`` and no ``-o``, a temporary file the app follows."""
+    if args.tui and args.trace is None:
+        fd, path = tempfile.mkstemp(prefix="crawlsim-crawl-", suffix=".jsonl")
+        os.close(fd)
+        return path
+    given: str | None = args.trace
+    return given
+
+
+def _run(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | None, out: IO[str]) -> int:
+    """The crawl the plan names; its exit status (130 on Ctrl-C).  The trace
+    file is closed however the crawl ends."""
+    try:
+        if plan.local is not None:
+            return _crawl_folder(plan.local, plan.overrides, args, writer, out)
+        return _crawl_web(plan, args, writer, out)
+    except KeyboardInterrupt:
+        print("crawlsim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter | None) -> Any | None:
+    """Run the crawl on a background thread (its own event loop) while the
+    terminal app follows its events live; the crawl's result, or None when
+    the app was closed first (the daemon thread dies with the process)."""
+    import threading
+
+    from crawlsim.session import LiveFeed
+    from crawlsim.tui.app import CrawlApp
+
+    feed = LiveFeed(url)
+    outcome: list[Any] = []
+
+    def on_event(event: Event) -> None:
+        if writer is not None:
+            writer(event)
+        feed.events.append(event)
+
+    def work() -> None:
+        try:
+            outcome.append(asyncio.run(crawl(on_event=on_event)))
+        except Exception as err:  # noqa: BLE001 - shown in the app, re-raised below
+            feed.error = f"{type(err).__name__}: {err}"
+            outcome.append(err)
+        finally:
+            feed.done = True
+
+    thread = threading.Thread(target=work, name="crawl", daemon=True)
+    thread.start()
+    CrawlApp(live=feed).run()
+    if not feed.done:
+        return None
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | None, out: IO[str]) -> int:
+    from crawlsim.real.crawler import crawl_http
+
+    url, options = plan.url, plan.options
+    print(f"crawling {url} as {options.user_agent!r}", file=out)
+    print(politeness_line(options), file=out)
+    if plan.resolve:
+        print("host map: " + ", ".join(f"{h} -> {a}:{p}" for h, (a, p) in plan.resolve.items()), file=out)
+    out.flush()
+    crawl = functools.partial(
+        crawl_http,
+        [url],
+        options,
+        resolve=plan.resolve or None,
+        limits=plan.limits,
+        keep_events=False,
+        max_time=args.max_time,
+    )
+    if args.tui:
+        result = _crawl_watched_live(crawl, url, writer)
+        if result is None:
+            print("crawlsim crawl: the app was closed before the crawl ended; crawl stopped", file=sys.stderr)
+            return EXIT_INTERRUPTED
+    else:
+        result = asyncio.run(crawl(on_event=writer))
+    if args.json:
+        print(json.dumps(_web_json(result, url), indent=2))
+    else:
+        _print_result(result, url, out)
+    if result.stats.pages_fetched == 0 and not result.stopped:
+        print("crawlsim crawl: no page could be fetched (see the reasons above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _web_json(result: Any, url: str) -> dict[str, Any]:
+    """``--json`` of a web crawl: the run summary plus what was not fetched and why."""
+    data = summary_dict(result, [url])
+    if result.robots_refused:
+        data["robots_unreadable"] = result.robots_refused
+    if result.unfinished:
+        data["not_fetched"] = dict(sorted(result.unfinished.items()))
+    if result.refused:
+        data["refused"] = [{"target": what, "reason": why} for what, why in result.refused]
+    return data
+
+
+def _print_result(result: Any, url: str, out: IO[str]) -> None:
+    """The run summary's layout (shared with ``crawlsim run``), then each page,
+    then what went wrong."""
+    from crawlsim.commands.summary import summary_text
+
+    print(summary_text(summary_dict(result, [url])).rstrip(), file=out)
+    print("pages:", file=out)
+    if result.stopped:
+        print(f"stopped early: {result.stopped}", file=out)
+    _print_pages(result, out)
+    _print_problems(result, out)
+
+
+def _print_pages(result: Any, out: IO[str]) -> None:
+    statuses = result.statuses
+    if len(statuses) <= SHOWN_PAGES:
+        for page, status in sorted(statuses.items()):
+            if page not in result.failures and page not in result.unfinished:
+                print(f"  {status}  {page}", file=out)
+    else:
+        print(f"  ({len(statuses)} pages; --json or -o FILE for all of them)", file=out)
+
+
+def _print_problems(result: Any, out: IO[str]) -> None:
+    """Failed and unfetched pages, refusals, skipped links, unreadable robots.txt."""
+    if result.failures:
+        print(f"failed ({len(result.failures)}):", file=out)
+        for page, reason in sorted(result.failures.items()):
+            print(f"  {page}  {reason}", file=out)
+    if result.unfinished:
+        print(f"not fetched when the crawl stopped ({len(result.unfinished)}):", file=out)
+        for page, reason in sorted(result.unfinished.items())[:SHOWN_PAGES]:
+            print(f"  {page}  {reason}", file=out)
+        if len(result.unfinished) > SHOWN_PAGES:
+            print(f"  ... and {len(result.unfinished) - SHOWN_PAGES} more (--json lists them all)", file=out)
+    for what, why in result.refused[:SHOWN_REFUSALS]:
+        print(f"refused before connecting: {what}: {why}", file=out)
+    if result.stats.skipped:
+        skipped = sorted(result.stats.skipped.items())
+        print("links not followed: " + ", ".join(f"{n} {k}" for k, n in skipped), file=out)
+    for host, reason in sorted(result.robots_refused.items()):
+        print(
+            f"robots.txt of {host} could not be read ({reason}): RFC 9309 says treat the whole host as "
+            "disallowed, so none of its pages were fetched (--no-robots crawls it anyway)",
+            file=out,
+        )
+
+
+def _crawl_folder(
+    start: Path, overrides: Mapping[str, Any], args: argparse.Namespace, writer: TraceWriter | None, out: IO[str]
+) -> int:
+    from crawlsim.real.files import crawl_folder_async
+
+    report = asyncio.run(crawl_folder_async(start, overrides, on_event=writer))
+    if args.json:
+        data = summary_dict(report.result, [str(start)])
+        data.update(
+            root=str(report.root), reachable=report.reachable, unreachable=report.unreachable, broken=report.broken
+        )
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"crawled {report.root} from {report.start}: {len(report.reachable)} pages reachable", file=out)
+    if report.unreachable:
+        print(f"unreachable from {report.start} ({len(report.unreachable)}):", file=out)
+        for page in report.unreachable:
+            print(f"  {page}", file=out)
+    else:
+        print(f"every HTML file is reachable from {report.start}", file=out)
+    if report.broken:
+        print(f"broken links ({len(report.broken)}):", file=out)
+        for target, parents in report.broken.items():
+            print(f"  {target}  (linked from {', '.join(parents)})", file=out)
+    return 0
+
+
+__all__ = ["CrawlPlan", "TraceWriter", "build_parser", "main", "plan_crawl", "summary_dict"]

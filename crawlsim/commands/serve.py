@@ -1,0 +1,222 @@
+"""``crawlsim serve SCENARIO``: a scenario's web over real HTTP on loopback.
+
+It prints the start URL as its first line (so a script can take it with
+``head -1``), then the host map and a ready-made ``crawlsim crawl`` command
+that crawls with the scenario's own options, and serves until Ctrl-C or
+``--duration``.  The server itself is :mod:`crawlsim.real.server`; this
+module parses the flags and prints.
+
+User mistakes (a bad flag value, an unknown scenario) print one
+``crawlsim: error: ...`` line and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import shlex
+import signal
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from crawlsim.core.options import OptionError
+from crawlsim.errors import UsageError
+from crawlsim.real.flags import check_seconds, check_writable, fail, scenario_flags
+
+DEFAULT_PORT = 8000
+MAX_TIME_SCALE = 1000.0
+SERVE_LOG_RECORDS = 10_000
+"""``crawlsim serve`` keeps its latest requests only (it prints just the count)."""
+SHOWN_HOSTS = 20
+"""Hosts listed on the terminal; the hosts file has them all."""
+HOSTS_ON_COMMAND_LINE = 8
+"""Up to this many hosts, the crawl command spells out ``--resolve`` for each;
+more are written to a hosts file instead."""
+
+
+def describe_latency(spec: Any) -> str:
+    """``150 ms`` for a fixed latency, else the model's table, rounded."""
+    if isinstance(spec, (int, float)):
+        return f"{spec * 1000:.4g} ms" if spec < 1 else f"{spec:.4g} s"
+    if isinstance(spec, Mapping):
+        return (
+            "{" + ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v!r}" for k, v in spec.items()) + "}"
+        )
+    return str(spec)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crawlsim serve",
+        description=(
+            "Serve a scenario's web over real HTTP on loopback (127.0.0.0/8) only: one address per host, each "
+            "with the scenario's latency, robots.txt, failures and 429/503 with Retry-After. The first line "
+            "printed is the URL to start crawling; then the host map and a crawl command."
+        ),
+    )
+    parser.add_argument("scenario", help="a shipped scenario name or a .toml path")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port every host listens on (default {DEFAULT_PORT}; 0 = any free port)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("auto", "addresses", "ports"),
+        default="auto",
+        help="addresses: one loopback address per host (Linux); ports: one port per host on "
+        "127.0.0.1; auto: addresses if the system has them (default)",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every duration (latency, Crawl-delay, Retry-After, gap) by X, e.g. 0.05",
+    )
+    parser.add_argument("--hosts-file", metavar="FILE", help="also write the host map as JSON (crawl --hosts-file)")
+    parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: Ctrl-C)")
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection that has not sent a whole request within this long (default 10)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``crawlsim serve SCENARIO [--port N]``; returns the exit status."""
+    from crawlsim.scenario import ScenarioError
+
+    args = build_parser().parse_args(argv)
+    try:
+        _check_flags(args)
+        scenario, server = _build_server(args)
+    except (ScenarioError, OptionError, UsageError, ValueError) as err:
+        return fail(err)
+    return asyncio.run(_serve(server, args, scenario))
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """``UsageError`` for a flag value out of range (``--header-timeout``
+    gets its default here, so the check and the server see one value)."""
+    from crawlsim.real.server import HEADER_TIMEOUT
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port: expected 0-65535, got {args.port}")
+    if not (math.isfinite(args.time_scale) and 0 < args.time_scale <= MAX_TIME_SCALE):
+        raise UsageError(f"--time-scale: expected a number > 0 and at most {MAX_TIME_SCALE:g}, got {args.time_scale:g}")
+    check_seconds("--duration", args.duration)
+    if args.header_timeout is None:
+        args.header_timeout = HEADER_TIMEOUT
+    check_seconds("--header-timeout", args.header_timeout, maximum=3600)
+    if args.hosts_file is not None:
+        check_writable(args.hosts_file)
+
+
+def _build_server(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The scenario, its clock scaled, and a server for it (not yet listening)."""
+    from crawlsim.real.server import ScenarioServer
+    from crawlsim.real.timescale import scale_scenario
+    from crawlsim.scenario import load_scenario
+
+    scenario = scale_scenario(load_scenario(args.scenario), args.time_scale)
+    server = ScenarioServer(
+        scenario, port=args.port, layout=args.layout, header_timeout=args.header_timeout, max_log=SERVE_LOG_RECORDS
+    )
+    return scenario, server
+
+
+async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
+    """Listen, say how to crawl, serve until stopped; the exit status."""
+    try:
+        await server.start()
+    except OSError as err:
+        print(
+            f"crawlsim: error: cannot listen on loopback port {args.port}: {err.strerror or err}"
+            f"{'; try --port 0' if args.port else ''}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        try:
+            _announce(server, args, scenario)
+        except OSError as err:
+            print(f"crawlsim: error: {err.filename or args.hosts_file}: {err.strerror or err}", file=sys.stderr)
+            return 2
+        await _until_stopped(args.duration)
+    finally:
+        await server.stop()
+    print(f"stopped after {server.log.total} requests", file=sys.stderr)
+    return 0
+
+
+async def _until_stopped(duration: float | None) -> None:
+    """Return on Ctrl-C or SIGTERM, or after ``duration`` seconds (if given)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await asyncio.wait_for(stop.wait(), duration)
+    except TimeoutError:
+        pass
+
+
+def _announce(server: Any, args: argparse.Namespace, scenario: Any) -> None:
+    """What ``serve`` prints: the start URL first, then how to crawl it."""
+    print(scenario.seeds[0], flush=True)
+    scale = f", time x{args.time_scale:g}" if args.time_scale != 1 else ""
+    endpoints = server.endpoints
+    print(f"serving {scenario.name} ({scenario.title}) on loopback: {len(endpoints)} hosts{scale}")
+    width = max(len(h) for h in endpoints)
+    for host, ep in list(endpoints.items())[:SHOWN_HOSTS]:
+        model = scenario.latency_for(host)
+        print(f"  {host:<{width}}  {ep.target:<21}  latency {describe_latency(model.to_spec())}")
+    if len(endpoints) > SHOWN_HOSTS:
+        print(f"  ... and {len(endpoints) - SHOWN_HOSTS} more (see the hosts file)")
+    resolve = _resolve_flags(server, args.hosts_file)
+    for seed in scenario.seeds[1:]:
+        print(f"also a start URL: {seed}")
+    command = [
+        "crawlsim",
+        "crawl",
+        scenario.seeds[0],
+        *resolve,
+        *scenario_flags(scenario.options, _crawl_table(scenario)),
+    ]
+    print("crawl it as the scenario does:\n  " + shlex.join(command))
+    print("(URLs keep the scenario's host names; --resolve sends each host's requests to its loopback address)")
+    print("Ctrl-C stops the server.", flush=True)
+
+
+def _resolve_flags(server: Any, hosts_file: str | None) -> list[str]:
+    """The crawl command's host map: ``--hosts-file`` when one is written (asked
+    for, or made up because too many hosts would crowd the command line),
+    else one ``--resolve`` per host."""
+    if hosts_file is None and len(server.endpoints) > HOSTS_ON_COMMAND_LINE:
+        fd, hosts_file = tempfile.mkstemp(prefix="crawlsim-hosts-", suffix=".json")
+        os.close(fd)
+    if hosts_file is not None:
+        server.write_hosts_file(hosts_file)
+        print(f"host map written to {hosts_file}")
+        return ["--hosts-file", hosts_file]
+    return [a for h, t in server.host_map().items() for a in ("--resolve", f"{h}={t}")]
+
+
+def _crawl_table(scenario: Any) -> list[str]:
+    """The options the scenario's ``[crawl]`` table writes."""
+    table = scenario.data.get("crawl", {}) if isinstance(scenario.data, Mapping) else {}
+    return list(table) if isinstance(table, Mapping) else []
+
+
+__all__ = ["build_parser", "describe_latency", "main"]
