@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
     "animate": ("crawlsim.animate", "main", "export a crawl as a GIF or MP4"),
+    "notebooks": (
+        "crawlsim.commands.notebooks",
+        "main",
+        "write student (answers hidden) or teacher copies of the lessons",
+    ),
 }
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""

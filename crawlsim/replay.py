@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from crawlsim.core.events import (
     Discovered,
@@ -36,7 +36,7 @@ from crawlsim.core.events import (
     RobotsLoaded,
     Skipped,
 )
-from crawlsim.core.urls import split_host
+from crawlsim.core.urls import host_key
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -72,8 +72,10 @@ N_STATES = len(STATE_LABELS)
 
 
 @dataclass(slots=True)
-class Page:
-    """One URL (one spelling, as the crawler canonicalized it) and its state."""
+class UrlStatus:
+    """One URL (one spelling, as the crawler canonicalized it) and its state
+    at time t: a row of the pages view.  (Not a page of the web: two
+    spellings of one page are two of these.)"""
 
     url: str
     host: str
@@ -94,7 +96,7 @@ class HostStatus:
     """A host's pages and politeness state at time t."""
 
     name: str
-    pages: list[Page] = field(default_factory=list)
+    pages: list[UrlStatus] = field(default_factory=list)
     counts: list[int] = field(default_factory=lambda: [0] * N_STATES)
     in_flight: int = 0
     deferred_until: float = 0.0
@@ -190,10 +192,42 @@ def host_and_path(url: str, host: str) -> str:
 
 
 def host_of_url(url: str) -> str:
-    """Host (with a non-default port) of a URL taken from a skip event."""
-    if "://" not in url:
-        return "?"
-    return split_host(url)[0] or "?"
+    """The host key (:func:`crawlsim.core.urls.host_key`, the one every module
+    uses) of a URL taken from a skip event or the web; ``?`` when it has none."""
+    return host_key(url) or "?"
+
+
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
+
+
+class EventTable(dict[type[Event], Callable[..., Any]]):
+    """A dispatch table: event class -> the function that handles it.
+
+    Each question this module asks of an event (which pages and hosts does
+    it name? how does it change the state at t? how did its fetch end? what
+    line does the log show?) is one table, filled by decorating the
+    handlers, so a new event kind is one handler per question it matters
+    to, written next to the others, instead of a branch in every chain.
+    Event classes are final (frozen, slotted), so looking up ``type(e)``
+    finds every event."""
+
+    def handles(self, *kinds: type[Event]) -> Callable[[HandlerT], HandlerT]:
+        def register(handler: HandlerT) -> HandlerT:
+            for kind in kinds:
+                self[kind] = handler
+            return handler
+
+        return register
+
+
+_MENTIONS = EventTable()
+"""Replay methods adding the pages and hosts an event names to the layout."""
+_APPLY = EventTable()
+"""Replay methods applying an event's effect on pages, hosts and counters."""
+_SPAN_OUTCOME = EventTable()
+"""How a fetch ended, from its start event and the event that ended it."""
+_LOG_LINE = EventTable()
+"""The event log's line for an event."""
 
 
 class Replay:
@@ -230,35 +264,28 @@ class Replay:
     def _layout(self, known_pages: Iterable[str]) -> None:
         """Every page and host the trace (or the web) mentions, in order of
         first mention, so the drawing keeps its shape while the crawl plays."""
-        self.pages: dict[str, Page] = {}
+        self.pages: dict[str, UrlStatus] = {}
         self.hosts: dict[str, HostStatus] = {}
-        identities: set[str] = set()
         for e in self.events:
-            if isinstance(e, Discovered):
-                self._page(e.url, e.host)
-            elif isinstance(e, FetchStarted):
-                if e.kind == "page":
-                    self._page(e.url, e.host)
-                    identities.add(e.page)
-                else:
-                    self._host(e.host)
-            elif isinstance(e, Skipped) and e.reason in PAGE_SKIPS and "://" in e.url:
-                self._page(e.url, host_of_url(e.url))
+            mention = _MENTIONS.get(type(e))
+            if mention is not None:
+                mention(self, e)
         # progress counts distinct pages: a URL that turned out to be another
         # spelling of a page already fetched is a duplicate, not a page to wait for
         self.discovered_total = sum(1 for e in self.events if isinstance(e, Discovered)) - sum(
             1 for e in self.events if isinstance(e, FetchStarted) and e.duplicate
         )
+        identities = {e.page for e in self.events if isinstance(e, FetchStarted) and e.kind == "page"}
         identities.update(self.pages)
         for url in sorted(set(known_pages) - identities):
             self._page(url, host_of_url(url))
-        self.page_list: list[Page] = list(self.pages.values())
+        self.page_list: list[UrlStatus] = list(self.pages.values())
 
-    def _page(self, url: str, host: str) -> Page:
+    def _page(self, url: str, host: str) -> UrlStatus:
         page = self.pages.get(url)
         if page is None:
             status = self._host(host)
-            page = self.pages[url] = Page(url, host, len(self.pages))
+            page = self.pages[url] = UrlStatus(url, host, len(self.pages))
             status.pages.append(page)
         return page
 
@@ -268,6 +295,24 @@ class Replay:
             status = self.hosts[name] = HostStatus(name)
         return status
 
+    @_MENTIONS.handles(Discovered)
+    def _mention_discovered(self, e: Discovered) -> None:
+        self._page(e.url, e.host)
+
+    @_MENTIONS.handles(FetchStarted)
+    def _mention_fetch(self, e: FetchStarted) -> None:
+        if e.kind == "page":
+            self._page(e.url, e.host)
+        else:
+            self._host(e.host)
+
+    @_MENTIONS.handles(Skipped)
+    def _mention_skip(self, e: Skipped) -> None:
+        """A URL a rule excluded is drawn (skipped); a ``seen`` link, a
+        malformed one or another scheme's is not a page of its own."""
+        if e.reason in PAGE_SKIPS and "://" in e.url:
+            self._page(e.url, host_of_url(e.url))
+
     def _build_spans(self, workers: int) -> None:
         """Fetch spans per worker lane, sorted by start."""
         open_: dict[int, FetchStarted] = {}
@@ -275,23 +320,15 @@ class Replay:
         for e in self.events:
             if isinstance(e, FetchStarted):
                 open_[e.fetch_id] = e
-            elif isinstance(e, (FetchFinished, FetchFailed)):
-                s = open_.pop(e.fetch_id, None)
-                if s is None:
-                    continue
-                if isinstance(e, FetchFailed):
-                    outcome = "failed" if e.final else "retry"
-                elif s.kind == "robots":
-                    outcome = "robots"
-                elif s.duplicate or e.duplicate_of:
-                    outcome = "duplicate"
-                elif e.status >= 400:
-                    outcome = "failed"
-                else:
-                    outcome = "ok"
-                spans.append(Span(s.fetch_id, s.slot, s.t, e.t, s.url, s.host, s.kind, s.duplicate, outcome))
-        for o in open_.values():
-            spans.append(Span(o.fetch_id, o.slot, o.t, math.inf, o.url, o.host, o.kind, o.duplicate, "open"))
+                continue
+            outcome_of = _SPAN_OUTCOME.get(type(e))
+            if outcome_of is None:
+                continue
+            ended = cast("FetchFinished | FetchFailed", e)
+            started = open_.pop(ended.fetch_id, None)
+            if started is not None:
+                spans.append(_span(started, e.t, outcome_of(started, ended)))
+        spans.extend(_span(o, math.inf, "open") for o in open_.values())
         slots = max([workers, *(span.slot + 1 for span in spans)])
         self.lanes: list[list[Span]] = [[] for _ in range(slots)]
         for span in sorted(spans, key=lambda span: (span.start, span.fetch_id)):
@@ -354,9 +391,11 @@ class Replay:
         target = bisect_right(self.times, t)
         if target < self._cursor:
             self._reset()
-        events = self.events
-        for i in range(self._cursor, target):
-            self._apply(events[i])
+        apply = _APPLY.get
+        for e in self.events[self._cursor : target]:
+            handler = apply(type(e))
+            if handler is not None:
+                handler(self, e)
         self._cursor = target
         self.t = t
 
@@ -375,7 +414,7 @@ class Replay:
         i = bisect_left(self.times, t) - 1
         return self.times[i] if i >= 0 else None
 
-    def _set(self, page: Page, state: PageState) -> None:
+    def _set(self, page: UrlStatus, state: PageState) -> None:
         old = page.state
         if old == state:
             return
@@ -388,92 +427,69 @@ class Replay:
 
     def _apply(self, e: Event) -> None:
         """One event's effect on pages, hosts and counters."""
-        if isinstance(e, Discovered):
-            page = self.pages[e.url]
-            page.parent, page.depth = e.parent, e.depth
-            self._set(page, PageState.FRONTIER)
-        elif isinstance(e, FetchStarted):
-            host = self.hosts[e.host]
-            host.in_flight += 1
-            host.fetches += 1
-            self._in_flight += 1
-            self._open[e.fetch_id] = (e.t, e.duplicate)
-            if e.kind == "robots":
-                host.robots = "fetching"
-                return
-            self._fetches += 1
-            if not e.duplicate and e.attempt == 1:
-                self._first_spelling.setdefault(e.page, e.url)
-            page = self.pages[e.url]
-            page.attempts = e.attempt
-            # name the other spelling, the one fetched first (not the page's identity,
-            # which may be this very spelling)
-            page.note = f"duplicate of {self._first_spelling.get(e.page, e.page)}" if e.duplicate else ""
-            self._set(page, PageState.IN_FLIGHT)
-        elif isinstance(e, (FetchFinished, FetchFailed)):
-            self._close(e)
-        elif isinstance(e, Skipped):
-            if e.reason == "cap":
-                self._capped += 1
-            elif e.reason in PAGE_SKIPS and e.url in self.pages:
-                page = self.pages[e.url]
-                if page.state in (PageState.UNDISCOVERED, PageState.FRONTIER):
-                    page.note = f"skipped: {e.reason}"
-                    self._set(page, PageState.SKIPPED)
-        elif isinstance(e, RetryScheduled):
-            self._retries += 1
-            retrying = self.pages.get(e.url)
-            if retrying is not None:
-                retrying.note = f"retry #{e.attempt} at {e.at:.1f} s ({e.reason})"
-        elif isinstance(e, HostDeferred):
-            host = self._host(e.host)
-            host.deferred_until = e.until
-            host.deferred_reason = e.reason
-        elif isinstance(e, RobotsLoaded):
-            host = self._host(e.host)
-            host.robots = str(e.status) if e.status else "unreachable"
-            host.crawl_delay = e.crawl_delay
-        elif isinstance(e, Done):
-            self._done = True
-            for item in self.coverage.lost or () if self.coverage is not None else ():
-                lost = self.pages.get(item.page)
-                if lost is not None and lost.state == PageState.UNDISCOVERED:
-                    lost.note = f"lost: {item.reason}"
+        handler = _APPLY.get(type(e))
+        if handler is not None:
+            handler(self, e)
 
-    def _close(self, e: FetchFinished | FetchFailed) -> None:
+    @_APPLY.handles(Discovered)
+    def _discovered(self, e: Discovered) -> None:
+        page = self.pages[e.url]
+        page.parent, page.depth = e.parent, e.depth
+        self._set(page, PageState.FRONTIER)
+
+    @_APPLY.handles(FetchStarted)
+    def _fetch_started(self, e: FetchStarted) -> None:
+        host = self.hosts[e.host]
+        host.in_flight += 1
+        host.fetches += 1
+        self._in_flight += 1
+        self._open[e.fetch_id] = (e.t, e.duplicate)
+        if e.kind == "robots":
+            host.robots = "fetching"
+            return
+        self._fetches += 1
+        if not e.duplicate and e.attempt == 1:
+            self._first_spelling.setdefault(e.page, e.url)
+        page = self.pages[e.url]
+        page.attempts = e.attempt
+        # name the other spelling, the one fetched first (not the page's identity,
+        # which may be this very spelling)
+        page.note = f"duplicate of {self._first_spelling.get(e.page, e.page)}" if e.duplicate else ""
+        self._set(page, PageState.IN_FLIGHT)
+
+    def _end_fetch(self, e: FetchFinished | FetchFailed) -> bool:
+        """Close the fetch ``e`` ends (its worker time counted, wasted if it
+        was a duplicate fetch); whether it was a duplicate fetch."""
         started = self._open.pop(e.fetch_id, None)
         host = self.hosts[e.host]
-        if started is not None:
-            host.in_flight -= 1
-            self._in_flight -= 1
-            took = e.t - started[0]
-            self._busy += took
-            if started[1]:
-                self._wasted += took
+        if started is None:
+            return False
+        host.in_flight -= 1
+        self._in_flight -= 1
+        took = e.t - started[0]
+        self._busy += took
+        if started[1]:
+            self._wasted += took
+        return started[1]
+
+    def _duplicate_done(self, page: UrlStatus, failure: str) -> None:
+        """A duplicate fetch is wasted whatever it answered: drawn and counted
+        as one (``failure``: what went wrong besides, if anything)."""
+        self._dup_done += 1
+        if failure:
+            page.note = f"{page.note}; failed: {failure}"
+        self._set(page, PageState.DUPLICATE)
+
+    @_APPLY.handles(FetchFinished)
+    def _fetch_finished(self, e: FetchFinished) -> None:
+        duplicate = self._end_fetch(e)
         if e.kind == "robots":
             return
         page = self.pages[e.url]
-        duplicate = started is not None and started[1]
-        if duplicate and (isinstance(e, FetchFinished) or e.final):
-            # a duplicate fetch is wasted whatever it answered: drawn and counted as one
-            self._dup_done += 1
-            if isinstance(e, FetchFailed) or e.status >= 400:
-                failure = e.reason if isinstance(e, FetchFailed) else f"HTTP {e.status}"
-                page.note = f"{page.note}; failed: {failure}"
-            if isinstance(e, FetchFinished):
-                page.links, page.new_links = e.links, e.new_links
-            self._set(page, PageState.DUPLICATE)
-            return
-        if isinstance(e, FetchFailed):
-            if e.final:
-                page.note = f"failed: {e.reason}"
-                self._set(page, PageState.FAILED)
-            else:
-                page.note = f"{e.reason}, retrying"
-                self._set(page, PageState.FRONTIER)
-            return
         page.links, page.new_links = e.links, e.new_links
-        if e.duplicate_of:
+        if duplicate:
+            self._duplicate_done(page, f"HTTP {e.status}" if e.status >= 400 else "")
+        elif e.duplicate_of:
             self._content_dups += 1
             page.note = f"same content as {e.duplicate_of}"
             self._set(page, PageState.DUPLICATE)
@@ -482,6 +498,60 @@ class Replay:
             self._set(page, PageState.FAILED)
         else:
             self._set(page, PageState.DONE)
+
+    @_APPLY.handles(FetchFailed)
+    def _fetch_failed(self, e: FetchFailed) -> None:
+        duplicate = self._end_fetch(e)
+        if e.kind == "robots":
+            return
+        page = self.pages[e.url]
+        if e.final and duplicate:
+            self._duplicate_done(page, e.reason)
+        elif e.final:
+            page.note = f"failed: {e.reason}"
+            self._set(page, PageState.FAILED)
+        else:
+            page.note = f"{e.reason}, retrying"
+            self._set(page, PageState.FRONTIER)
+
+    @_APPLY.handles(Skipped)
+    def _skipped(self, e: Skipped) -> None:
+        if e.reason == "cap":
+            self._capped += 1
+        elif e.reason in PAGE_SKIPS and e.url in self.pages:
+            page = self.pages[e.url]
+            if page.state in (PageState.UNDISCOVERED, PageState.FRONTIER):
+                page.note = f"skipped: {e.reason}"
+                self._set(page, PageState.SKIPPED)
+
+    @_APPLY.handles(RetryScheduled)
+    def _retry_scheduled(self, e: RetryScheduled) -> None:
+        self._retries += 1
+        retrying = self.pages.get(e.url)
+        if retrying is not None:
+            retrying.note = f"retry #{e.attempt} at {e.at:.1f} s ({e.reason})"
+
+    @_APPLY.handles(HostDeferred)
+    def _host_deferred(self, e: HostDeferred) -> None:
+        host = self._host(e.host)
+        host.deferred_until = e.until
+        host.deferred_reason = e.reason
+
+    @_APPLY.handles(RobotsLoaded)
+    def _robots_loaded(self, e: RobotsLoaded) -> None:
+        host = self._host(e.host)
+        host.robots = str(e.status) if e.status else "unreachable"
+        host.crawl_delay = e.crawl_delay
+
+    @_APPLY.handles(Done)
+    def _done_event(self, e: Done) -> None:
+        """The crawl is over: pages it never reached say why they were lost."""
+        self._done = True
+        lost_pages = self.coverage.lost if self.coverage is not None else None
+        for item in lost_pages or ():
+            lost = self.pages.get(item.page)
+            if lost is not None and lost.state == PageState.UNDISCOVERED:
+                lost.note = f"lost: {item.reason}"
 
     # -- reading ---------------------------------------------------------------
 
@@ -603,48 +673,95 @@ def fetched_text(c: Counters) -> str:
     return text
 
 
+def _span(started: FetchStarted, end: float, outcome: str) -> Span:
+    s = started
+    return Span(s.fetch_id, s.slot, s.t, end, s.url, s.host, s.kind, s.duplicate, outcome)
+
+
+@_SPAN_OUTCOME.handles(FetchFinished)
+def _finished_outcome(started: FetchStarted, e: FetchFinished) -> str:
+    if started.kind == "robots":
+        return "robots"
+    if started.duplicate or e.duplicate_of:
+        return "duplicate"
+    return "failed" if e.status >= 400 else "ok"
+
+
+@_SPAN_OUTCOME.handles(FetchFailed)
+def _failed_outcome(started: FetchStarted, e: FetchFailed) -> str:
+    return "failed" if e.final else "retry"
+
+
 def describe_event(e: Event, host_width: int = 0) -> str:
     """One short line for the event log."""
+    line = _LOG_LINE.get(type(e))
+    return line(e) if line is not None else type(e).__name__
 
-    where = host_and_path
 
-    if isinstance(e, Discovered):
-        return f"found   {where(e.url, e.host)} (depth {e.depth})"
-    if isinstance(e, FetchStarted):
-        what = "robots.txt" if e.kind == "robots" else where(e.url, e.host)
-        extra = " DUPLICATE" if e.duplicate else (f" try {e.attempt}" if e.attempt > 1 else "")
-        return f"start   w{e.slot} {what}{extra}"
-    if isinstance(e, FetchFinished):
-        what = "robots.txt" if e.kind == "robots" else where(e.url, e.host)
-        links = f", {e.links} links ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
-        dup = f", copy of {e.duplicate_of}" if e.duplicate_of else ""
-        return f"done    {what} {e.status}{links}{dup}"
-    if isinstance(e, FetchFailed):
-        return f"{'FAILED' if e.final else 'failed'}  {where(e.url, e.host)}: {e.reason}"
-    if isinstance(e, RetryScheduled):
-        return f"retry   {where(e.url, e.host)} #{e.attempt} at {e.at:.1f} s"
-    if isinstance(e, HostDeferred):
-        return f"wait    {e.host} until {e.until:.1f} s ({e.reason})"
-    if isinstance(e, RobotsLoaded):
-        delay = f", Crawl-delay {e.crawl_delay:g} s" if e.crawl_delay else ""
-        return f"robots  {e.host} {e.status}{delay}"
-    if isinstance(e, Skipped):
-        return f"skip    {e.url} ({e.reason})"
-    if isinstance(e, Done):
-        # Done.pages counts URLs queued (spellings), not pages: say so
-        return f"DONE    {e.pages} URLs queued, {e.fetches} fetches"
-    return type(e).__name__
+def _fetched_what(e: FetchStarted | FetchFinished) -> str:
+    return "robots.txt" if e.kind == "robots" else host_and_path(e.url, e.host)
+
+
+@_LOG_LINE.handles(Discovered)
+def _discovered_line(e: Discovered) -> str:
+    return f"found   {host_and_path(e.url, e.host)} (depth {e.depth})"
+
+
+@_LOG_LINE.handles(FetchStarted)
+def _started_line(e: FetchStarted) -> str:
+    extra = " DUPLICATE" if e.duplicate else (f" try {e.attempt}" if e.attempt > 1 else "")
+    return f"start   w{e.slot} {_fetched_what(e)}{extra}"
+
+
+@_LOG_LINE.handles(FetchFinished)
+def _finished_line(e: FetchFinished) -> str:
+    links = f", {e.links} links ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
+    dup = f", copy of {e.duplicate_of}" if e.duplicate_of else ""
+    return f"done    {_fetched_what(e)} {e.status}{links}{dup}"
+
+
+@_LOG_LINE.handles(FetchFailed)
+def _failed_line(e: FetchFailed) -> str:
+    return f"{'FAILED' if e.final else 'failed'}  {host_and_path(e.url, e.host)}: {e.reason}"
+
+
+@_LOG_LINE.handles(RetryScheduled)
+def _retry_line(e: RetryScheduled) -> str:
+    return f"retry   {host_and_path(e.url, e.host)} #{e.attempt} at {e.at:.1f} s"
+
+
+@_LOG_LINE.handles(HostDeferred)
+def _deferred_line(e: HostDeferred) -> str:
+    return f"wait    {e.host} until {e.until:.1f} s ({e.reason})"
+
+
+@_LOG_LINE.handles(RobotsLoaded)
+def _robots_line(e: RobotsLoaded) -> str:
+    delay = f", Crawl-delay {e.crawl_delay:g} s" if e.crawl_delay else ""
+    return f"robots  {e.host} {e.status}{delay}"
+
+
+@_LOG_LINE.handles(Skipped)
+def _skipped_line(e: Skipped) -> str:
+    return f"skip    {e.url} ({e.reason})"
+
+
+@_LOG_LINE.handles(Done)
+def _done_line(e: Done) -> str:
+    # Done.pages counts URLs queued (spellings), not pages: say so
+    return f"DONE    {e.pages} URLs queued, {e.fetches} fetches"
 
 
 __all__ = [
     "LARGE_PAGES",
     "STATE_LABELS",
     "Counters",
+    "EventTable",
     "HostStatus",
-    "Page",
     "PageState",
     "Replay",
     "Span",
+    "UrlStatus",
     "describe_event",
     "duplicates_text",
     "fetched_text",

@@ -590,70 +590,95 @@ class _Builder:
         return ExplicitWeb(specs)
 
     def generated(self, value: object, seed: int, has_pages: bool) -> tuple[Web | None, Variants | None]:
+        """The ``[web]`` table: a generated web (``None`` for ``explicit``, whose
+        pages are the ``[pages]`` table) and its spelling variants."""
         web = self.table(value, "web", '{kind = "power_law", pages = 1000, hosts = 10}')
+        kind = self.web_kind(web, has_pages)
+        self.known(web, WEB_COMMON_KEYS + WEB_KEYS[kind], "web")
+        variants = self.variants(web, seed) if "variant_rate" in web or "variants" in web else None
+        if kind == "explicit":
+            if not has_pages:
+                raise self.fail("web.kind", 'kind = "explicit" needs a [pages] table')
+            return None, variants
+        dup, near = self.duplicate_rates(web)
+        if kind == "site_tree":
+            return self.site_tree(web, seed, dup, near), variants
+        return self.power_law(web, seed, dup, near), variants
+
+    def web_kind(self, web: Mapping[str, Any], has_pages: bool) -> str:
+        """``web.kind``; it defaults to ``explicit`` beside a ``[pages]`` table
+        (or when ``[web]`` is empty), and must be given otherwise."""
         kind = web.get("kind", "explicit" if has_pages or not web else None)
         if kind is None:
             raise self.fail("web.kind", f"missing; expected one of {', '.join(WEB_KINDS[1:])}")
         if kind not in WEB_KINDS:
             hint = did_you_mean(kind, WEB_KINDS) if isinstance(kind, str) else ""
             raise self.fail("web.kind", f"expected one of {', '.join(WEB_KINDS)}; got {show_value(kind)}{hint}")
-        self.known(web, WEB_COMMON_KEYS + WEB_KEYS[kind], "web")
-        variants = None
-        if "variant_rate" in web or "variants" in web:
-            kinds = self.strings(web.get("variants", list(KINDS)), "web.variants")
-            for i, k in enumerate(kinds):
-                if k not in KINDS:
-                    raise self.fail(
-                        f"web.variants[{i}]",
-                        f"expected one of {', '.join(KINDS)}; got {show_value(k)}{did_you_mean(k, KINDS)}",
-                    )
-            variants = Variants(self.rate(web.get("variant_rate", 0.1), "web.variant_rate"), tuple(kinds), seed)
-        if kind == "explicit":
-            if not has_pages:
-                raise self.fail("web.kind", 'kind = "explicit" needs a [pages] table')
-            return None, variants
+        return str(kind)
 
-        def get_int(name: str, default: int, minimum: int, maximum: int | None = None) -> int:
-            return self.integer(web.get(name, default), f"web.{name}", minimum=minimum, maximum=maximum)
+    def variants(self, web: Mapping[str, Any], seed: int) -> Variants:
+        """``web.variant_rate`` and ``web.variants`` (the kinds; all by default)."""
+        kinds = self.strings(web.get("variants", list(KINDS)), "web.variants")
+        for i, k in enumerate(kinds):
+            if k not in KINDS:
+                raise self.fail(
+                    f"web.variants[{i}]",
+                    f"expected one of {', '.join(KINDS)}; got {show_value(k)}{did_you_mean(k, KINDS)}",
+                )
+        return Variants(self.rate(web.get("variant_rate", 0.1), "web.variant_rate"), tuple(kinds), seed)
 
+    def duplicate_rates(self, web: Mapping[str, Any]) -> tuple[float, float]:
+        """``web.duplicate_rate`` and ``web.near_duplicate_rate``: together at most 1."""
         dup = self.rate(web.get("duplicate_rate", 0.0), "web.duplicate_rate")
         near = self.rate(web.get("near_duplicate_rate", 0.0), "web.near_duplicate_rate")
         if dup + near > 1.0:
             raise self.fail(
                 "web.near_duplicate_rate", f"expected duplicate_rate + near_duplicate_rate <= 1, got {dup + near:g}"
             )
-        if kind == "site_tree":
-            return SiteTreeWeb(
-                self.host(web.get("host", "a.com"), "web.host"),
-                branching=get_int("branching", 3, 1, 1000),
-                depth=get_int("depth", 3, 0, 64),
-                seed=seed,
-                duplicate_rate=dup,
-                near_duplicate_rate=near,
-            ), variants
-        raw_hosts = web.get("hosts", 100)
-        if isinstance(raw_hosts, (int, float)) and not isinstance(raw_hosts, bool) and math.isfinite(raw_hosts):
-            need, have = int(raw_hosts) * BYTES_PER_HOST, memory_budget()
-            if need > have:  # estimated before the web's per-host arrays are built
-                raise self.fail(
-                    "web.hosts",
-                    f"{int(raw_hosts):,} hosts need about {show_bytes(need)} of memory; this machine has "
-                    f"{show_bytes(have)}; expected at most {MAX_HOSTS:,}",
-                )
-        host_count = get_int("hosts", 100, 1, MAX_HOSTS)
-        page_count = get_int("pages", max(10_000, host_count), host_count, (1 << 32) - 1)
+        return dup, near
+
+    def web_int(self, web: Mapping[str, Any], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+        """A whole-number ``web.<name>``."""
+        return self.integer(web.get(name, default), f"web.{name}", minimum=minimum, maximum=maximum)
+
+    def site_tree(self, web: Mapping[str, Any], seed: int, dup: float, near: float) -> SiteTreeWeb:
+        return SiteTreeWeb(
+            self.host(web.get("host", "a.com"), "web.host"),
+            branching=self.web_int(web, "branching", 3, 1, 1000),
+            depth=self.web_int(web, "depth", 3, 0, 64),
+            seed=seed,
+            duplicate_rate=dup,
+            near_duplicate_rate=near,
+        )
+
+    def power_law(self, web: Mapping[str, Any], seed: int, dup: float, near: float) -> PowerLawWeb:
+        self.host_memory(web.get("hosts", 100))
+        host_count = self.web_int(web, "hosts", 100, 1, MAX_HOSTS)
+        page_count = self.web_int(web, "pages", max(10_000, host_count), host_count, (1 << 32) - 1)
         return PowerLawWeb(
             page_count,
             host_count,
             seed=seed,
             zipf=self.number(web.get("zipf", 1.0), "web.zipf", maximum=MAX_ZIPF),
-            branching=get_int("branching", 4, 1, 1000),
-            host_branching=get_int("host_branching", 8, 1, 1000),
-            extra_links=get_int("extra_links", 3, 0, 1000),
+            branching=self.web_int(web, "branching", 4, 1, 1000),
+            host_branching=self.web_int(web, "host_branching", 8, 1, 1000),
+            extra_links=self.web_int(web, "extra_links", 3, 0, 1000),
             cross_rate=self.rate(web.get("cross_rate", 0.1), "web.cross_rate"),
             duplicate_rate=dup,
             near_duplicate_rate=near,
-        ), variants
+        )
+
+    def host_memory(self, raw_hosts: object) -> None:
+        """Refuse a host count whose per-host arrays would not fit in memory,
+        estimated before the web builds them (and before the count's range is checked)."""
+        if isinstance(raw_hosts, (int, float)) and not isinstance(raw_hosts, bool) and math.isfinite(raw_hosts):
+            need, have = int(raw_hosts) * BYTES_PER_HOST, memory_budget()
+            if need > have:
+                raise self.fail(
+                    "web.hosts",
+                    f"{int(raw_hosts):,} hosts need about {show_bytes(need)} of memory; this machine has "
+                    f"{show_bytes(have)}; expected at most {MAX_HOSTS:,}",
+                )
 
     def traps(self, value: object, seed: int) -> tuple[list[Web], dict[str, list[str]]]:
         """The traps, and the links that lead into them by page (``linked_from``)."""

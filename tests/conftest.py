@@ -35,9 +35,14 @@ SLOW = (
 )
 
 
+SLOW_FILES = ("tests/test_notebooks.py::test_notebook_runs", "tests/test_notebooks.py::test_student_edition")
+"""Every notebook execution (a kernel each, 2-12 s idle): started first so no
+worker is left with one at the end."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests listed in SLOW, then put every slow test first (stable order otherwise)."""
     for item in items:
-        if item.nodeid in SLOW:
+        if item.nodeid in SLOW or item.nodeid.startswith(SLOW_FILES):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -1,5 +1,7 @@
 """Every teaching notebook runs top to bottom, with no network, and passes
-its own asserts (the notebooks' cells check the facts they teach).
+its own asserts (the notebooks' cells check the facts they teach); so does
+its student edition, with the reference answers typed into its prediction
+cells, and then every reveal says "right".
 
 Each notebook is executed with nbclient in a fresh kernel.  The kernel is
 the interpreter running the tests: a ``python3`` kernelspec pointing at
@@ -13,8 +15,12 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from crawlsim.notebook import editions
+from crawlsim.notebook.reveal import NOT_PREDICTED
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -31,6 +37,13 @@ EXPECTED = [
     "06_same_content_different_url",
     "07_how_far_bfs_reaches",
     "08_interview_practice",
+    "09_bfs_dfs_side_by_side",
+    "10_discovery_and_discarded_edges",
+    "11_list_or_set_seen",
+    "12_head_of_line_blocking",
+    "13_backoff_jitter_retry_after",
+    "14_bloom_filter_false_positives",
+    "15_folder_of_html_unreachable",
 ]
 """Each notebook must run well under a minute (they take a few seconds)."""
 
@@ -52,7 +65,7 @@ def jupyter_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_eight_notebooks_are_there() -> None:
+def test_the_notebooks_are_there() -> None:
     assert [p.stem for p in NOTEBOOKS] == EXPECTED
     index = (NOTEBOOK_DIR / "README.md").read_text()
     for name in EXPECTED:
@@ -70,12 +83,57 @@ def test_notebook_is_stored_without_outputs(path: Path) -> None:
     assert path.stat().st_size < 40_000
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_and_its_asserts_hold(path: Path, jupyter_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _execute(nb: Any, path: Path, jupyter_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(p for p in (str(jupyter_path), os.environ.get("JUPYTER_PATH")) if p))
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
     client.execute()  # raises on a failed assert in any cell (or a cell over nbclient's timeout)
+    return nb
+
+
+def _reveals(nb: Any) -> list[str]:
+    """The verdict lines the reveal cells printed (one per reveal call)."""
+    printed = [
+        output.get("text", "")
+        for cell in nb.cells
+        if "reveal" in cell.metadata.get("tags", [])
+        for output in cell.outputs
+        if output.get("name") == "stdout"
+    ]
+    verdicts = ("right", "wrong", NOT_PREDICTED)
+    return [line for text in printed for line in text.splitlines() if line.startswith(verdicts)]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_and_its_asserts_hold(path: Path, jupyter_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _execute(nbformat.read(path, as_version=4), path, jupyter_path, monkeypatch)
+    verdicts = _reveals(nb)
+    assert verdicts and all(v.startswith("right") for v in verdicts), verdicts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_student_edition_with_the_reference_answers_is_all_right(
+    path: Path, jupyter_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    teacher = editions.read(path)
+    filled = editions.fill_predictions(editions.student_edition(teacher), teacher)
+    nb = _execute(nbformat.reads(json.dumps(filled), as_version=4), path, jupyter_path, monkeypatch)
+    verdicts = _reveals(nb)
+    reveal_calls = sum(editions.source(c).count("reveal(") for c in filled["cells"] if editions.REVEAL in editions.tags(c))
+    assert len(verdicts) >= reveal_calls > 0      # every reveal call printed a verdict (some run in a loop)
+    assert all(v.startswith("right") for v in verdicts), [v for v in verdicts if not v.startswith("right")]
+
+
+@pytest.mark.slow
+def test_an_unanswered_student_edition_still_runs_and_withholds_the_answers(
+    jupyter_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = NOTEBOOK_DIR / "06_same_content_different_url.ipynb"
+    student = editions.student_edition(editions.read(path))
+    nb = _execute(nbformat.reads(json.dumps(student), as_version=4), path, jupyter_path, monkeypatch)
+    verdicts = _reveals(nb)
+    assert verdicts and all(v.startswith(NOT_PREDICTED) for v in verdicts), verdicts
+    assert not any("says" in v for v in verdicts)   # no measured value shown before a prediction

@@ -16,11 +16,15 @@ Two shapes, one interface:
 
 An entry is ``(key, url, depth)``.  BFS (discovery order) and DFS (latest
 page first, its links in page order) use plain integer keys, best-first uses
-``(priority, seq)`` tuples; robots.txt fetches use the frontier's
-``robots_key`` -- ``ROBOTS_KEY`` for tuple keys, ``ROBOTS_NUMBER`` for integer
-keys -- which sorts before everything.  Integer keys matter at scale: a
-queued URL costs 48 bytes less than with a one-element tuple, and heap
-comparisons of ints are several times cheaper than of tuples.
+``(priority, seq)`` tuples.  A robots.txt fetch's entry is a
+:class:`~crawlsim.core.states.RobotsEntry` (its type says its kind) whose key
+is ``ROBOTS_NUMBER`` (integer keys) or ``ROBOTS_KEY`` (tuple keys): both sort
+before every page key.  Integer keys matter at scale: a queued URL costs 48
+bytes less than with a one-element tuple, and heap comparisons of ints are
+several times cheaper than of tuples.
+
+A host's place in the per-host frontier is a :class:`~crawlsim.core.states.Filing`;
+whether it waits for its robots.txt, a :class:`~crawlsim.core.states.RobotsStatus`.
 """
 
 from __future__ import annotations
@@ -29,13 +33,58 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import Any
 
-Key = Any
-"""An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first) or a robots key."""
+from crawlsim.core.robots import RobotsPolicy
+from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
+
+Key = int | float | tuple[float, ...]
+"""An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first), or a
+robots.txt entry's ``ROBOTS_NUMBER`` / ``ROBOTS_KEY``."""
 Entry = tuple[Key, str, int]
+"""``(key, url, depth)``; a :class:`RobotsEntry` for a robots.txt fetch."""
 ROBOTS_KEY: tuple[float, ...] = (float("-inf"),)
+"""A robots.txt entry's key among ``(priority, seq)`` keys: sorts first."""
 ROBOTS_NUMBER: float = float("-inf")
+"""A robots.txt entry's key among integer keys: sorts first."""
+
+_UNFILED, _READY, _WAITING = Filing.UNFILED, Filing.READY, Filing.WAITING
+_PENDING = RobotsStatus.PENDING
+
+
+_DFS_SHIFT = 40
+"""DFS keys are ``-(batch << 40) + seq``: one int ordering like ``(-batch, seq)``
+for any crawl of fewer than 2**40 links."""
+
+
+class CrawlOrder:
+    """The keys that put the frontier in the crawl's order.
+
+    Invariant: every key is new and larger (in the order's sense) than the
+    keys of earlier URLs of the same batch: BFS keys count up (discovery
+    order); DFS keys put a later batch (a later page's links) first and keep
+    page order within it; best-first keys are ``(priority, seq)``.  A batch
+    is the seeds, or one page's links; the scheduler counts them (once per
+    page: a plain increment, not a call).
+    """
+
+    __slots__ = ("_order", "_priority", "_seq")
+
+    def __init__(self, order: str, priority: Callable[[str, int], float] | None) -> None:
+        if order == "best" and priority is None:
+            raise ValueError("order 'best' needs a priority function")
+        self._order = order
+        self._priority = priority
+        self._seq = 0
+
+    def key(self, url: str, depth: int, batch: int) -> Key:
+        """The key of ``url`` (found at ``depth``, in batch number ``batch``), queued now."""
+        self._seq += 1
+        order = self._order
+        if order == "bfs":
+            return self._seq
+        if order == "dfs":
+            return -(batch << _DFS_SHIFT) + self._seq
+        return (self._priority(url, depth), self._seq)  # type: ignore[misc]
 
 
 _COMPACT_AT = 1024
@@ -48,43 +97,55 @@ class HostState:
     """Everything the scheduler tracks per host."""
 
     name: str
-    queue: list[Entry] = field(default_factory=list)
+    """Its host key (:func:`crawlsim.core.urls.host_key`)."""
+    heap: list[Entry] = field(default_factory=list)
     """Waiting entries that arrived out of key order (a heap): retries, DFS
-    and best-first keys.  See ``run`` for the rest; :meth:`queued` lists both."""
-    run: list[Entry | None] = field(default_factory=list)
+    and best-first keys.  See ``fifo`` for the rest; :meth:`queued` lists both."""
+    fifo: list[Entry | None] = field(default_factory=list)
     """Waiting entries that arrived in increasing key order (BFS discovery
-    order, the common case), consumed from ``run_head`` on: taking the next
-    one is O(1) where a heap pop is O(log n) -- a host with 100,000 queued
-    pages would otherwise pay 17 levels of comparisons per fetch."""
-    run_head: int = 0
+    order, the common case): a first-in first-out queue consumed from
+    ``fifo_head`` on.  Taking the next one is O(1) where a heap pop is
+    O(log n) -- a host with 100,000 queued pages would otherwise pay 17
+    levels of comparisons per fetch."""
+    fifo_head: int = 0
     in_flight: int = 0
     ready_at: float = 0.0
     """No request may start before this time (gap, Crawl-delay, Retry-After)."""
     pages: int = 0
     """Pages accepted into the frontier for this host (for max_pages_per_host)."""
-    robots: Any = None
-    """None: not needed or not yet asked; "pending": robots.txt in flight; else a RobotsPolicy."""
-    robots_fetches: int = 0
+    robots_status: RobotsStatus = RobotsStatus.NOT_ASKED
+    policy: RobotsPolicy | None = None
+    """The host's robots.txt rules once ``robots_status`` is ``LOADED``, else None."""
     crawl_delay: float = 0.0
-    # frontier bookkeeping: where this host currently sits, with which key
-    slot: str = ""
-    slot_key: Any = None
+    filed: Filing = Filing.UNFILED
+    """Where the per-host frontier has this host (see :class:`Filing`) ..."""
+    filed_key: Key | None = None
+    """... under which key (its head entry's key, or its ``ready_at``)."""
 
-    def blocked_on_robots(self) -> bool:
-        return self.robots == "pending"
+    @property
+    def robots(self) -> RobotsPolicy | None:
+        """The loaded policy, or None (the name drivers and views read)."""
+        return self.policy
 
     def queued(self) -> list[Entry]:
         """The host's waiting entries, best first (for views; not the hot path)."""
-        return sorted([*self.queue, *self.run[self.run_head :]])  # type: ignore[list-item]
+        return sorted([*self.heap, *self.fifo[self.fifo_head :]])  # type: ignore[list-item]
 
 
 class PerHostFrontier:
-    """Per-host queues with a ready heap and a waiting (time) heap."""
+    """Per-host queues with a ready heap and a waiting (time) heap.
 
-    def __init__(self, per_host: int, robots_key: Key = ROBOTS_KEY) -> None:
+    Invariant: a host with queued entries that may start now (below its
+    ``per_host`` limit, not before its ``ready_at``, not waiting for its
+    robots.txt unless that is its head) is filed ``READY`` under its head
+    entry's key; one that only waits for its ``ready_at`` is filed
+    ``WAITING`` under that time; every other host is ``UNFILED``.  (A host
+    filed ``WAITING`` whose time has come is moved by :meth:`pop`.)
+    """
+
+    def __init__(self, per_host: int) -> None:
         self.per_host = per_host
-        self.robots_key = robots_key
-        self.ready: list[tuple[Any, str, HostState]] = []
+        self.ready: list[tuple[Key, str, HostState]] = []
         """Hosts that may start now, by their head key (a heap; entries whose
         host was re-filed since are stale and skipped).  Read-only outside:
         the scheduler only asks whether it is empty, to skip a pop()."""
@@ -97,44 +158,45 @@ class PerHostFrontier:
         return self._size
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
-        run = host.run
-        if not run or run[-1][0] < entry[0]:  # type: ignore[index]
-            run.append(entry)
+        fifo = host.fifo
+        if not fifo or fifo[-1][0] < entry[0]:  # type: ignore[index, operator]
+            fifo.append(entry)
         else:
-            heappush(host.queue, entry)
+            heappush(host.heap, entry)
         self._size += 1
         # Re-file only if that can change anything: a host at its limit stays
         # unfiled, and a filed host keeps its place unless the new entry beats
         # its head (never, in BFS order).  A host filed as waiting whose time
         # has come is re-filed by pop() before anything is picked.
         if host.in_flight < self.per_host:
-            slot = host.slot
-            if not slot or (slot == "ready" and entry[0] < host.slot_key):
+            filed = host.filed
+            if filed is _UNFILED or (filed is _READY and entry[0] < host.filed_key):  # type: ignore[operator]
                 self.reconsider(host, now)
 
     def reconsider(self, host: HostState, now: float) -> None:
         """Re-file ``host`` after its queue, in-flight count or ready time changed."""
-        run = host.run
-        heap = host.queue
-        if run:
-            key = run[host.run_head][0]  # type: ignore[index]
-            if heap and heap[0][0] < key:
-                key = heap[0][0]
+        fifo = host.fifo
+        heap = host.heap
+        if fifo:
+            head = fifo[host.fifo_head]
+            if heap and heap[0][0] < head[0]:  # type: ignore[index, operator]
+                head = heap[0]
         elif heap:
-            key = heap[0][0]
+            head = heap[0]
         else:
-            host.slot = ""
+            host.filed = _UNFILED
             return
-        if host.in_flight >= self.per_host or (host.robots == "pending" and key != self.robots_key):
-            host.slot = ""
+        if host.in_flight >= self.per_host or (host.robots_status is _PENDING and head.__class__ is not RobotsEntry):
+            host.filed = _UNFILED
             return
         if host.ready_at > now:
-            if host.slot != "waiting" or host.slot_key != host.ready_at:
-                host.slot, host.slot_key = "waiting", host.ready_at
+            if host.filed is not _WAITING or host.filed_key != host.ready_at:
+                host.filed, host.filed_key = _WAITING, host.ready_at
                 heappush(self.waiting, (host.ready_at, host.name, host))
             return
-        if host.slot != "ready" or host.slot_key != key:
-            host.slot, host.slot_key = "ready", key
+        key = head[0]  # type: ignore[index]
+        if host.filed is not _READY or host.filed_key != key:
+            host.filed, host.filed_key = _READY, key
             heappush(self.ready, (key, host.name, host))
 
     def purge(self, host: HostState, drop: Callable[[Entry], bool], now: float) -> list[Entry]:
@@ -142,11 +204,11 @@ class PerHostFrontier:
         entries = host.queued()
         dropped = [e for e in entries if drop(e)]
         if dropped:
-            host.queue = [e for e in entries if not drop(e)]  # sorted, so already a heap
-            host.run = []
-            host.run_head = 0
+            host.heap = [e for e in entries if not drop(e)]  # sorted, so already a heap
+            host.fifo = []
+            host.fifo_head = 0
             self._size -= len(dropped)
-            host.slot = ""
+            host.filed = _UNFILED
             self.reconsider(host, now)
         return dropped
 
@@ -155,32 +217,32 @@ class PerHostFrontier:
         waiting = self.waiting
         while waiting and waiting[0][0] <= now:
             at, _, host = heappop(waiting)
-            if host.slot == "waiting" and host.slot_key == at:
-                host.slot = ""
+            if host.filed is _WAITING and host.filed_key == at:
+                host.filed = _UNFILED
                 self.reconsider(host, now)
         ready = self.ready
         while ready:
             key, _, host = heappop(ready)
-            if host.slot != "ready" or host.slot_key != key:
+            if host.filed is not _READY or host.filed_key != key:
                 continue  # stale: the host was re-filed since
-            host.slot = ""
+            host.filed = _UNFILED
             self._size -= 1
-            run = host.run
-            heap = host.queue
-            if run:
-                i = host.run_head
-                entry = run[i]
-                if not heap or entry[0] < heap[0][0]:  # type: ignore[index]
+            fifo = host.fifo
+            heap = host.heap
+            if fifo:  # the head of the fifo, unless the heap's is better
+                i = host.fifo_head
+                entry = fifo[i]
+                if not heap or entry[0] < heap[0][0]:  # type: ignore[index, operator]
                     i += 1
-                    if i == len(run):
-                        run.clear()
+                    if i == len(fifo):
+                        fifo.clear()
                         i = 0
                     else:
-                        run[i - 1] = None  # let the entry go
-                        if i >= _COMPACT_AT and 2 * i >= len(run):
-                            del run[:i]
+                        fifo[i - 1] = None  # let the entry go
+                        if i >= _COMPACT_AT and 2 * i >= len(fifo):
+                            del fifo[:i]
                             i = 0
-                    host.run_head = i
+                    host.fifo_head = i
                     return host, entry  # type: ignore[return-value]
             return host, heappop(heap)
         return None
@@ -190,13 +252,10 @@ class PerHostFrontier:
         waiting = self.waiting
         while waiting:
             at, _, host = waiting[0]
-            if host.slot == "waiting" and host.slot_key == at:
+            if host.filed is _WAITING and host.filed_key == at:
                 return at
             heappop(waiting)
         return None
-
-    def has_ready(self) -> bool:
-        return any(h.slot == "ready" and h.slot_key == k for k, _, h in self.ready)
 
     def entries(self, hosts: list[HostState]) -> list[Entry]:
         """Every waiting entry of ``hosts`` (for views and tests, not the hot path)."""
@@ -204,55 +263,55 @@ class PerHostFrontier:
 
 
 class SingleQueueFrontier:
-    """One queue for all hosts: a blocked head blocks everyone (for teaching)."""
+    """One queue for all hosts: a blocked head blocks everyone (for teaching).
 
-    def __init__(self, per_host: int, robots_key: Key = ROBOTS_KEY) -> None:
+    Invariant: only the best entry of all is ever looked at; when its host
+    may not start, :meth:`pop` returns None even if another host could.
+    """
+
+    def __init__(self, per_host: int) -> None:
         self.per_host = per_host
-        self.robots_key = robots_key
-        self._heap: list[tuple[Any, str, int, HostState]] = []
+        self._heap: list[tuple[Entry, HostState]] = []
+        """``(entry, host)``: ordered by the entry (key, then url, then depth)."""
 
     def __len__(self) -> int:
         return len(self._heap)
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
-        key, url, depth = entry
-        heapq.heappush(self._heap, (key, url, depth, host))
+        heapq.heappush(self._heap, (entry, host))
 
     def reconsider(self, host: HostState, now: float) -> None:
         """Nothing to re-file: only the head is ever looked at."""
 
     def purge(self, host: HostState, drop: Callable[[Entry], bool], now: float) -> list[Entry]:
-        dropped = [(k, u, d) for k, u, d, h in self._heap if h is host and drop((k, u, d))]
+        dropped = [e for e, h in self._heap if h is host and drop(e)]
         if dropped:
-            self._heap = [item for item in self._heap if not (item[3] is host and drop(item[:3]))]
+            self._heap = [item for item in self._heap if not (item[1] is host and drop(item[0]))]
             heapq.heapify(self._heap)
         return dropped
 
     def _head_blocked(self, now: float) -> HostState | None:
-        key, _, _, host = self._heap[0]
+        entry, host = self._heap[0]
         if host.in_flight >= self.per_host or host.ready_at > now:
             return host
-        if host.blocked_on_robots() and key != self.robots_key:
+        if host.robots_status is _PENDING and entry.__class__ is not RobotsEntry:
             return host
         return None
 
     def pop(self, now: float) -> tuple[HostState, Entry] | None:
         if not self._heap or self._head_blocked(now) is not None:
             return None
-        key, url, depth, host = heapq.heappop(self._heap)
-        return host, (key, url, depth)
+        entry, host = heapq.heappop(self._heap)
+        return host, entry
 
     def next_time(self) -> float | None:
         if not self._heap:
             return None
         host = self._head_blocked(float("-inf"))
-        if host is not None and host.in_flight < self.per_host and not host.blocked_on_robots():
+        if host is not None and host.in_flight < self.per_host and host.robots_status is not _PENDING:
             return host.ready_at
         return None
 
-    def has_ready(self) -> bool:
-        return False
-
     def entries(self, hosts: list[HostState]) -> list[Entry]:
         """Every waiting entry (``hosts`` is unused: one queue holds them all)."""
-        return [(k, u, d) for k, u, d, _ in self._heap]
+        return [e for e, _ in self._heap]

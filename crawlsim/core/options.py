@@ -139,56 +139,61 @@ def check_option(key: str, value: Any) -> Any:
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
     if value is None and rule.optional:
         return None
-    kind = rule.kind
-    if kind == "int":
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # 1e6 in a file means a million
-        if isinstance(value, bool) or not isinstance(value, int):
-            none = " (or none)" if rule.optional else ""
-            raise OptionError(key, f"expected a whole number{none}, got {show_value(value)}")
-        _in_range(key, value, rule, "a whole number")
-        return value
-    if kind == "number":
-        what = f"a number of {rule.unit}" if rule.unit else "a number"
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise OptionError(key, f"expected {what}, got {show_value(value)}")
-        if not math.isfinite(value):
-            raise OptionError(key, f"expected a finite {what[2:]}, got {show_value(value)}")
-        _in_range(key, value, rule, what)
-        return value
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise OptionError(key, f"expected true or false, got {show_value(value)}")
-        return value
-    if kind == "choice":
-        if value not in rule.choices if isinstance(value, str) else True:
-            hint = did_you_mean(value, rule.choices) if isinstance(value, str) else ""
-            raise OptionError(key, f"expected one of {', '.join(rule.choices)}; got {value!r}{hint}")
-        return value
-    if kind == "text":
-        return _check_user_agent(key, value)
-    if kind == "regexes":
-        return _check_regexes(key, value)
-    if kind == "statuses":
-        return _check_statuses(key, value)
-    if kind == "normalize":
-        if isinstance(value, (list, tuple, set, frozenset)):
-            if not all(isinstance(v, str) for v in value):
-                bad = next(v for v in value if not isinstance(v, str))
-                raise OptionError(key, f"expected a mode name or a list of step names (strings), got {show_value(bad)}")
-            value = frozenset(value)
-        elif not isinstance(value, str):
-            raise OptionError(key, f"expected a mode such as \"rfc3986\" or a list of steps, got {show_value(value)}")
-        try:
-            parse_steps(value)
-        except ValueError as exc:
-            raise OptionError(key, str(exc)) from None
-        return value
-    if kind == "callable":
-        if not callable(value):
-            raise OptionError(key, f"expected a function priority(url, depth) -> number, got {show_value(value)}")
-        return value
-    raise AssertionError(f"no check for rule kind {kind!r}")  # pragma: no cover
+    return _CHECKS[rule.kind](key, value, rule)
+
+
+def _check_int(key: str, value: Any, rule: Rule) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 1e6 in a file means a million
+    if isinstance(value, bool) or not isinstance(value, int):
+        none = " (or none)" if rule.optional else ""
+        raise OptionError(key, f"expected a whole number{none}, got {show_value(value)}")
+    _in_range(key, value, rule, "a whole number")
+    return value
+
+
+def _check_number(key: str, value: Any, rule: Rule) -> float:
+    what = f"a number of {rule.unit}" if rule.unit else "a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise OptionError(key, f"expected {what}, got {show_value(value)}")
+    if not math.isfinite(value):
+        raise OptionError(key, f"expected a finite {what[2:]}, got {show_value(value)}")
+    _in_range(key, value, rule, what)
+    return value
+
+
+def _check_bool(key: str, value: Any, rule: Rule) -> bool:
+    if not isinstance(value, bool):
+        raise OptionError(key, f"expected true or false, got {show_value(value)}")
+    return value
+
+
+def _check_choice(key: str, value: Any, rule: Rule) -> str:
+    if not isinstance(value, str) or value not in rule.choices:
+        hint = did_you_mean(value, rule.choices) if isinstance(value, str) else ""
+        raise OptionError(key, f"expected one of {', '.join(rule.choices)}; got {value!r}{hint}")
+    return value
+
+
+def _check_normalize(key: str, value: Any, rule: Rule) -> str | frozenset[str]:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if not all(isinstance(v, str) for v in value):
+            bad = next(v for v in value if not isinstance(v, str))
+            raise OptionError(key, f"expected a mode name or a list of step names (strings), got {show_value(bad)}")
+        value = frozenset(value)
+    elif not isinstance(value, str):
+        raise OptionError(key, f"expected a mode such as \"rfc3986\" or a list of steps, got {show_value(value)}")
+    try:
+        parse_steps(value)
+    except ValueError as exc:
+        raise OptionError(key, str(exc)) from None
+    return value
+
+
+def _check_callable(key: str, value: Any, rule: Rule) -> Callable[..., Any]:
+    if not callable(value):
+        raise OptionError(key, f"expected a function priority(url, depth) -> number, got {show_value(value)}")
+    return value  # type: ignore[no-any-return]
 
 
 def _in_range(key: str, value: float, rule: Rule, what: str) -> None:
@@ -198,7 +203,7 @@ def _in_range(key: str, value: float, rule: Rule, what: str) -> None:
         raise OptionError(key, f"expected {what} <= {_bound(rule.high)}, got {show_value(value)}")
 
 
-def _check_user_agent(key: str, value: Any) -> str:
+def _check_user_agent(key: str, value: Any, rule: Rule) -> str:
     if not isinstance(value, str) or not value.strip():
         raise OptionError(key, f"expected a non-empty string, got {show_value(value)}")
     if len(value) > MAX_USER_AGENT or not value.isprintable():
@@ -208,7 +213,7 @@ def _check_user_agent(key: str, value: Any) -> str:
     return value
 
 
-def _check_regexes(key: str, value: Any) -> tuple[str, ...]:
+def _check_regexes(key: str, value: Any, rule: Rule) -> tuple[str, ...]:
     patterns = (value,) if isinstance(value, str) else value
     if not isinstance(patterns, (list, tuple)):
         raise OptionError(key, f"expected a list of regular expressions, got {show_value(value)}")
@@ -228,13 +233,28 @@ def _check_regexes(key: str, value: Any) -> tuple[str, ...]:
     return tuple(patterns)
 
 
-def _check_statuses(key: str, value: Any) -> tuple[int, ...]:
+def _check_statuses(key: str, value: Any, rule: Rule) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple, set, frozenset)):
         raise OptionError(key, f"expected a list of HTTP status codes such as [429, 503], got {show_value(value)}")
     for i, status in enumerate(value):
         if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
             raise OptionError(f"{key}[{i}]", f"expected an HTTP status code 100-599, got {show_value(status)}")
     return tuple(value)
+
+
+_CHECKS: dict[str, Callable[[str, Any, Rule], Any]] = {
+    "int": _check_int,
+    "number": _check_number,
+    "bool": _check_bool,
+    "choice": _check_choice,
+    "text": _check_user_agent,
+    "regexes": _check_regexes,
+    "statuses": _check_statuses,
+    "normalize": _check_normalize,
+    "callable": _check_callable,
+}
+"""Rule kind -> its check: ``check(key, value, rule)`` returns the value as
+stored, or raises :class:`OptionError`."""
 
 
 def option_from_text(key: str, text: str) -> Any:
@@ -245,39 +265,70 @@ def option_from_text(key: str, text: str) -> Any:
     if rule is None:
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
     raw = text.strip()
-    lowered = raw.lower()
-    value: Any = raw
-    if lowered in ("none", "null") and rule.optional:
-        value = None
-    elif rule.kind == "int":
-        try:
-            value = int(raw.replace("_", ""))
-        except ValueError:
-            try:
-                number = float(raw)
-            except ValueError:
-                value = raw
-            else:
-                value = number
-    elif rule.kind == "number":
-        try:
-            value = float(raw)
-        except ValueError:
-            value = raw
-    elif rule.kind == "bool":
-        flags = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
-        value = flags.get(lowered, raw)
-    elif rule.kind in ("regexes", "statuses", "normalize") and raw.startswith("["):
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            value = raw
-        if rule.kind == "normalize" and isinstance(value, list):
-            value = frozenset(v for v in value if isinstance(v, str)) if all(isinstance(v, str) for v in value) else value
-    elif rule.kind == "statuses":
-        parts = [p.strip() for p in raw.split(",") if p.strip()]
-        value = [int(p) if p.isdigit() else p for p in parts]
-    return check_option(key, value)
+    if raw.lower() in ("none", "null") and rule.optional:
+        return check_option(key, None)
+    read = _FROM_TEXT.get(rule.kind)
+    return check_option(key, read(raw) if read is not None else raw)
+
+
+def _int_from_text(raw: str) -> Any:
+    """``1_000`` -> 1000; ``1e6`` -> 1e6 (the int rule takes whole floats); else as written."""
+    try:
+        return int(raw.replace("_", ""))
+    except ValueError:
+        return _float_from_text(raw)
+
+
+def _float_from_text(raw: str) -> Any:
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
+_FLAGS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+
+
+def _bool_from_text(raw: str) -> Any:
+    return _FLAGS.get(raw.lower(), raw)
+
+
+def _list_from_text(raw: str) -> Any:
+    """``[...]`` as a Python literal (left as written if it is not one)."""
+    if not raw.startswith("["):
+        return raw
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return raw
+
+
+def _statuses_from_text(raw: str) -> Any:
+    """``[429, 503]`` or ``429,503``."""
+    if raw.startswith("["):
+        return _list_from_text(raw)
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    return [int(p) if p.isdigit() else p for p in parts]
+
+
+def _normalize_from_text(raw: str) -> Any:
+    """A mode or step spec as written, or ``["lowercase", ...]`` as a set of steps."""
+    value = _list_from_text(raw)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return frozenset(value)
+    return value
+
+
+_FROM_TEXT: dict[str, Callable[[str], Any]] = {
+    "int": _int_from_text,
+    "number": _float_from_text,
+    "bool": _bool_from_text,
+    "regexes": _list_from_text,
+    "statuses": _statuses_from_text,
+    "normalize": _normalize_from_text,
+}
+"""Rule kind -> how a command-line string is read before its check; kinds
+not listed take the string as written."""
 
 
 # -- the options record ------------------------------------------------------
@@ -393,10 +444,10 @@ __all__ = [
     "FRONTIERS",
     "MODES",
     "ORDERS",
+    "RULES",
     "SCOPES",
     "SEEN_KINDS",
     "STEPS",
-    "RULES",
     "CrawlOptions",
     "OptionError",
     "Rule",

@@ -1,4 +1,5 @@
-"""Retry timing: exponential backoff with jitter, and Retry-After.
+"""Retry timing: exponential backoff with jitter, Retry-After, and the queue
+of fetches waiting to be retried.
 
 Retry-After may be delta-seconds or an HTTP-date.  The core has no clock, so
 an HTTP-date is measured against the same response's ``Date`` header; with
@@ -10,6 +11,9 @@ from __future__ import annotations
 import math
 import random
 from email.utils import parsedate_to_datetime
+from heapq import heappop, heappush
+
+from crawlsim.core.frontier import Entry
 
 
 def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
@@ -38,3 +42,43 @@ def parse_retry_after(value: str | None, date: str | None = None) -> float | Non
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     return max(0.0, delta) if math.isfinite(delta) else None
+
+
+class RetryQueue:
+    """Fetches waiting to be tried again, each with the time it may.
+
+    Invariant: a heap of ``(at, fetch_id, host, entry)``; :meth:`due`
+    releases entries in time order (ties by the failed fetch's id, so
+    releases are deterministic), each exactly once, and only once ``at``
+    has come.  The crawl is not done while this queue holds anything.
+    """
+
+    __slots__ = ("heap",)
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[float, int, str, Entry]] = []
+        """Read-only outside: the scheduler peeks at ``heap[0][0]`` per poll."""
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def add(self, at: float, fetch_id: int, host: str, entry: Entry) -> None:
+        """``entry`` (of host ``host``, failed as fetch ``fetch_id``) may go again at ``at``."""
+        heappush(self.heap, (at, fetch_id, host, entry))
+
+    def next_at(self) -> float | None:
+        """When the earliest retry is due, or None."""
+        return self.heap[0][0] if self.heap else None
+
+    def due(self, now: float) -> list[tuple[str, Entry]]:
+        """Remove and return ``(host, entry)`` of every retry due at ``now``, earliest first."""
+        heap = self.heap
+        out = []
+        while heap and heap[0][0] <= now:
+            _, _, host, entry = heappop(heap)
+            out.append((host, entry))
+        return out
+
+    def entries(self) -> list[Entry]:
+        """Every waiting entry (for views and tests)."""
+        return [item[3] for item in self.heap]

@@ -18,6 +18,64 @@ is already in the seen set, and nothing in the seen set is queued again --
 URLs are marked seen when discovered, never when fetched.  The crawl is done
 when the frontier is empty *and* nothing is in flight *and* no retry is
 pending; any one alone is not enough.
+
+Theory of operation
+-------------------
+
+The scheduler is a few parts, each a small class with its invariant in its
+docstring; :class:`Scheduler` owns the seen set, the scope, the caps and the
+hosts, and moves URLs between the parts:
+
+=====================  ======================================================
+part                   holds
+=====================  ======================================================
+frontier               queued entries per host, and which host may go next
+                       (:mod:`crawlsim.core.frontier`)
+``CrawlOrder``         the queue keys of the crawl's order (bfs, dfs, best)
+                       (:mod:`crawlsim.core.frontier`)
+``RetryQueue``         failed fetches waiting for their retry time
+                       (:mod:`crawlsim.core.retry`)
+``WorkerSlots``        the worker lanes, lowest free first
+                       (:mod:`crawlsim.core.slots`)
+``RobotsGate``         each host's robots.txt status and policy
+                       (:mod:`crawlsim.core.gate`)
+``PageLedger``         true page identity, duplicates, failures
+                       (:mod:`crawlsim.core.ledger`)
+=====================  ======================================================
+
+A URL's lifecycle.  Every state but the first has one container; every
+transition is made by one method (and announced by the event named):
+
+=================  ================  ===================================  ====================
+from               to                method (event)                       when
+=================  ================  ===================================  ====================
+written on a page  skipped           ``_expand`` / ``add_seeds``          malformed, not
+                                     (Skipped)                            http(s), or seen
+not seen           skipped           ``_admit`` (Skipped)                 depth, cap, scope,
+                                                                          robots (the gate)
+not seen           queued            ``_admit`` (Discovered)              passes every check;
+                                                                          now in the seen set
+queued             in flight         ``poll`` -> ``_start``               its host is READY
+                                     (FetchStarted)                       and a worker free
+queued             skipped           ``RobotsGate`` on load, or           its host's
+                                     ``_start`` (Skipped robots)          robots.txt forbids
+in flight          done              ``on_response`` -> ``_finished``     a status that is
+                                     (FetchFinished)                      not retried
+in flight          retry pending     ``_retry`` (FetchFailed not final,   transient error or
+                                     RetryScheduled)                      retry status, tries
+                                                                          left
+retry pending      queued            ``poll`` -> ``_release_retries``     its time has come
+in flight          failed            ``_fail_finally`` (FetchFailed       retries spent, not
+                                     final); ``on_response``              transient; HTTP
+                                     (FetchFinished, status >= 400)       >= 400
+=================  ================  ===================================  ====================
+
+A host, meanwhile, is filed in the frontier as ``READY`` (may start now),
+``WAITING`` (until its ``ready_at``: gap, Crawl-delay, Retry-After) or
+``UNFILED`` (nothing queued, at its ``per_host`` limit, or its robots.txt
+``PENDING``); see :mod:`crawlsim.core.states`.  ``_start`` sets a host's
+next ``ready_at`` (``HostDeferred``); the frontier's ``reconsider`` re-files
+it whenever its queue, in-flight count or ready time changes.
 """
 
 from __future__ import annotations
@@ -26,11 +84,9 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
 from types import MappingProxyType
 from typing import NamedTuple
 
-from crawlsim.core.content import ContentIndex
 from crawlsim.core.events import (
     DeferReason,
     Discovered,
@@ -42,31 +98,24 @@ from crawlsim.core.events import (
     FetchStarted,
     HostDeferred,
     RetryScheduled,
-    RobotsLoaded,
     Skipped,
     SkipReason,
 )
-from crawlsim.core.frontier import (
-    ROBOTS_KEY,
-    ROBOTS_NUMBER,
-    Entry,
-    HostState,
-    Key,
-    PerHostFrontier,
-    SingleQueueFrontier,
-)
+from crawlsim.core.frontier import CrawlOrder, Entry, HostState, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.gate import RobotsGate
+from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.retry import backoff_delay, parse_retry_after
-from crawlsim.core.robots import RobotsPolicy, policy_from_response, unreachable_policy
+from crawlsim.core.retry import RetryQueue, backoff_delay, parse_retry_after
 from crawlsim.core.scope import Scope
 from crawlsim.core.seen import fast_ops, make_seen
+from crawlsim.core.slots import WorkerSlots
+from crawlsim.core.states import RobotsEntry
 from crawlsim.core.urls import (
-    SAFE_STEPS,
     CanonicalizeError,
     already_canonical_test,
     canonical_is_fixpoint,
     canonical_or_raise,
-    match_authority,
+    host_key,
     split_host,
 )
 
@@ -121,9 +170,6 @@ _InFlight = tuple[Fetch, Entry]
 a retry).  A plain tuple: one is built per fetch."""
 
 
-_DFS_SHIFT = 40
-"""DFS keys are ``-(batch << 40) + seq``: one int ordering like ``(-batch, seq)``
-for any crawl of fewer than 2**40 links."""
 
 
 _INF = float("inf")
@@ -180,15 +226,43 @@ class Scheduler:
     def __init__(self, options: CrawlOptions | None = None, *, page_of: Callable[[str], str] | None = None) -> None:
         self.options = opts = options or CrawlOptions()
         self.stats = CrawlStats()
+        self._events: list[Event] = []
+        self._record = opts.record_events
+        self._init_links(opts)
+        self._init_limits(opts)
+        self._hosts: dict[str, HostState] = {}
+        """Host key -> its state (the per-host queues live in it)."""
+        self._frontier: PerHostFrontier | SingleQueueFrontier = (
+            PerHostFrontier(self._per_host) if opts.frontier == "per-host" else SingleQueueFrontier(self._per_host)
+        )
+        # The per-host frontier's heaps, to skip a pop() or next_time() call when
+        # both are empty (most polls, at a million fetches); None for fifo.
+        per_host_frontier = self._frontier if isinstance(self._frontier, PerHostFrontier) else None
+        self._ready_heap = per_host_frontier.ready if per_host_frontier else None
+        self._waiting_heap = per_host_frontier.waiting if per_host_frontier else None
+        self._in_flight: dict[int, _InFlight] = {}
+        """Fetch id -> the fetch handed out and not yet answered, with its entry."""
+        self._slots = WorkerSlots()
+        self._retries = RetryQueue()
+        self._attempts: dict[str, int] = {}
+        """URL -> attempts made so far, for URLs that were retried."""
+        self._robots = RobotsGate(opts, self._frontier, self._emit, self._skip)
+        self._pages = PageLedger(opts, self.stats, page_of)
+        self._rng = random.Random(opts.seed)
+        """One stream for retry jitter and gap randomisation, in call order."""
+        self._next_id = 0
+        self._done_emitted = False
+        self._now = -_MAX_FLOAT
+        """The latest ``now`` given: time may stand still, never go back."""
+
+    def _init_links(self, opts: CrawlOptions) -> None:
+        """What a link goes through before it is queued: canonicalization,
+        the seen set, the scope, and the order of the queue it joins."""
         self._steps = opts.normalize_steps
-        self._page_of = page_of
-        self._track_pages = page_of is not None or not (SAFE_STEPS <= self._steps)
-        self._fetched_pages: dict[str, str] = {}
-        """Page (true identity) -> the URL that fetched it first; any other URL of it is a duplicate."""
         self._seen = make_seen(opts.seen, opts.bloom_capacity, opts.bloom_error_rate)
         self._seen_set, self._seen_add = fast_ops(self._seen)
         self._already_canonical = already_canonical_test(self._steps)
-        # rfc3986: canonical URLs are "scheme://host[:port]/...", and fixpoints.
+        # rfc3986: canonical URLs are "scheme://host/...", and fixpoints.
         self._rfc3986 = canonical_is_fixpoint(self._steps)
         # So a link written as a seen URL can be skipped before canonicalizing
         # it -- unless the seen set has false positives (bloom), which a raw
@@ -196,50 +270,21 @@ class Scheduler:
         self._seen_first = self._rfc3986 and opts.seen != "bloom"
         self._scope = Scope(opts.scope, opts.allow, opts.deny)
         self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
-        self._content = ContentIndex(opts.content_dedup, opts.simhash_distance)
-        per_host = opts.per_host or opts.workers
-        # Plain int keys for bfs/dfs (see frontier.py); best-first needs (priority, seq).
-        self._robots_key: Key = ROBOTS_NUMBER if opts.order in ("bfs", "dfs") else ROBOTS_KEY
-        self._frontier: PerHostFrontier | SingleQueueFrontier = (
-            PerHostFrontier(per_host, self._robots_key)
-            if opts.frontier == "per-host"
-            else SingleQueueFrontier(per_host, self._robots_key)
-        )
-        # The per-host frontier's heaps, to skip a pop() or next_time() call when
-        # both are empty (most polls, at a million fetches); None for fifo.
-        per_host_frontier = self._frontier if isinstance(self._frontier, PerHostFrontier) else None
-        self._ready_heap = per_host_frontier.ready if per_host_frontier else None
-        self._waiting_heap = per_host_frontier.waiting if per_host_frontier else None
-        # Options read on every link or fetch, copied once (options are frozen).
+        self._order = CrawlOrder(opts.order, opts.priority)
+        self._next_key = self._order.key
+        self._batch = 0
+        """Seeds and each page's links are one batch each (DFS keys use it)."""
+
+    def _init_limits(self, opts: CrawlOptions) -> None:
+        """Options read on every link or fetch, copied once (options are frozen)."""
         self._workers = opts.workers
-        self._bfs = opts.order == "bfs"
-        self._per_host = per_host
-        self._gap = opts.gap
+        self._per_host = opts.per_host or opts.workers
         self._depth_limit = opts.depth_limit
         self._max_pages = opts.max_pages
         self._max_per_host = opts.max_pages_per_host
-        self._retry_statuses = frozenset(opts.retry_statuses)
-        self._dedup_content = opts.content_dedup != "off"
-        self._hosts: dict[str, HostState] = {}
-        self._in_flight: dict[int, _InFlight] = {}
-        self._free_slots: list[int] = []  # released slots below _next_slot
-        self._next_slot = 0
-        self._retries: list[tuple[float, int, str, Entry]] = []
-        self._attempts: dict[str, int] = {}
-        self._events: list[Event] = []
-        self._record = opts.record_events
-        self._rng = random.Random(opts.seed)
-        self._next_id = 0
-        self._seq = 0
-        self._batch = 0
         self._accepted = 0
-        self._done_emitted = False
-        self._now = -_MAX_FLOAT
-        """The latest ``now`` given: time may stand still, never go back."""
-        self.failures: dict[str, str] = {}
-        """Pages recorded as failed, with the reason (they still count as found)."""
-        self.robots_blocked: set[str] = set()
-        self.content_duplicate_of: dict[str, str] = {}
+        """URLs accepted into the frontier (for max_pages)."""
+        self._retry_statuses = frozenset(opts.retry_statuses)
 
     # ------------------------------------------------------------------ input
 
@@ -270,7 +315,8 @@ class Scheduler:
         if not (now.__class__ is float and self._now <= now < _INF):  # the common case, checked inline
             self._check_now(now)
         self._now = now
-        if self._retries and self._retries[0][0] <= now:
+        retries = self._retries.heap
+        if retries and retries[0][0] <= now:
             self._release_retries(now)
         started: list[Fetch] = []
         workers = self._workers
@@ -295,13 +341,12 @@ class Scheduler:
         (nothing is time-blocked, or every worker is busy)."""
         if len(self._in_flight) >= self._workers:
             return None
-        if self._waiting_heap is not None and not self._waiting_heap and not self._retries:
+        retry_at = self._retries.next_at()
+        if self._waiting_heap is not None and not self._waiting_heap and retry_at is None:
             return None  # next_time() would find no waiting host
         at = self._frontier.next_time()
-        if self._retries:
-            retry_at = self._retries[0][0]
-            if at is None or retry_at < at:
-                return retry_at
+        if retry_at is not None and (at is None or retry_at < at):
+            return retry_at
         return at
 
     def on_response(
@@ -320,71 +365,78 @@ class Scheduler:
         page (resolved against ``final_url`` or the fetched URL); ``body`` is
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints.  Every argument is checked before anything changes."""
-        flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else self._flight_of(fetch_id)
-        if flight is None:
-            raise UnknownFetch(fetch_id)
-        if not (now.__class__ is float and self._now <= now < _INF):
-            self._check_now(now)
-        if not (status.__class__ is int and 100 <= status <= 599):
-            _check_status(status)
-        if links.__class__ is not list and links.__class__ is not tuple:
-            links = _materialize(links, "links")  # type: ignore[assignment]
-        if (body is not None or content is not None or final_url is not None) and not (
-            (body is None or body.__class__ is str)
-            and (content is None or content.__class__ is str)
-            and (final_url is None or final_url.__class__ is str)
-        ):
-            _check_texts(body=body, content=content, final_url=final_url)
-        retry_after = None
-        if status in self._retry_statuses:
-            retry_after = _retry_after_of(headers)
-        elif headers is not None and headers.__class__ not in _PLAIN_MAPPINGS and not isinstance(headers, Mapping):
-            raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+        flight, hrefs, retry_after = self._checked_response(fetch_id, now, status, links, headers, body, content, final_url)
         # -- checked: from here on, state changes
         self._now = now
-        del self._in_flight[fetch_id]  # _finish(), inline: once per fetch
-        fetch = flight[0]
-        heappush(self._free_slots, fetch.slot)
-        host = self._hosts[fetch.host]
-        host.in_flight -= 1
-        if status in self._retry_statuses:
-            if retry_after is not None and retry_after > self.options.max_retry_after:
-                self._fail_finally(flight, now, "retry-after too long")
-                if not self._in_flight:
-                    self._maybe_done(now)
-                return
-            if retry_after is not None:
-                until = now + retry_after
-                if until > host.ready_at:
-                    host.ready_at = until
-                    self._emit(HostDeferred(now, host.name, until, "retry-after"))
-            if self._retry(flight, now, f"HTTP {status}", retry_after):
-                self._frontier.reconsider(host, now)
-                return
-        if fetch.kind == "robots":
-            self._robots_loaded(host, policy_from_response(status, body, self.options.user_agent), status, now)
-            self._finished_event(now, fetch, status, 0, 0, None)
+        host = self._finish(fetch_id)
+        if status in self._retry_statuses and self._retry_response(flight, host, status, retry_after, now):
             return
-        if status >= 400:
-            self._page_done(fetch, f"HTTP {status}")
-        elif not fetch.duplicate:
-            self.stats.pages_fetched += 1
+        fetch = flight[0]
+        if fetch.kind == "robots":
+            self._robots.answered(host, status, body, now)
+            self._finished(now, fetch, status, 0, 0, None)
+            return
+        self._pages.record(fetch, f"HTTP {status}" if status >= 400 else None)
         duplicate_of = None
-        if content is not None and status < 400 and self._dedup_content:
-            duplicate_of = self._content.check_and_add(fetch.url, content)
-            if duplicate_of is not None:
-                self.stats.content_duplicates += 1
-                self.content_duplicate_of[fetch.url] = duplicate_of
+        if content is not None and status < 400 and self._pages.dedup_content:
+            duplicate_of = self._pages.content_duplicate(fetch.url, content)
         new = 0
         if duplicate_of is None:
-            new = self._expand(final_url or fetch.url, links, fetch.depth, now)
-        if self._record:
-            self._events.append(
-                FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, len(links), new, duplicate_of)
-            )
-        if not self._in_flight:
-            self._maybe_done(now)
+            new = self._expand(final_url or fetch.url, hrefs, fetch.depth, now)
+        self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
         self._frontier.reconsider(host, now)
+
+    def _checked_response(
+        self,
+        fetch_id: object,
+        now: object,
+        status: object,
+        links: object,
+        headers: object,
+        body: object,
+        content: object,
+        final_url: object,
+    ) -> tuple[_InFlight, Sequence[object], float | None]:
+        """``on_response``'s arguments checked (common cases inline: this runs
+        once per fetch): the fetch in flight, the links as a sequence, and the
+        Retry-After to honour (when the status is retried).  Raises, changing nothing, on a bad argument."""
+        flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else self._flight_of(fetch_id)  # type: ignore[arg-type]
+        if flight is None:
+            raise UnknownFetch(fetch_id)
+        if not (now.__class__ is float and self._now <= now < _INF):  # type: ignore[operator]
+            self._check_now(now)
+        if not (status.__class__ is int and 100 <= status <= 599):  # type: ignore[operator]
+            _check_status(status)
+        if links.__class__ is not list and links.__class__ is not tuple:
+            links = _materialize(links, "links")
+        if body is not None or content is not None or final_url is not None:
+            _check_texts(body=body, content=content, final_url=final_url)
+        if status in self._retry_statuses:
+            return flight, links, _retry_after_of(headers)  # type: ignore[arg-type]
+        if headers is not None and headers.__class__ not in _PLAIN_MAPPINGS:
+            _check_headers(headers)
+        return flight, links, None  # type: ignore[return-value]
+
+    def _retry_response(
+        self, flight: _InFlight, host: HostState, status: int, retry_after: float | None, now: float
+    ) -> bool:
+        """A response with a retried status (429, 503, ...): retry it, honouring
+        Retry-After for the whole host, or fail it when Retry-After is too long.
+        False when its retries are spent: the response then counts as it is."""
+        if retry_after is not None and retry_after > self.options.max_retry_after:
+            self._fail_finally(flight, now, "retry-after too long")
+            if not self._in_flight:
+                self._maybe_done(now)
+            return True
+        if retry_after is not None:
+            until = now + retry_after
+            if until > host.ready_at:
+                host.ready_at = until
+                self._emit(HostDeferred(now, host.name, until, "retry-after"))
+        if self._retry(flight, now, f"HTTP {status}", retry_after):
+            self._frontier.reconsider(host, now)
+            return True
+        return False
 
     def on_error(self, fetch_id: int, now: float, reason: str, *, transient: bool = True) -> None:
         """A fetch failed without a usable response (timeout, reset, garbage).
@@ -398,9 +450,7 @@ class Scheduler:
         if not isinstance(transient, bool):
             raise TypeError(f"transient: expected true or false, got {_short(transient)}")
         self._now = now
-        self._finish(fetch_id)
-        fetch = flight[0]
-        host = self._hosts[fetch.host]
+        host = self._finish(fetch_id)
         if transient and self._retry(flight, now, reason, None):
             self._frontier.reconsider(host, now)
             return
@@ -414,9 +464,9 @@ class Scheduler:
         host = self._hosts[fetch.host]
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
-            self._robots_loaded(host, unreachable_policy(self.options.user_agent), 0, now)
+            self._robots.unreachable(host, now)
         else:
-            self._page_done(fetch, reason)
+            self._pages.record(fetch, reason)
             self._frontier.reconsider(host, now)
 
     # ------------------------------------------------------------- checks
@@ -444,7 +494,7 @@ class Scheduler:
 
     @property
     def done(self) -> bool:
-        return not self._in_flight and not len(self._frontier) and not self._retries
+        return not self._in_flight and not len(self._frontier) and not len(self._retries)
 
     @property
     def in_flight(self) -> int:
@@ -459,13 +509,27 @@ class Scheduler:
         """Retries scheduled and not yet back in the frontier."""
         return len(self._retries)
 
+    @property
+    def failures(self) -> dict[str, str]:
+        """Pages recorded as failed, with the reason (they still count as found)."""
+        return self._pages.failures
+
+    @property
+    def content_duplicate_of(self) -> dict[str, str]:
+        """Page URL -> the URL whose content it repeats (content dedup on)."""
+        return self._pages.content_duplicate_of
+
+    @property
+    def robots_blocked(self) -> set[str]:
+        """URLs found but disallowed by their host's robots.txt."""
+        return self._robots.blocked
+
     def frontier_urls(self) -> list[str]:
         """Every page URL waiting in the frontier or for a retry, sorted
         (robots.txt fetches not included; for views and tests: it walks the
         whole frontier)."""
-        entries = self._frontier.entries(list(self._hosts.values()))
-        waiting = [e for e in entries if e[0] is not self._robots_key] + [r[3] for r in self._retries]
-        return sorted(e[1] for e in waiting if e[0] is not self._robots_key)
+        entries = self._frontier.entries(list(self._hosts.values())) + self._retries.entries()
+        return sorted(e[1] for e in entries if e.__class__ is not RobotsEntry)
 
     def host_states(self) -> dict[str, HostState]:
         """Per-host politeness state, read-only by convention (views show it)."""
@@ -477,7 +541,7 @@ class Scheduler:
         urls = getattr(self._seen, "_urls", None)
         if urls is None:
             raise RuntimeError("found() needs seen='exact'; hash and bloom sets cannot list their URLs")
-        return sorted(urls - self.robots_blocked)
+        return sorted(urls - self._robots.blocked)
 
     # -------------------------------------------------------------- internals
 
@@ -490,25 +554,14 @@ class Scheduler:
         if self._record:
             self._events.append(Skipped(now, url, parent, reason, href))
 
-    def _host(self, name: str, scheme: str) -> HostState:
-        """The host's state; on first sight, queue its robots.txt first."""
+    def _host(self, name: str, url: str) -> HostState:
+        """The state of host ``name`` (``url``'s); on first sight, the gate
+        queues its robots.txt first."""
         host = self._hosts.get(name)
         if host is None:
             host = self._hosts[name] = HostState(name)
-            if self.options.robots:
-                host.robots = "pending"
-                self._frontier.push(host, (self._robots_key, f"{scheme}://{name}/robots.txt", 0), self._now)
+            self._robots.first_sight(host, url[: url.index(":")], self._now)
         return host
-
-    def _key(self, priority_url: str, depth: int) -> Key:
-        self._seq += 1
-        order = self.options.order
-        if order == "bfs":
-            return self._seq
-        if order == "dfs":
-            return -(self._batch << _DFS_SHIFT) + self._seq
-        assert self.options.priority is not None
-        return (self.options.priority(priority_url, depth), self._seq)
 
     def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """Checks that need the canonical URL; queue it if it passes."""
@@ -528,53 +581,47 @@ class Scheduler:
             self.stats.peak_frontier = size
 
     def _admit(self, url: str, parent: str | None, depth: int, now: float) -> bool:
-        """The checks after the seen set's (``url`` is not in it).  The caller
-        updates the frontier's peak size."""
+        """The checks after the seen set's (``url`` is not in it): depth, cap,
+        scope, per-host cap, robots.txt; queue it if it passes.  The caller
+        updates the frontier's peak size.
+
+        Part of the per-link hot loop (it runs once per new link), so its
+        checks are written out here rather than each in a function of its
+        own; each is the only copy of its rule.
+        """
         if self._depth_limit is not None and depth > self._depth_limit:
             self._skip(now, url, parent, "depth")
             return False
         if self._max_pages is not None and self._accepted >= self._max_pages:
             self._skip(now, url, parent, "cap")
             return False
-        if self._scope_all:
-            # split_host(url)[0], inline: this runs once per page discovered.
-            # An rfc3986 canonical URL is "scheme://host[:port]/..." with a
-            # lowercase host, so its host key is the third "/"-field.
-            if self._rfc3986:
-                name = url.split("/", 3)[2]
-            else:
-                name = match_authority(url)[1].lower()  # type: ignore[index]
+        if not self._scope_all and not self._scope.allows(url, split_host(url)[1]):
+            self._skip(now, url, parent, "scope")
+            return False
+        # The host key is urls.host_key(url).  An rfc3986 canonical URL is
+        # "scheme://host[:port]/..." with a lowercase host and no default
+        # port, so its key is the third "/"-field -- unless it has user info
+        # (tests check the two agree on the WPT URLs and every shipped scenario's).
+        if self._rfc3986:
+            name = url.split("/", 3)[2]
             if "@" in name:
-                name = split_host(url)[0]
+                name = host_key(url)
         else:
-            name, hostname = split_host(url)
-            if not self._scope.allows(url, hostname):
-                self._skip(now, url, parent, "scope")
-                return False
-        host = self._hosts.get(name)
-        if host is None:
-            host = self._host(name, url[: url.index(":")])
+            name = host_key(url)
+        host = self._hosts.get(name) or self._host(name, url)
         if self._max_per_host is not None and host.pages >= self._max_per_host:
             self._skip(now, url, parent, "cap")
             return False
-        policy = host.robots
-        if policy is not None and isinstance(policy, RobotsPolicy) and not policy.allowed(url):
-            self._seen_add(url)
-            self.robots_blocked.add(url)
-            self._skip(now, url, parent, "robots")
-            return False
         self._seen_add(url)
+        # (a host without a loaded policy allows everything: the gate is asked only when it has one)
+        if host.policy is not None and self._robots.refuses(host, url, parent, now):
+            return False
         self._accepted += 1
         host.pages += 1
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        if self._bfs:
-            self._seq += 1
-            key: Key = self._seq
-        else:
-            key = self._key(url, depth)
-        self._frontier.push(host, (key, url, depth), now)
+        self._frontier.push(host, (self._next_key(url, depth, self._batch), url, depth), now)
         return True
 
     def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
@@ -586,9 +633,11 @@ class Scheduler:
         are fixpoints (``rfc3986``), a link written exactly as a seen URL is
         that URL, and needs no canonicalization.  Otherwise an
         already-canonical link costs one regex match, and the rest a parse.
-        The outcome and the events are those of :meth:`_accept`, in order.
-        An entry that is not a string is skipped as ``malformed`` (the type
-        check sits on the path that would parse it, not on the seen-set hit).
+        The outcome and the events are those of :meth:`_accept`, in order
+        (its seen-set check and ``_skip`` are inline here: they are the
+        common case).  An entry that is not a string is skipped as
+        ``malformed`` (the type check sits on the path that would parse it,
+        not on the seen-set hit).
         """
         self._batch += 1
         steps = self._steps
@@ -601,13 +650,14 @@ class Scheduler:
         new = 0
         seen_skips = 0
         child_depth = depth + 1
+        url: str
         for href in links:
             try:
                 hit = seen_first and href in seen
             except TypeError:  # unhashable, so not a str: skipped just below
                 hit = False
             if hit:
-                url = href
+                url = href  # type: ignore[assignment]  # only strings are in the seen set
             else:
                 if href.__class__ is not str and not isinstance(href, str):
                     self._skip(now, _short(href), base, "malformed", _short(href))
@@ -631,43 +681,31 @@ class Scheduler:
         if seen_skips:
             self.stats.skipped["seen"] += seen_skips
         if new:
-            size = len(self._frontier)  # _note_frontier_size(), inline: once per page
-            if size > self.stats.peak_frontier:  # noqa: PLR1730
-                self.stats.peak_frontier = size
+            self._note_frontier_size()
         return new
 
     def _start(self, host: HostState, entry: Entry, now: float) -> Fetch | None:
-        key, url, depth = entry
-        kind: FetchKind = "robots" if key is self._robots_key else "page"  # robots entries share the one key object
-        if kind == "page" and host.robots is not None and isinstance(host.robots, RobotsPolicy) and not host.robots.allowed(url):
-            self.robots_blocked.add(url)
-            self._skip(now, url, None, "robots")
+        """Hand out the fetch of ``entry`` (just popped from ``host``'s queue),
+        unless its host's robots.txt forbids it."""
+        _, url, depth = entry
+        kind: FetchKind = "robots" if entry.__class__ is RobotsEntry else "page"
+        if kind == "page" and self._robots.refuses(host, url, None, now):
             self._frontier.reconsider(host, now)
             return None
         attempt = self._attempts.get(url, 0) + 1 if self._attempts else 1
         self._next_id = fetch_id = self._next_id + 1
-        if self._free_slots:
-            slot = heappop(self._free_slots)
-        else:
-            slot = self._next_slot
-            self._next_slot += 1
+        slot = self._slots.take()
         stats = self.stats
         page, duplicate = url, False
         if kind == "robots":
             stats.robots_fetches += 1
         else:
             stats.fetches += 1
-            if self._track_pages:
-                page, duplicate = self._page_identity(url)
+            if self._pages.track:
+                page, duplicate = self._pages.identity(url)
         fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
         host.in_flight += 1
-        gap = self._gap if self._gap >= host.crawl_delay else host.crawl_delay  # noqa: FURB136 (hot path: no call)
-        if gap > 0:
-            if self.options.randomize_gap:
-                gap *= self._rng.uniform(0.5, 1.5)
-            host.ready_at = now + gap
-            reason: DeferReason = "crawl-delay" if host.crawl_delay > self.options.gap else "gap"
-            self._emit(HostDeferred(now, host.name, host.ready_at, reason))
+        self._defer(host, now)
         if host.in_flight < self._per_host:
             # pop() left the host unfiled; at its limit it stays so, else re-file it
             self._frontier.reconsider(host, now)
@@ -679,37 +717,30 @@ class Scheduler:
             self._events.append(FetchStarted(now, fetch_id, url, host.name, kind, depth, attempt, slot, page, duplicate))
         return fetch
 
-    def _page_identity(self, url: str) -> tuple[str, bool]:
-        """The page's true identity, and whether it was fetched before under
-        another spelling (only possible when normalization is weak)."""
-        if not self._track_pages:
-            return url, False
-        if self._page_of is not None:
-            page = self._page_of(url)
-        else:
-            try:
-                page = canonical_or_raise(url, None, SAFE_STEPS)
-            except CanonicalizeError:
-                page = url
-        # A retry is a duplicate exactly when its first attempt was: keyed by
-        # the URL that claimed the page, so a retried duplicate's success is
-        # never counted as a second page fetched.
-        first = self._fetched_pages.setdefault(page, url)
-        if first == url:
-            return page, False
-        self.stats.duplicate_fetches += 1
-        return page, True
+    def _defer(self, host: HostState, now: float) -> None:
+        """Politeness: a request to ``host`` started at ``now``, so its next
+        may not start before the gap (or its Crawl-delay, if longer) passes."""
+        opts = self.options
+        gap = opts.gap if opts.gap >= host.crawl_delay else host.crawl_delay  # noqa: FURB136 (per fetch: no call)
+        if gap > 0:
+            if opts.randomize_gap:
+                gap *= self._rng.uniform(0.5, 1.5)
+            host.ready_at = now + gap
+            reason: DeferReason = "crawl-delay" if host.crawl_delay > opts.gap else "gap"
+            self._emit(HostDeferred(now, host.name, host.ready_at, reason))
 
-    def _finish(self, fetch_id: int) -> _InFlight:
-        flight = self._in_flight.pop(fetch_id, None)
-        if flight is None:
-            raise KeyError(f"no fetch {fetch_id} is in flight")
-        fetch = flight[0]
-        heappush(self._free_slots, fetch.slot)
-        self._hosts[fetch.host].in_flight -= 1
-        return flight
+    def _finish(self, fetch_id: int) -> HostState:
+        """Take a fetch out of flight (it got an answer): its lane is free and
+        its host has one request fewer in flight.  Returns the host."""
+        fetch = self._in_flight.pop(fetch_id)[0]
+        self._slots.give_back(fetch.slot)
+        host = self._hosts[fetch.host]
+        host.in_flight -= 1
+        return host
 
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
+        """Schedule another attempt of a failed fetch, after Retry-After or a
+        backoff; False when its retries are spent."""
         fetch, entry = flight
         if fetch.attempt > self.options.max_retries:
             return False
@@ -721,39 +752,16 @@ class Scheduler:
         self.stats.retries += 1
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
         self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
-        heappush(self._retries, (at, fetch.id, fetch.host, entry))
+        self._retries.add(at, fetch.id, fetch.host, entry)
         return True
 
     def _release_retries(self, now: float) -> None:
-        while self._retries and self._retries[0][0] <= now:
-            _, _, host_name, entry = heappop(self._retries)
+        """Retries whose time has come go back to their host's queue."""
+        for host_name, entry in self._retries.due(now):
             self._frontier.push(self._hosts[host_name], entry, now)
 
-    def _robots_loaded(self, host: HostState, policy: RobotsPolicy, status: int, now: float) -> None:
-        host.robots = policy
-        delay = policy.crawl_delay
-        if delay is not None and not delay >= 0:  # NaN or negative: no usable Crawl-delay
-            delay = None
-        if delay is not None:
-            host.crawl_delay = min(delay, self.options.max_crawl_delay)
-            if host.crawl_delay > 0 and host.ready_at < now:
-                host.ready_at = max(host.ready_at, now)
-        self._emit(RobotsLoaded(now, host.name, status, host.crawl_delay if delay is not None else None, policy.disallow_all))
-        for _, url, _ in self._frontier.purge(host, lambda e: not policy.allowed(e[1]), now):
-            self.robots_blocked.add(url)
-            self._skip(now, url, None, "robots")
-        self._frontier.reconsider(host, now)
-
-    def _page_done(self, fetch: Fetch, failure: str | None) -> None:
-        """Record a page's outcome; a duplicate fetch adds nothing new."""
-        if failure is not None:
-            self.failures[fetch.url] = failure
-            if not fetch.duplicate:
-                self.stats.failed += 1
-        elif not fetch.duplicate:
-            self.stats.pages_fetched += 1
-
-    def _finished_event(self, now: float, fetch: Fetch, status: int, links: int, new: int, dup: str | None) -> None:
+    def _finished(self, now: float, fetch: Fetch, status: int, links: int, new: int, dup: str | None) -> None:
+        """Announce a fetch's response (and the crawl's end, if it was the last)."""
         if self._record:
             self._events.append(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, dup))
         if not self._in_flight:
@@ -771,16 +779,21 @@ def _check_status(status: object) -> None:
     raise ValueError(f"status: expected an HTTP status 100-599, got {status!r}")
 
 
+def _check_headers(headers: object) -> Mapping[object, object]:
+    """``headers``, or TypeError unless it is a mapping."""
+    if not isinstance(headers, Mapping):
+        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+    return headers
+
+
 def _retry_after_of(headers: object) -> float | None:
     """Seconds of a response's ``Retry-After`` (measured against its ``Date``
     when it is an HTTP-date), or None when absent or unusable.  Raises
     TypeError when ``headers`` is not a mapping; junk inside it is ignored."""
     if headers is None:
         return None
-    if not isinstance(headers, Mapping):
-        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
     found: dict[str, object] = {}
-    for k, v in headers.items():
+    for k, v in _check_headers(headers).items():
         if isinstance(k, str) and k.lower() in ("retry-after", "date"):
             found[k.lower()] = v
     value, date = found.get("retry-after"), found.get("date")

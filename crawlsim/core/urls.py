@@ -146,19 +146,6 @@ def already_canonical_test(steps: frozenset[str]) -> Callable[[str], object] | N
     return None
 
 
-def host_of(url: str) -> str:
-    """The politeness key of an absolute URL: lowercase host plus any port."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6 literal: keep the brackets, as split_host does
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return f"{host}:{port}" if port is not None else host
-
-
 def hostname_of(url: str) -> str:
     """Lowercase hostname without the port (scope compares these); an IPv6
     literal keeps its brackets, as :func:`split_host` gives it."""
@@ -177,7 +164,38 @@ def _whatwg(href: str, base: str | None) -> str:
 
 
 def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> str:
+    """``href`` resolved against ``base`` and put through the steps that are
+    on, by :mod:`urllib.parse` (the WHATWG parser normalizes everything at
+    once, so it serves only when all the safe steps are on)."""
     href = href.strip()
+    url, parts, port = _split_absolute(href, base)
+    scheme = parts.scheme.lower()
+    netloc = parts.netloc
+    if "lowercase" in steps or "default_port" in steps:
+        netloc = _normal_netloc(parts, port, scheme, steps)
+    path = parts.path
+    if "dot_segments" in steps:
+        path = remove_dot_segments(path or "/")
+    keep_fragment = "fragment" not in steps
+    text = urlunsplit(
+        SplitResult(
+            scheme if "lowercase" in steps else parts.scheme,
+            netloc,
+            path,
+            parts.query,
+            parts.fragment if keep_fragment else "",
+        )
+    )
+    if keep_fragment and url.endswith("#") and not text.endswith("#"):
+        text += "#"
+    if not keep_fragment and "#" in text:
+        text = text.split("#", 1)[0]
+    return text.rstrip()  # "x #top" -> "x", as a second pass (which strips the href) would give
+
+
+def _split_absolute(href: str, base: str | None) -> tuple[str, SplitResult, int | None]:
+    """``href`` resolved against ``base``, its parts and its port; raises
+    :class:`CanonicalizeError` unless it is an http(s) URL with a host."""
     try:
         url = urljoin(base, href) if base else href
         parts = urlsplit(url)
@@ -189,34 +207,22 @@ def _resolve_as_written(href: str, base: str | None, steps: frozenset[str]) -> s
         raise CanonicalizeError("scheme" if scheme else "malformed", href)
     if not parts.hostname:
         raise CanonicalizeError("malformed", href)
-    netloc = parts.netloc
-    if "lowercase" in steps or "default_port" in steps:
-        userinfo, _, hostport = netloc.rpartition("@")
-        if "lowercase" in steps:
-            host = parts.hostname or ""
-            if ":" in host:  # IPv6 literal: urlsplit drops the brackets
-                host = f"[{host}]"
-        else:
-            host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
-        if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
-            host = f"{host}:{port}"
-        netloc = f"{userinfo}@{host}" if userinfo else host
-    path = parts.path
-    if "dot_segments" in steps:
-        path = remove_dot_segments(path or "/")
-    out = SplitResult(
-        scheme if "lowercase" in steps else parts.scheme,
-        netloc,
-        path,
-        parts.query,
-        "" if "fragment" in steps else parts.fragment,
-    )
-    text = urlunsplit(out)
-    if "fragment" not in steps and url.endswith("#") and not text.endswith("#"):
-        text += "#"
-    if "fragment" in steps and "#" in text:
-        text = text.split("#", 1)[0]
-    return text.rstrip()  # "x #top" -> "x", as a second pass (which strips the href) would give
+    return url, parts, port
+
+
+def _normal_netloc(parts: SplitResult, port: int | None, scheme: str, steps: frozenset[str]) -> str:
+    """The authority with the ``lowercase`` and ``default_port`` steps applied
+    (user info kept as written)."""
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    if "lowercase" in steps:
+        host = parts.hostname or ""
+        if ":" in host:  # IPv6 literal: urlsplit drops the brackets
+            host = f"[{host}]"
+    else:
+        host = hostport.rsplit(":", 1)[0] if port is not None or hostport.endswith(":") else hostport
+    if port is not None and not ("default_port" in steps and port == DEFAULT_PORTS[scheme]):
+        host = f"{host}:{port}"
+    return f"{userinfo}@{host}" if userinfo else host
 
 
 def remove_dot_segments(path: str) -> str:
@@ -236,38 +242,69 @@ def remove_dot_segments(path: str) -> str:
 
 
 def _risky(url: str, steps: frozenset[str]) -> str:
-    parts = urlsplit(url)
-    scheme, netloc, path, query, fragment = parts
+    """The risky steps that are on, in the one order that makes them a
+    fixpoint (a second pass changes nothing)."""
+    scheme, netloc, path, query, fragment = urlsplit(url)
     if "https" in steps and scheme.lower() == "http":
         scheme = "https"
         netloc = netloc.removesuffix(":80")
         if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
             netloc = netloc.removesuffix(":443")
     if "www" in steps:
-        userinfo, at, hostport = netloc.rpartition("@")
-        # all of them, so a second pass changes nothing -- but never the whole
-        # host: "www." alone (or "www.www.") stays, or the URL would lose its host
-        while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
-            hostport = hostport[4:]
-        netloc = f"{userinfo}{at}{hostport}"
+        netloc = _without_www(netloc)
     if "session_ids" in steps:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
-        path = re.sub(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", "", path, flags=re.IGNORECASE)
+        path = _SESSION_IN_PATH.sub("", path)
     if "trailing_slash" in steps:
         path = path.rstrip("/") or "/"
     if "session_ids" in steps or "sort_query" in steps:
-        params = [p for p in query.split("&") if p]
-        if "session_ids" in steps:
-            params = [p for p in params if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
-        if "sort_query" in steps:
-            params.sort()
-        query = "&".join(params)
+        query = _risky_query(query, steps)
     return urlunsplit((scheme, netloc, path, query, fragment))
 
 
+_SESSION_IN_PATH = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/;?]*", re.IGNORECASE)
+
+
+def _without_www(netloc: str) -> str:
+    """Every leading ``www.`` of the host, so a second pass changes nothing --
+    but never the whole host: "www." alone (or "www.www.") stays, or the URL
+    would lose its host."""
+    userinfo, at, hostport = netloc.rpartition("@")
+    while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
+        hostport = hostport[4:]
+    return f"{userinfo}{at}{hostport}"
+
+
+def _risky_query(query: str, steps: frozenset[str]) -> str:
+    """The query without session-id parameters and/or sorted, as the steps say."""
+    params = [p for p in query.split("&") if p]
+    if "session_ids" in steps:
+        params = [p for p in params if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
+    if "sort_query" in steps:
+        params.sort()
+    return "&".join(params)
+
+
 _AUTHORITY = re.compile(r"[^:]*://([^/?#]*)")
-match_authority = _AUTHORITY.match
-"""``match_authority(url)[1]`` is the authority (``user@host:port``) of an
-absolute URL: :func:`split_host` without the call, for hot loops."""
+
+
+def _host_and_port(url: str) -> tuple[str, str]:
+    """The lowercase host (an IPv6 literal in its brackets) and the port text
+    of an absolute URL's authority, user info dropped; ``("", "")`` when it
+    has no ``scheme://`` authority."""
+    m = _AUTHORITY.match(url)
+    if m is None:
+        return "", ""
+    netloc = m[1]
+    if "@" in netloc:
+        netloc = netloc.rpartition("@")[2]
+    netloc = netloc.lower()
+    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]", "8080"
+        end = netloc.find("]")
+        if end < 0:
+            return netloc, ""
+        return netloc[: end + 1], netloc[end + 2 :] if netloc[end + 1 : end + 2] == ":" else ""
+    host, _, port = netloc.partition(":")
+    return host, port
 
 
 def host_key(url: str) -> str:
@@ -281,37 +318,23 @@ def host_key(url: str) -> str:
     checker's cases, the replay -- derives it here, so a host is the same
     host in every view.  ``""`` when ``url`` has no ``scheme://`` authority.
     """
-    m = _AUTHORITY.match(url)
-    if m is None or "://" not in url:
-        return ""
-    netloc = m[1]
-    if "@" in netloc:
-        netloc = netloc.rpartition("@")[2]
-    netloc = netloc.lower()
-    if netloc.startswith("["):
-        end = netloc.find("]")
-        if end < 0:
-            return netloc
-        host, port = netloc[: end + 1], netloc[end + 2 :] if netloc[end + 1 : end + 2] == ":" else ""
-    else:
-        host, _, port = netloc.partition(":")
-    if not port:
-        return host
-    if port.isdigit() and int(port) == DEFAULT_PORTS.get(url[: url.index(":")].lower()):
+    host, port = _host_and_port(url)
+    return _with_port(url, host, port)
+
+
+def _with_port(url: str, host: str, port: str) -> str:
+    """``host``, with ``:port`` unless that is ``url``'s scheme's default."""
+    if not port or (port.isdigit() and int(port) == DEFAULT_PORTS.get(url[: url.index(":")].lower())):
         return host
     return f"{host}:{port}"
 
 
+host_of = host_key
+"""The old name of :func:`host_key` (kept for callers outside the core)."""
+
+
 def split_host(url: str) -> tuple[str, str]:
-    """``(host[:port], hostname)`` of a canonical absolute URL, without a full
-    parse: the scheduler calls this for every accepted link."""
-    m = _AUTHORITY.match(url)
-    netloc = m[1] if m is not None else ""
-    if "@" in netloc:
-        netloc = netloc.rpartition("@")[2]
-    netloc = netloc.lower()
-    if netloc.startswith("["):  # an IPv6 literal: "[::1]:8080" -> "[::1]"
-        end = netloc.find("]")
-        return netloc, netloc[: end + 1] if end >= 0 else netloc
-    hostname = netloc.partition(":")[0]
-    return netloc, hostname
+    """``(host_key(url), hostname)``: the politeness key and the name scope
+    compares, of an absolute URL, without a full parse."""
+    host, port = _host_and_port(url)
+    return _with_port(url, host, port), host

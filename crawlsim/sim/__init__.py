@@ -2,12 +2,14 @@
 
 Everything here is deterministic from a seed and lazy: a web computes a
 page's links when asked, so its size costs nothing until crawled.  The SimPy
-driver, bounds and metrics live in sibling modules and import these names.
+driver, bounds and metrics live in sibling modules and import these names;
+they take a :class:`SimInput` (what a simulation needs), never a scenario.
 """
 
 from crawlsim.sim.compose import CombinedWeb, MirrorWeb
 from crawlsim.sim.explicit import ExplicitWeb, PageSpec
 from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
+from crawlsim.sim.inputs import SimInput
 from crawlsim.sim.latency import (
     DEFAULT_LATENCY,
     Fixed,
@@ -43,6 +45,7 @@ __all__ = [
     "PowerLawWeb",
     "Response",
     "SessionTrap",
+    "SimInput",
     "SiteTreeWeb",
     "Throttle",
     "Uniform",

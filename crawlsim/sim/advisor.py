@@ -47,7 +47,7 @@ from crawlsim.sim.bounds import BOUND_NAMES, Bounds, binding_phrase, compute_bou
 from crawlsim.sim.driver import SimRun, simulate
 
 if TYPE_CHECKING:
-    from crawlsim.scenario import Scenario
+    from crawlsim.sim.inputs import SimInput
 
 MEASURE_LIMIT = 20_000
 """Fetches (pages and robots.txt) above which ``auto`` does not rerun the crawl."""
@@ -138,18 +138,18 @@ def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
     return out
 
 
-def measure(scenario: Scenario, run: SimRun) -> tuple[Counterfactual, ...]:
-    """Rerun ``scenario`` once per planned knob (options of ``run`` otherwise)."""
+def measure(sim: SimInput, run: SimRun) -> tuple[Counterfactual, ...]:
+    """Rerun ``sim`` once per planned knob (options of ``run`` otherwise)."""
     out = []
     finish = run.finish_time
     for knob, label, overrides in plan(run):
-        again = simulate(scenario, run.options.with_(**overrides), trace=False, series=False).finish_time
+        again = simulate(sim, run.options.with_(**overrides), trace=False, series=False).finish_time
         change = (again - finish) / finish if finish > 0 else 0.0
         out.append(Counterfactual(knob, label, overrides, again, change))
     return tuple(out)
 
 
-def advise(scenario: Scenario, run: SimRun, bounds: Bounds, mode: str = "auto") -> Advice:
+def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Advice:
     """The measured (or, for large crawls, inferred) advice for ``run``."""
     if mode not in ADVISE_MODES:
         raise ValueError(f"advise: expected one of {', '.join(ADVISE_MODES)}, got {mode!r}")
@@ -157,7 +157,7 @@ def advise(scenario: Scenario, run: SimRun, bounds: Bounds, mode: str = "auto") 
     measured = mode == "measure" or (mode == "auto" and fetches <= MEASURE_LIMIT)
     if run.finish_time <= 0:
         measured = False
-    counterfactuals = measure(scenario, run) if measured else ()
+    counterfactuals = measure(sim, run) if measured else ()
     binding = _binding(run, bounds, counterfactuals) if measured else bounds.binding
     values = bounds.values()
     head = binding_phrase(run, binding, values[binding], bounds.busiest_host_name)
@@ -182,11 +182,11 @@ def advise(scenario: Scenario, run: SimRun, bounds: Bounds, mode: str = "auto") 
     )
 
 
-def assess(scenario: Scenario, run: SimRun, mode: str = "auto") -> tuple[Bounds, Advice]:
+def assess(sim: SimInput, run: SimRun, mode: str = "auto") -> tuple[Bounds, Advice]:
     """Bounds and advice for ``run``; the bounds' ``binding`` and
     ``explanation`` are the advisor's (what every view shows)."""
-    bounds = compute_bounds(scenario, run)
-    advice = advise(scenario, run, bounds, mode)
+    bounds = compute_bounds(sim, run)
+    advice = advise(sim, run, bounds, mode)
     return replace(bounds, binding=advice.binding, explanation=advice.sentence, advice=advice), advice
 
 
@@ -200,15 +200,7 @@ def _binding(run: SimRun, bounds: Bounds, counterfactuals: tuple[Counterfactual,
     tied = [k for k in BOUND_NAMES if values[k] == top]  # compute_bounds made near-ties exact
     if len(tied) == 1:
         return tied[0]
-    by_knob = {c.knob: c.finish_time for c in counterfactuals}
-    host_knobs = ["per_host", "gap", "max_crawl_delay"]
-    if host_limit(run) == run.options.workers:
-        host_knobs.append("workers")
-    relief = {
-        "depth": math.inf,
-        "work": by_knob.get("workers", math.inf),
-        "busiest_host": min((by_knob[k] for k in host_knobs if k in by_knob), default=math.inf),
-    }
+    relief = _relief(run, counterfactuals)
     best = min(relief[k] for k in tied)
     if best >= run.finish_time:
         # no knob helps: the depth bound (which no knob relieves) if it is
@@ -216,8 +208,23 @@ def _binding(run: SimRun, bounds: Bounds, counterfactuals: tuple[Counterfactual,
         return "depth" if "depth" in tied else bounds.binding
     helped = [k for k in tied if relief[k] == best]
     if len(helped) > 1:  # the same rerun relieves both: more workers (no per-host limit)
+        by_knob = {c.knob: c.finish_time for c in counterfactuals}
         return "work" if by_knob.get("workers") == best and "work" in helped else helped[0]
     return helped[0]
+
+
+def _relief(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> dict[str, float]:
+    """Per bound, the best finish time among the reruns whose knob relaxes it
+    (inf: none measured; no knob relaxes the depth bound)."""
+    by_knob = {c.knob: c.finish_time for c in counterfactuals}
+    host_knobs = ["per_host", "gap", "max_crawl_delay"]
+    if host_limit(run) == run.options.workers:
+        host_knobs.append("workers")
+    return {
+        "depth": math.inf,
+        "work": by_knob.get("workers", math.inf),
+        "busiest_host": min((by_knob[k] for k in host_knobs if k in by_knob), default=math.inf),
+    }
 
 
 def _quote(finish: float, c: Counterfactual) -> str:

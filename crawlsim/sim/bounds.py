@@ -94,15 +94,16 @@ show; :attr:`Bounds.explanation` here only names the binding bound.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Discovered, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.events import Discovered, Event, FetchFinished, FetchStarted, Skipped
 from crawlsim.sim.driver import SimRun
 
 if TYPE_CHECKING:
-    from crawlsim.scenario import Scenario
+    from crawlsim.sim.inputs import SimInput
 
 BOUND_NAMES = ("depth", "busiest_host", "work")
 
@@ -168,55 +169,77 @@ def depth_bound(run: SimRun) -> float:
 
 
 def _chain_bound(run: SimRun) -> float:
-    host_of: dict[str, str] = {}
-    edges: dict[str, list[str]] = defaultdict(list)
-    seeds: list[str] = []
-    attempt_of: dict[int, int] = {}
-    attempts: dict[str, int] = {}  # processed page URL -> attempt number of that response
-    for event in run.trace:
-        kind = type(event)
-        if kind is Discovered:
-            host_of[event.url] = event.host  # type: ignore[attr-defined]
-            parent = event.parent  # type: ignore[attr-defined]
-            if parent is None:
-                seeds.append(event.url)  # type: ignore[attr-defined]
-            else:
-                edges[parent].append(event.url)  # type: ignore[attr-defined]
-        elif kind is Skipped:
-            if event.reason == "seen" and event.parent is not None:  # type: ignore[attr-defined]
-                edges[event.parent].append(event.url)  # type: ignore[attr-defined]
-        elif kind is FetchStarted:
-            if event.kind == "page":  # type: ignore[attr-defined]
-                attempt_of[event.fetch_id] = event.attempt  # type: ignore[attr-defined]
-        elif kind is FetchFinished and event.kind == "page":  # type: ignore[attr-defined]
-            attempts[event.url] = attempt_of.get(event.fetch_id, 1)  # type: ignore[attr-defined]
-    fastest = run.host_page_min_latency
-    robots = run.host_robots_busy
-    distance: dict[str, float] = {}
-    heap: list[tuple[float, str]] = [(0.0, url) for url in seeds]
-    robots_done: dict[str, float] = {}  # D_h + R_h, set when h's first URL is settled
-    best = 0.0
-    while heap:
-        d, url = heappop(heap)
-        if url in distance:
-            continue
-        distance[url] = d
-        host = host_of.get(url)
-        if host is None:
-            continue  # linked, never accepted: never fetched
-        ready = robots_done.get(host)
-        if ready is None:
-            ready = robots_done[host] = d + robots.get(host, 0.0)
-            best = max(best, ready)
-        tries = attempts.get(url)
-        if tries is None:
-            continue  # not fetched (or not answered): reveals nothing
-        end = max(d, ready) + tries * fastest.get(host, 0.0)
-        best = max(best, end)
-        for child in edges.get(url, ()):
-            if child not in distance:
-                heappush(heap, (end, child))
-    return best
+    """``depth`` with a trace: the longest revealed chain (module docstring)."""
+    return _RevealedGraph.of(run.trace).longest_chain(run.host_page_min_latency, run.host_robots_busy)
+
+
+@dataclass
+class _RevealedGraph:
+    """The links the run actually saw, read from its trace in one pass:
+    only these edges may appear in the depth bound's chains."""
+
+    host_of: dict[str, str]
+    """Accepted URL -> its host (a URL linked but never accepted is absent)."""
+    edges: dict[str, list[str]]
+    """Processed page URL -> the URLs its response listed (Discovered or Skipped(seen))."""
+    seeds: list[str]
+    attempts: dict[str, int]
+    """Processed page URL -> the attempt number of that response (``a_u``)."""
+
+    @classmethod
+    def of(cls, trace: Iterable[Event]) -> _RevealedGraph:
+        graph = cls({}, defaultdict(list), [], {})
+        attempt_of: dict[int, int] = {}  # page fetch id -> its attempt number
+        for event in trace:
+            kind = type(event)
+            if kind is Discovered:
+                graph._discovered(event)  # type: ignore[arg-type]
+            elif kind is Skipped:
+                if event.reason == "seen" and event.parent is not None:  # type: ignore[attr-defined]
+                    graph.edges[event.parent].append(event.url)  # type: ignore[attr-defined]
+            elif kind is FetchStarted:
+                if event.kind == "page":  # type: ignore[attr-defined]
+                    attempt_of[event.fetch_id] = event.attempt  # type: ignore[attr-defined]
+            elif kind is FetchFinished and event.kind == "page":  # type: ignore[attr-defined]
+                graph.attempts[event.url] = attempt_of.get(event.fetch_id, 1)  # type: ignore[attr-defined]
+        return graph
+
+    def _discovered(self, event: Discovered) -> None:
+        self.host_of[event.url] = event.host
+        if event.parent is None:
+            self.seeds.append(event.url)
+        else:
+            self.edges[event.parent].append(event.url)
+
+    def longest_chain(self, fastest: Mapping[str, float], robots: Mapping[str, float]) -> float:
+        """Settle URLs in increasing ``D`` (Dijkstra) and return the largest
+        ``E(u)`` or ``D_h + R_h`` (module docstring); ``fastest`` is ``m_h``,
+        ``robots`` is ``R_h``."""
+        distance: dict[str, float] = {}
+        heap: list[tuple[float, str]] = [(0.0, url) for url in self.seeds]
+        robots_done: dict[str, float] = {}  # D_h + R_h, set when h's first URL is settled
+        best = 0.0
+        while heap:
+            d, url = heappop(heap)
+            if url in distance:
+                continue
+            distance[url] = d
+            host = self.host_of.get(url)
+            if host is None:
+                continue  # linked, never accepted: never fetched
+            ready = robots_done.get(host)
+            if ready is None:
+                ready = robots_done[host] = d + robots.get(host, 0.0)
+                best = max(best, ready)
+            tries = self.attempts.get(url)
+            if tries is None:
+                continue  # not fetched (or not answered): reveals nothing
+            end = max(d, ready) + tries * fastest.get(host, 0.0)
+            best = max(best, end)
+            for child in self.edges.get(url, ()):
+                if child not in distance:
+                    heappush(heap, (end, child))
+        return best
 
 
 def _snap(values: dict[str, float]) -> dict[str, float]:
@@ -239,10 +262,11 @@ def _binding(run: SimRun, values: dict[str, float]) -> str:
     return tied[0]  # depth, then busiest host, then work (module docstring)
 
 
-def compute_bounds(scenario: Scenario | None, run: SimRun) -> Bounds:
-    """All three bounds for ``run`` (``scenario`` is accepted for the callers
-    that pass it; the bounds need only the run)."""
-    del scenario
+def compute_bounds(sim: SimInput | None, run: SimRun) -> Bounds:
+    """All three bounds for ``run`` (``sim``, the scenario or other
+    :class:`~crawlsim.sim.inputs.SimInput` simulated, is accepted for the
+    callers that pass it; the bounds need only the run)."""
+    del sim
     depth = depth_bound(run)
     per_host = {h: _host_terms(run, h) for h in run.host_fetches}
     # the largest; between equal hosts, the first by name (max keeps the first)

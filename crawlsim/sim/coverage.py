@@ -47,7 +47,7 @@ It is computed only when a report asks for it, never inside the simulation.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,7 @@ from crawlsim.core.scope import Scope
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise
 
 if TYPE_CHECKING:
-    from crawlsim.scenario import Scenario
+    from crawlsim.sim.inputs import SimInput
     from crawlsim.sim.web import Web
 
 REACH_LIMIT = 20_000
@@ -152,29 +152,35 @@ def reachable_pages(
     starts = [url for url in (_safe(s, None) for s in seeds) if url is not None]
     for url in starts:
         scope.add_seed(url)
-    order: list[str] = []
     seen: set[str] = set()
     queue: deque[str] = deque()
-    page_at = web.page_at
     for url in starts:
-        page = page_at(url) if scope.allows(url) else None
+        page = web.page_at(url) if scope.allows(url) else None
         if page is not None and page not in seen:
             seen.add(page)
             queue.append(page)
+    order: list[str] = []
     while queue:
         page = queue.popleft()
         order.append(page)
-        for href in web.links(page):
-            target = _safe(href, page)
-            if target is None or not scope.allows(target):
-                continue
-            found = page_at(target)
-            if found is not None and found not in seen:
+        for found in _linked_pages(web, page, scope):
+            if found not in seen:
                 if len(seen) >= limit:
                     return None
                 seen.add(found)
                 queue.append(found)
     return order
+
+
+def _linked_pages(web: Web, page: str, scope: Scope) -> Iterator[str]:
+    """The pages ``page``'s links lead to, as a browser resolves them, within ``scope``."""
+    page_at = web.page_at
+    for href in web.links(page):
+        target = _safe(href, page)
+        if target is not None and scope.allows(target):
+            found = page_at(target)
+            if found is not None:
+                yield found
 
 
 @dataclass
@@ -214,10 +220,11 @@ class _Outcomes:
         return out
 
 
-def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Coverage:
+def coverage_of(sim: SimInput, run: Any, *, limit: int = REACH_LIMIT) -> Coverage:
     """The coverage of ``run`` (a :class:`~crawlsim.sim.driver.SimRun` of
-    ``scenario``, with its options) against the scenario's web."""
-    web = scenario.web
+    ``sim``, with its options) against ``sim``'s web (only its web and seeds
+    are read: the run carries the options it was crawled with)."""
+    web = sim.web
     options: CrawlOptions = run.options
     trace: list[Event] = run.trace
     fetched_count = run.stats.pages_fetched
@@ -229,14 +236,14 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
     # A web whose hosts declare their sizes but that reaches far more pages
     # holds an endless trap: stop the walk early rather than walk ``limit`` pages.
     walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
-    reachable = reachable_pages(web, scenario.seeds, options, walk)
+    reachable = reachable_pages(web, sim.seeds, options, walk)
     if reachable is None:
         why = "not enumerated" if size is None else f"its hosts declare {size:,}: an endless trap, not enumerated"
         return Coverage(None, fetched_count, None, f"more than {walk:,} pages reachable ({why})")
     outcomes = _Outcomes.of(trace)
     fetched = {page for page, _ in outcomes.ok.values()}
     missing = [page for page in reachable if page not in fetched]
-    lost = tuple(_explain(web, scenario.seeds, options, outcomes, missing)) if missing else ()
+    lost = tuple(_explain(web, sim.seeds, options, outcomes, missing)) if missing else ()
     outside = tuple(sorted(fetched.difference(reachable)))
     return Coverage(len(reachable), len(fetched), lost, outside=outside)
 
@@ -244,19 +251,45 @@ def coverage_of(scenario: Scenario, run: Any, *, limit: int = REACH_LIMIT) -> Co
 def _explain(
     web: Web, seeds: Sequence[str], options: CrawlOptions, outcomes: _Outcomes, missing: list[str]
 ) -> Iterable[LostPage]:
-    """A reason for each missing page (see the module docstring)."""
-    page_of, page_at = web.page_of, web.page_at
-    wanted = set(missing)
+    """A reason for each missing page, the first that applies in
+    :data:`LOSS_REASONS` order (see the module docstring)."""
+    failed = _failed_pages(web, outcomes)
+    blocked = _blocked_pages(web, outcomes)
+    spelled = _spellings(web, seeds, options, outcomes, set(missing))
+    for page in missing:
+        if page in failed:
+            yield LostPage(page, "failed", failed[page])
+        elif page in blocked:
+            yield LostPage(page, "robots", f"{blocked[page]} is disallowed by robots.txt")
+        else:
+            yield _lost_in_discovery(web, page, spelled.get(page, []), outcomes)
+
+
+def _failed_pages(web: Web, outcomes: _Outcomes) -> dict[str, str]:
+    """Page -> ``url: reason`` of the first of its spellings that failed finally."""
     failed: dict[str, str] = {}
     for url, reason in outcomes.failed.items():
-        failed.setdefault(page_of(url), f"{url}: {reason}")
+        failed.setdefault(web.page_of(url), f"{url}: {reason}")
+    return failed
+
+
+def _blocked_pages(web: Web, outcomes: _Outcomes) -> dict[str, str]:
+    """Page -> the first of its spellings that robots.txt disallowed."""
     blocked: dict[str, str] = {}
     for url, reasons in outcomes.skipped.items():
         if "robots" in reasons:
-            blocked.setdefault(page_of(url), url)
-    # How the crawler spelled each link to a missing page: from the seeds, and
-    # from every fetched page whose links it followed (as the page served them).
-    steps = options.normalize_steps
+            blocked.setdefault(web.page_of(url), url)
+    return blocked
+
+
+def _spellings(
+    web: Web, seeds: Sequence[str], options: CrawlOptions, outcomes: _Outcomes, wanted: set[str]
+) -> dict[str, list[tuple[str, str | None]]]:
+    """How the crawler spelled each link to a ``wanted`` page: page ->
+    [(the link as a browser resolves it, the crawler's canonical URL or None)],
+    from the seeds and from every fetched page whose links it followed (as the
+    page served them)."""
+    page_at, steps = web.page_at, options.normalize_steps
     spelled: dict[str, list[tuple[str, str | None]]] = {}
 
     def note(href: str, base: str | None) -> None:
@@ -278,30 +311,27 @@ def _explain(
         if follows:
             for href in web.links(url):
                 note(href, url)
+    return spelled
 
-    for page in missing:
-        if page in failed:
-            yield LostPage(page, "failed", failed[page])
-            continue
-        if page in blocked:
-            yield LostPage(page, "robots", f"{blocked[page]} is disallowed by robots.txt")
-            continue
-        links = spelled.get(page, [])
-        named = [s for _, s in links if s is not None and page_at(s) == page]
-        if named:
-            reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
-            reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
-            yield LostPage(page, reason, f"{named[0]} was skipped ({reason})")
-        elif links:
-            target, spelling = links[0]
-            if spelling is None:
-                yield LostPage(page, "normalization", f"links to it ({target}) could not be canonicalized")
-                continue
-            other = page_at(spelling)
-            where = "a URL the web does not have (404)" if other is None else f"the page {other}"
-            yield LostPage(page, "normalization", f"links to it were spelled {spelling}, {where}")
-        else:
-            yield LostPage(page, "not discovered", "only linked from pages that were not fetched")
+
+def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]], outcomes: _Outcomes) -> LostPage:
+    """Why a page neither failed nor was blocked: a spelling of it was skipped
+    (depth, cap, scope, robots), every link to it was respelled
+    (normalization), or no followed link led to it (not discovered)."""
+    page_at = web.page_at
+    named = [s for _, s in links if s is not None and page_at(s) == page]
+    if named:
+        reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
+        reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
+        return LostPage(page, reason, f"{named[0]} was skipped ({reason})")
+    if not links:
+        return LostPage(page, "not discovered", "only linked from pages that were not fetched")
+    target, spelling = links[0]
+    if spelling is None:
+        return LostPage(page, "normalization", f"links to it ({target}) could not be canonicalized")
+    other = page_at(spelling)
+    where = "a URL the web does not have (404)" if other is None else f"the page {other}"
+    return LostPage(page, "normalization", f"links to it were spelled {spelling}, {where}")
 
 
 __all__ = ["LOSS_REASONS", "REACH_LIMIT", "Coverage", "LostPage", "coverage_of", "declared_size", "reachable_pages"]

@@ -14,7 +14,7 @@ scenario, seed and options give the identical trace.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,10 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
-    from crawlsim.scenario import Scenario
+    from crawlsim.core.scheduler import Fetch
+    from crawlsim.sim.inputs import SimInput
+
+_INF = float("inf")
 
 
 @dataclass
@@ -77,155 +80,242 @@ class SimRun:
 
 
 def simulate(
-    scenario: Scenario,
+    sim: SimInput,
     options: CrawlOptions | None = None,
     *,
     trace: bool = True,
     series: bool = True,
 ) -> SimRun:
-    """Run ``scenario``'s crawl to completion on a simulated clock.
+    """Run ``sim``'s crawl (a scenario, or any :class:`~crawlsim.sim.inputs.SimInput`)
+    to completion on a simulated clock.
 
     ``options`` replaces the scenario's crawler options; ``trace=False``
     turns event recording off in the core (large webs).
     """
-    opts = options or scenario.options
+    opts = options or sim.options
     if opts.record_events != trace:
         opts = opts.with_(record_events=trace)
-    web = scenario.web
-    # The web's ground truth tells a duplicate fetch (two spellings, one page).
-    # It costs a set of page identities, so a large untraced run of a web
-    # without spelling variants skips it (the core then uses RFC 3986 identity).
-    use_truth = web.variants is not None or opts.record_events
-    sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
-    env = simpy.Environment()
-    rng = random.Random(scenario.seed)
-    events: list[Event] = []
-    points: list[tuple[float, int, int]] = []
-    # Per host: [page busy seconds, fastest fetch, fetches, latency sampler,
-    # robots.txt busy seconds, fastest page fetch, smallest gap enforced after
-    # a page start, robots.txt fetches].  One record per host, handed to each fetch's timeout, so
-    # finishing a fetch needs no dictionary lookups.  ``completed`` keeps the
-    # order in which hosts first finished a fetch (the order of the dicts in
-    # SimRun).  The bounds (bounds.py) are built from these figures.
-    records: dict[str, list[Any]] = {}
-    completed: list[str] = []
-    deepest = [0]
-    # The gap the core enforced after each page start is read from the host's
-    # ready_at -- only when a gap or a Crawl-delay can exist at all, so the
-    # large impolite runs pay nothing for it.
-    measure_gaps = opts.gap > 0 or opts.robots
-    host_states = sched.host_states()
-    wasted = 0.0
-    finish = 0.0
-    wake_at: list[float] = [float("inf")]
-    dedup_content = opts.content_dedup != "off"
-    # Hot-path names bound once: this loop runs once per fetch, a million
-    # times for the large scenarios, so attribute lookups add up.
-    timeout = env.timeout
-    poll = sched.poll
-    next_wakeup = sched.next_wakeup
-    on_response = sched.on_response
-    response = web.response
-    inf = float("inf")
+    crawl = _Crawl(sim, opts, series=series)
+    crawl.run(sim.seeds)
+    return crawl.result()
 
-    def sampler_for(host: str) -> Callable[[random.Random], float]:
-        return scenario.latency_for(host).sample
 
-    def on_done(event: simpy.Event) -> None:
-        # One callback for every fetch; the fetch, its start time and its
-        # host's record ride on the timeout's value (no closure per fetch).
-        nonlocal finish, wasted
-        fetch, started, took, record = event.value
+class _HostTally:
+    """One host's running figures during a simulated crawl.
+
+    One tally per host rides on each of its fetches' timeouts, so finishing
+    a fetch updates it without a dictionary lookup (that runs once per
+    fetch, a million times for the large scenarios); slots keep it small
+    and its fields quick to reach.  The bounds (bounds.py) are built from
+    these figures, through :class:`SimRun`.
+    """
+
+    __slots__ = (
+        "fastest",
+        "fastest_page",
+        "fetches",
+        "page_busy",
+        "robots_busy",
+        "robots_fetches",
+        "sample",
+        "smallest_gap",
+    )
+
+    def __init__(self, sample: Callable[[random.Random], float]) -> None:
+        self.sample = sample
+        """Draws one fetch's latency from the host's model."""
+        self.fetches = 0
+        """Fetches started, robots.txt included."""
+        self.robots_fetches = 0
+        self.page_busy = 0.0
+        """Seconds spent on page fetches."""
+        self.robots_busy = 0.0
+        """Seconds spent on robots.txt fetches (every attempt)."""
+        self.fastest = _INF
+        """Fastest finished fetch, robots.txt included (inf: none finished yet)."""
+        self.fastest_page = _INF
+        self.smallest_gap = _INF
+        """Smallest gap the core enforced after a page start (inf: not measured)."""
+
+    def note_gap(self, gap: float) -> None:
+        """A page fetch started and the core set the host ready ``gap`` seconds later."""
+        if gap < self.smallest_gap:
+            self.smallest_gap = gap if gap > 0.0 else 0.0  # noqa: FURB136 (as before: no call)
+
+
+class _Crawl:
+    """One simulated crawl in progress: the core, SimPy's clock and the figures kept.
+
+    :meth:`dispatch` and :meth:`on_done` run once per fetch; they read what
+    they need from attributes bound once here (a bound method, not a chain
+    of lookups), and SimPy calls one shared bound method per fetch, not a
+    closure made for it.
+    """
+
+    def __init__(self, sim: SimInput, opts: CrawlOptions, *, series: bool) -> None:
+        web = sim.web
+        # The web's ground truth tells a duplicate fetch (two spellings, one page).
+        # It costs a set of page identities, so a large untraced run of a web
+        # without spelling variants skips it (the core then uses RFC 3986 identity).
+        use_truth = web.variants is not None or opts.record_events
+        self.opts = opts
+        self.sched = sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
+        self.env = env = simpy.Environment()
+        self.rng = random.Random(sim.seed)
+        self.latency_for = sim.latency_for
+        self.tracing = opts.record_events
+        self.series = series
+        self.tallies: dict[str, _HostTally] = {}
+        self.completed: list[str] = []
+        """Hosts in the order they first finished a fetch (the order of SimRun's dicts)."""
+        self.events: list[Event] = []
+        self.points: list[tuple[float, int, int]] = []
+        self.wasted = 0.0
+        self.finish = 0.0
+        self.deepest = 0
+        self.wake_at = _INF
+        # The gap the core enforced after each page start is read from the host's
+        # ready_at -- only when a gap or a Crawl-delay can exist at all, so the
+        # large impolite runs pay nothing for it.
+        self.measure_gaps = opts.gap > 0 or opts.robots
+        self.host_states = sched.host_states()
+        self.dedup_content = opts.content_dedup != "off"
+        # Bound once: these run once per fetch.
+        self.timeout = env.timeout
+        self.poll = sched.poll
+        self.next_wakeup = sched.next_wakeup
+        self.on_response = sched.on_response
+        self.response = web.response
+        self.robots_txt = web.robots_txt
+        self.finished = self.on_done
+        self.woken = self.on_wake
+
+    def run(self, seeds: Iterable[str]) -> None:
+        """Crawl from ``seeds`` until the core has nothing left to do."""
+        self.sched.add_seeds(seeds, 0.0)
+        self.dispatch(0.0)
+        self.env.run()
+        if not self.tracing:
+            self.sched.drain_events()
+
+    def dispatch(self, now: float) -> None:
+        """Start every fetch the core allows at ``now``, each as one SimPy
+        timeout of its sampled latency; then record, and set the next wake-up."""
+        tallies = self.tallies
+        for fetch in self.poll(now):
+            tally = tallies.get(fetch.host)
+            if tally is None:
+                tally = tallies[fetch.host] = _HostTally(self.latency_for(fetch.host).sample)
+            tally.fetches += 1
+            took = tally.sample(self.rng)
+            if fetch.duplicate:
+                self.wasted += took
+            if fetch.depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
+                self.deepest = fetch.depth
+            if self.measure_gaps and fetch.kind == "page":
+                tally.note_gap(self.host_states[fetch.host].ready_at - now)
+            self.timeout(took, (fetch, now, took, tally)).callbacks.append(self.finished)
+        if self.tracing:
+            self.events.extend(self.sched.drain_events())
+        if self.series:
+            self._note_point(now)
+        wake = self.next_wakeup()
+        if wake is not None and wake < self.wake_at:
+            self.wake_at = wake
+            self.timeout(max(0.0, wake - now)).callbacks.append(self.woken)
+
+    def on_done(self, event: simpy.Event) -> None:
+        """A fetch's timeout fired: report its response to the core, then dispatch.
+        The fetch, its start time, its latency and its host's tally ride on the
+        timeout's value (no closure per fetch)."""
+        fetch, started, took, tally = event.value  # type: ignore[misc]  # SimPy types it Optional; ours is always set
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
-        now = finish = started + took
-        if took < record[1]:
-            if record[1] == inf:
-                completed.append(fetch.host)
-            record[1] = took
+        now = self.finish = started + took
+        if took < tally.fastest:
+            if tally.fastest == _INF:
+                self.completed.append(fetch.host)
+            tally.fastest = took
         if fetch.kind == "robots":
-            record[4] += took
-            record[7] += 1
-            body = web.robots_txt(fetch.host)
-            on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
+            self._robots_done(fetch, now, took, tally)
         else:
-            record[0] += took
-            if took < record[5]:  # noqa: PLR1730 (hot path: no call)
-                record[5] = took
-            resp = response(fetch.url, fetch.attempt, now)
-            on_response(
+            tally.page_busy += took
+            if took < tally.fastest_page:  # noqa: PLR1730 (hot path: no call)
+                tally.fastest_page = took
+            resp = self.response(fetch.url, fetch.attempt, now)
+            self.on_response(
                 fetch.id,
                 now,
                 status=resp.status,
                 links=resp.links,
                 headers=resp.headers,
-                content=resp.content if dedup_content else None,
+                content=resp.content if self.dedup_content else None,
             )
-        dispatch(now)
+        self.dispatch(now)
 
-    def on_wake(_: simpy.Event) -> None:
-        wake_at[0] = inf
-        dispatch(env.now)
+    def _robots_done(self, fetch: Fetch, now: float, took: float, tally: _HostTally) -> None:
+        tally.robots_busy += took
+        tally.robots_fetches += 1
+        body = self.robots_txt(fetch.host)
+        self.on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
 
-    def dispatch(now: float) -> None:
-        nonlocal wasted
-        for fetch in poll(now):
-            record = records.get(fetch.host)
-            if record is None:
-                record = records[fetch.host] = [0.0, inf, 0, sampler_for(fetch.host), 0.0, inf, inf, 0]
-            record[2] += 1
-            took = record[3](rng)
-            if fetch.duplicate:
-                wasted += took
-            if fetch.depth > deepest[0]:  # noqa: PLR1730 (hot path: no call)
-                deepest[0] = fetch.depth
-            if measure_gaps and fetch.kind == "page":
-                gap = host_states[fetch.host].ready_at - now
-                if gap < record[6]:
-                    record[6] = gap if gap > 0.0 else 0.0  # noqa: FURB136 (hot path: no call)
-            timeout(took, (fetch, now, took, record)).callbacks.append(on_done)
-        if trace:
-            events.extend(sched.drain_events())
-        if series:
-            point = (now, sched.frontier_size, sched.in_flight)
-            if not points or points[-1][1:] != point[1:]:
-                if points and points[-1][0] == now:
-                    points[-1] = point
-                else:
-                    points.append(point)
-        wake = next_wakeup()
-        if wake is not None and wake < wake_at[0]:
-            wake_at[0] = wake
-            timeout(max(0.0, wake - now)).callbacks.append(on_wake)
+    def on_wake(self, _: simpy.Event) -> None:
+        """A host's politeness delay (or a retry's backoff) ran out."""
+        self.wake_at = _INF
+        self.dispatch(self.env.now)
 
-    sched.add_seeds(scenario.seeds, 0.0)
-    dispatch(0.0)
-    env.run()
-    if not trace:
-        sched.drain_events()
-    busy = {h: records[h][0] + records[h][4] for h in completed}
-    fetches_per_host = {h: r[2] for h, r in records.items()}
-    states = sched.host_states()
-    run = SimRun(
-        options=opts,
-        stats=sched.stats,
-        finish_time=finish,
-        trace=events,
-        busy_time=sum(busy.values()),
-        wasted_time=wasted,
-        host_busy=busy,
-        host_fetches=fetches_per_host,
-        host_latency={h: busy[h] / n for h, n in fetches_per_host.items() if n and h in busy},
-        host_min_latency={h: records[h][1] for h in completed},
-        host_gap={h: (records[h][6] if records[h][6] != inf else 0.0) for h in completed},
-        series=points,
-        failures=dict(sched.failures),
-        host_page_fetches={h: r[2] - r[7] for h, r in records.items()},
-        host_page_min_latency={h: records[h][5] for h in completed if records[h][5] != inf},
-        host_robots_busy={h: records[h][4] for h in completed if records[h][4]},
-        host_crawl_delay={h: st.crawl_delay for h, st in states.items() if st.crawl_delay > 0},
-        deepest_fetch=deepest[0],
-    )
-    if opts.seen == "exact" and opts.record_events:
-        run.found = sched.found()
-    return run
+    def _note_point(self, now: float) -> None:
+        """Add (t, frontier, in flight) to the series when either changed;
+        several changes at one instant keep only the last."""
+        point = (now, self.sched.frontier_size, self.sched.in_flight)
+        points = self.points
+        if not points or points[-1][1:] != point[1:]:
+            if points and points[-1][0] == now:
+                points[-1] = point
+            else:
+                points.append(point)
+
+    def result(self) -> SimRun:
+        """The finished crawl's :class:`SimRun`."""
+        sched = self.sched
+        hosts = self._per_host()
+        run = SimRun(
+            options=self.opts,
+            stats=sched.stats,
+            finish_time=self.finish,
+            trace=self.events,
+            busy_time=sum(hosts["host_busy"].values()),
+            wasted_time=self.wasted,
+            series=self.points,
+            failures=dict(sched.failures),
+            deepest_fetch=self.deepest,
+            **hosts,
+        )
+        if self.opts.seen == "exact" and self.opts.record_events:
+            run.found = sched.found()
+        return run
+
+    def _per_host(self) -> dict[str, Any]:
+        """SimRun's ``host_*`` figures: hosts that finished a fetch in
+        :attr:`completed` order, the fetch counts in start order."""
+        tallies, completed = self.tallies, self.completed
+        busy = {h: tallies[h].page_busy + tallies[h].robots_busy for h in completed}
+        fetches = {h: t.fetches for h, t in tallies.items()}
+        return {
+            "host_busy": busy,
+            "host_fetches": fetches,
+            "host_latency": {h: busy[h] / n for h, n in fetches.items() if n and h in busy},
+            "host_page_fetches": {h: t.fetches - t.robots_fetches for h, t in tallies.items()},
+            "host_crawl_delay": {h: st.crawl_delay for h, st in self.sched.host_states().items() if st.crawl_delay > 0},
+            **self._fastest(),
+        }
+
+    def _fastest(self) -> dict[str, dict[str, float]]:
+        """The fastest fetches, gaps and robots.txt time of the hosts that finished a fetch."""
+        finished = [(h, self.tallies[h]) for h in self.completed]
+        return {
+            "host_min_latency": {h: t.fastest for h, t in finished},
+            "host_gap": {h: (t.smallest_gap if t.smallest_gap != _INF else 0.0) for h, t in finished},
+            "host_page_min_latency": {h: t.fastest_page for h, t in finished if t.fastest_page != _INF},
+            "host_robots_busy": {h: t.robots_busy for h, t in finished if t.robots_busy},
+        }

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from crawlsim.core.urls import canonicalize, host_of
+from crawlsim.core.urls import canonicalize, host_key
 from crawlsim.sim.policies import NO_HEADERS
 from crawlsim.sim.web import Loc, Unlisted, Web, rfc3986_identity
 
@@ -87,13 +87,13 @@ class ExplicitWeb(Web):
             return None
         written = self._written_page(ident)
         if written is not None:
-            return written, host_of(written), written
+            return written, host_key(written), written
         if ident in self._leaves:
-            return ident, host_of(ident), Unlisted(ident)
+            return ident, host_key(ident), Unlisted(ident)
         if ident.startswith("https://") and "http://" + ident[8:] in self._leaves:
             plain = "http://" + ident[8:]
-            return plain, host_of(plain), Unlisted(plain)
-        return ident, host_of(ident), None
+            return plain, host_key(plain), Unlisted(plain)
+        return ident, host_key(ident), None
 
     def _links_at(self, key: Hashable) -> list[str]:
         spec = self._pages.get(key) if isinstance(key, str) else None
@@ -129,11 +129,11 @@ class ExplicitWeb(Web):
         """Hosts of written pages and of every link target, in order of appearance."""
         seen: dict[str, None] = {}
         for ident, spec in self._pages.items():
-            seen.setdefault(host_of(ident))
+            seen.setdefault(host_key(ident))
             for href in spec.links:
                 target = canonicalize(href, ident)
                 if target is not None:
-                    seen.setdefault(host_of(target))
+                    seen.setdefault(host_key(target))
         return iter(seen)
 
     def host_size(self, host: str) -> int | None:
@@ -142,7 +142,7 @@ class ExplicitWeb(Web):
 
     def _count_pages(self, host: str, top: Web) -> int | None:
         host = host.lower()
-        count = sum(1 for ident in self.known_pages() if host_of(ident) == host and top._serving(ident) is self)
+        count = sum(1 for ident in self.known_pages() if host_key(ident) == host and top._serving(ident) is self)
         return count or None
 
 

@@ -14,13 +14,12 @@ Scenario files write a model as a bare number (fixed seconds) or a table::
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from crawlsim.core.options import did_you_mean, show_value
 
@@ -153,11 +152,30 @@ class LogNormal(LatencyModel):
         return hash((LogNormal, self._median, self.sigma))
 
 
-MODELS: dict[str, tuple[str, ...]] = {
-    "fixed": ("value",),
-    "uniform": ("low", "high"),
-    "lognormal": ("median", "sigma"),
+class _ModelKind(NamedTuple):
+    """How a scenario file writes one latency model, and how it is built."""
+
+    fields: tuple[str, ...]
+    """Its keys beside ``model``, in the order they are checked."""
+    build: Callable[[dict[str, float]], LatencyModel]
+    optional: tuple[str, ...] = ()
+    """Keys that may be left out (the model's default applies)."""
+    positive: tuple[str, ...] = ()
+    """Keys that must be above 0 (the others may be 0)."""
+
+
+_KINDS: dict[str, _ModelKind] = {
+    "fixed": _ModelKind(("value",), lambda v: Fixed(v["value"])),
+    "uniform": _ModelKind(("low", "high"), lambda v: Uniform(v["low"], v["high"])),
+    "lognormal": _ModelKind(
+        ("median", "sigma"),
+        lambda v: LogNormal(v["median"], v.get("sigma", 0.5)),
+        optional=("sigma",),
+        positive=("median",),
+    ),
 }
+
+MODELS: dict[str, tuple[str, ...]] = {name: kind.fields for name, kind in _KINDS.items()}
 """Each model's field names as written in a scenario file."""
 
 
@@ -172,30 +190,35 @@ def latency_from_spec(spec: object) -> LatencyModel:
         )
     if not isinstance(spec, Mapping):
         return Fixed(float(_number("", spec, allow_zero=True)))
+    model = _model_name(spec)
+    kind = _KINDS[model]
+    _check_keys(spec, model, kind)
+    values = {k: _number(k, spec[k], allow_zero=k not in kind.positive) for k in kind.fields if k in spec}
+    return kind.build(values)
+
+
+def _model_name(spec: Mapping[str, Any]) -> str:
+    """The table's ``model``, which must name one of :data:`MODELS`."""
     model = spec.get("model")
     if model is None:
         raise LatencySpecError("model", f"missing; expected one of {', '.join(MODELS)}")
     if model not in MODELS:
         hint = did_you_mean(str(model), MODELS) if isinstance(model, str) else ""
         raise LatencySpecError("model", f"expected one of {', '.join(MODELS)}; got {show_value(model)}{hint}")
-    names = MODELS[model]
+    return str(model)
+
+
+def _check_keys(spec: Mapping[str, Any], model: str, kind: _ModelKind) -> None:
+    """No key the model does not have; every key it needs."""
+    names = kind.fields
     for key in spec:
         if key != "model" and key not in names:
             raise LatencySpecError(
                 key, f"unknown key for a {model} latency{did_you_mean(key, names)}; expected {', '.join(names)}"
             )
-    required = [n for n in names if not (model == "lognormal" and n == "sigma")]
-    for key in required:
-        if key not in spec:
+    for key in names:
+        if key not in kind.optional and key not in spec:
             raise LatencySpecError(key, f"missing; a {model} latency needs {', '.join(names)}")
-    values = {
-        k: _number(k, spec[k], allow_zero=not (model == "lognormal" and k == "median")) for k in names if k in spec
-    }
-    if model == "fixed":
-        return Fixed(values["value"])
-    if model == "uniform":
-        return Uniform(values["low"], values["high"])
-    return LogNormal(values["median"], values.get("sigma", 0.5))
 
 
 @dataclass(frozen=True)

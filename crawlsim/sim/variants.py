@@ -12,8 +12,9 @@ page, link position), so the same page always shows the same spellings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from crawlsim.sim.hashing import mix64, salt_of, stable_hash, unit
 
@@ -61,39 +62,88 @@ def spell(url: str, kind: str, r: int = 0) -> str:
     i = url.find("://")
     if i < 0:
         return url
-    scheme = url[:i]
+    respell = _SPELLERS.get(kind)
+    if respell is None:
+        raise ValueError(f"unknown variant kind {kind!r}; expected one of {', '.join(KINDS)}")
     j = url.find("/", i + 3)
     host, path = (url[i + 3 :], "/") if j < 0 else (url[i + 3 : j], url[j:])
-    if kind == "fragment":
-        return url if "#" in url else f"{url}#s{r % 7}"
-    if kind == "case":
-        form = r % 3
-        if form == 0:
-            return f"{scheme.upper()}://{host}{path}"
-        if form == 1:
-            return f"{scheme}://{host.upper()}{path}"
-        return f"{scheme.capitalize()}://{host.capitalize()}{path}"
-    if kind == "port":
-        if ":" in host:
-            return url
-        return f"{scheme}://{host}:{443 if scheme.lower() == 'https' else 80}{path}"
-    if kind == "dots":
-        rest = path[1:]
-        return f"{scheme}://{host}/./{rest}" if r % 2 else f"{scheme}://{host}/up/../{rest}"
-    if kind == "relative":
-        return path
-    if kind == "www":
-        return url if host.lower().startswith("www.") else f"{scheme}://www.{host}{path}"
-    if kind == "trailing_slash":
-        if path.endswith("/") or "?" in path or "#" in path:
-            return spell(url, "www", r)
-        return url + "/"
-    if kind == "session":
-        base, hash_, frag = url.partition("#")
-        return f"{base}{'&' if '?' in base else '?'}sid={r & 0xFFFFFFFF:08x}{hash_}{frag}"
-    if kind == "https":
-        return f"https://{host}{path}" if scheme.lower() == "http" else f"http://{host}{path}"
-    raise ValueError(f"unknown variant kind {kind!r}; expected one of {', '.join(KINDS)}")
+    return respell(_Parts(url, url[:i], host, path), r)
+
+
+class _Parts(NamedTuple):
+    """An absolute URL split once for the spellers: ``path`` is ``/`` when absent
+    and keeps its query and fragment."""
+
+    url: str
+    scheme: str
+    host: str
+    path: str
+
+
+# One function per kind: each returns a spelling of the same page, or the
+# URL unchanged when the kind does not apply (a fragment already there...).
+
+
+def _fragment(u: _Parts, r: int) -> str:
+    return u.url if "#" in u.url else f"{u.url}#s{r % 7}"
+
+
+def _case(u: _Parts, r: int) -> str:
+    form = r % 3
+    if form == 0:
+        return f"{u.scheme.upper()}://{u.host}{u.path}"
+    if form == 1:
+        return f"{u.scheme}://{u.host.upper()}{u.path}"
+    return f"{u.scheme.capitalize()}://{u.host.capitalize()}{u.path}"
+
+
+def _port(u: _Parts, r: int) -> str:
+    if ":" in u.host:
+        return u.url
+    return f"{u.scheme}://{u.host}:{443 if u.scheme.lower() == 'https' else 80}{u.path}"
+
+
+def _dots(u: _Parts, r: int) -> str:
+    rest = u.path[1:]
+    return f"{u.scheme}://{u.host}/./{rest}" if r % 2 else f"{u.scheme}://{u.host}/up/../{rest}"
+
+
+def _relative(u: _Parts, r: int) -> str:
+    return u.path
+
+
+def _www(u: _Parts, r: int) -> str:
+    return u.url if u.host.lower().startswith("www.") else f"{u.scheme}://www.{u.host}{u.path}"
+
+
+def _trailing_slash(u: _Parts, r: int) -> str:
+    # a path that cannot take a slash (one already, a query, a fragment) gets ``www.`` instead
+    if u.path.endswith("/") or "?" in u.path or "#" in u.path:
+        return _www(u, r)
+    return u.url + "/"
+
+
+def _session(u: _Parts, r: int) -> str:
+    base, hash_, frag = u.url.partition("#")
+    return f"{base}{'&' if '?' in base else '?'}sid={r & 0xFFFFFFFF:08x}{hash_}{frag}"
+
+
+def _https(u: _Parts, r: int) -> str:
+    return f"https://{u.host}{u.path}" if u.scheme.lower() == "http" else f"http://{u.host}{u.path}"
+
+
+_SPELLERS: dict[str, Callable[[_Parts, int], str]] = {
+    "fragment": _fragment,
+    "case": _case,
+    "port": _port,
+    "dots": _dots,
+    "relative": _relative,
+    "www": _www,
+    "trailing_slash": _trailing_slash,
+    "session": _session,
+    "https": _https,
+}
+assert tuple(_SPELLERS) == KINDS, "a speller per variant kind, in KINDS order"
 
 
 def all_spellings(url: str, kinds: Sequence[str] = KINDS) -> list[str]:

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
 from typing import NamedTuple, Self
 
-from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise, host_of, parse_steps
+from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise, host_key, parse_steps
 from crawlsim.sim.policies import NO_HEADERS, HostPolicies
 from crawlsim.sim.text import content_text
 from crawlsim.sim.variants import Variants
@@ -273,7 +273,7 @@ class Web(ABC):
         rest = ident.split("://", 1)[1]
         if rest.split("?", 1)[0].partition("/")[2] != ROBOTS_PATH[1:]:
             return None
-        text = self.robots_txt(host_of(ident))
+        text = self.robots_txt(host_key(ident))
         if text is None:
             return Response(404, NO_HEADERS, [], ident, "")
         return Response(200, NO_HEADERS, [], ident, ident, text)

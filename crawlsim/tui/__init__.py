@@ -10,9 +10,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
+
+if TYPE_CHECKING:
+    from crawlsim.core.events import Event
+    from crawlsim.scenario import Scenario
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,32 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the terminal app; returns the process exit code (2 for a user mistake)."""
-    from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError, load_scenario
-    from crawlsim.session import load_trace
-
     args = build_parser().parse_args(argv)
-    scenario = None
-    events = None
     try:
-        overrides = overrides_from_args(args)
-        if args.speed is not None and not args.speed > 0:
-            raise OptionError("--speed", f"expected a number > 0, got {args.speed:g}")
-        if args.at is not None and not args.at >= 0:
-            raise OptionError("--at", f"expected a time >= 0, got {args.at:g}")
-        if args.trace:
-            if args.scenario:
-                raise OptionError("--trace", "give a scenario or --trace FILE, not both")
-            if overrides:
-                raise OptionError(
-                    "--trace",
-                    f"crawler flags ({', '.join(sorted(overrides))}) need a scenario; a trace replays as recorded",
-                )
-            events = load_trace(args.trace)
-        else:
-            scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
-            if overrides:
-                scenario = scenario.with_options(**overrides)
-    except (ScenarioError, OptionError, ValueError) as err:
+        scenario, events = what_to_show(args)
+    except ValueError as err:  # ScenarioError, OptionError and a bad trace file are ValueErrors
         print(f"crawlsim: error: {err}", file=sys.stderr)
         return 2
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
@@ -85,6 +68,30 @@ def main(argv: list[str] | None = None) -> int:
     )
     code = app.run()
     return int(code or 0)
+
+
+def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event] | None]:
+    """The scenario (with the crawler flags applied) or the trace's events the
+    command line names; a ``ValueError`` saying what is wrong with it."""
+    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+    from crawlsim.session import load_trace
+
+    overrides = overrides_from_args(args)
+    if args.speed is not None and not args.speed > 0:
+        raise OptionError("--speed", f"expected a number > 0, got {args.speed:g}")
+    if args.at is not None and not args.at >= 0:
+        raise OptionError("--at", f"expected a time >= 0, got {args.at:g}")
+    if not args.trace:
+        scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
+        return (scenario.with_options(**overrides) if overrides else scenario), None
+    if args.scenario:
+        raise OptionError("--trace", "give a scenario or --trace FILE, not both")
+    if overrides:
+        raise OptionError(
+            "--trace",
+            f"crawler flags ({', '.join(sorted(overrides))}) need a scenario; a trace replays as recorded",
+        )
+    return None, load_trace(args.trace)
 
 
 __all__ = ["build_parser", "main"]

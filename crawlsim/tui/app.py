@@ -1,9 +1,11 @@
 """The terminal app: watch a simulated crawl, change a knob, see what changed.
 
-The app owns a clock and nothing else: the crawl is run once per setting by
-the SimPy driver (:func:`~crawlsim.session.run_session`), and every frame
-seeks the resulting :class:`~crawlsim.replay.Replay` to the simulated time
-``t`` and refreshes the panels.  ``t`` comes from the wall clock times the
+The app owns a clock and a source (:mod:`crawlsim.tui.sources`): a
+scenario run once per setting by the SimPy driver
+(:func:`~crawlsim.session.run_session`), a trace file, or a live crawl's
+events.  Every frame seeks the source's latest
+:class:`~crawlsim.replay.Replay` to the simulated time ``t`` and refreshes
+the panels.  ``t`` comes from the wall clock times the
 speed since the last anchor (play, pause, seek or speed change), never from
 counting timer ticks, so a slow frame never slows the crawl down and a
 paused app is perfectly still -- which is what makes snapshot tests exact.
@@ -19,24 +21,14 @@ from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.session import (
-    SPEED_LADDER,
-    THREAD_PAGES,
-    Knobs,
-    LiveFeed,
-    Result,
-    default_speed,
-    interactive_cap,
-    run_session,
-    step,
-    trace_result,
-    web_size,
-)
+from crawlsim.session import SPEED_LADDER, Knobs, LiveFeed, Result, default_speed, step
 from crawlsim.tui.picker import ScenarioPicker
+from crawlsim.tui.sources import ScenarioSource, Source, source_for
 from crawlsim.tui.widgets import (
     BoundsView,
     CountersBar,
@@ -52,20 +44,22 @@ from crawlsim.tui.widgets import (
 )
 
 WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order"})
-"""Actions that rerun the crawl: off when replaying a trace file."""
+"""Actions that rerun the crawl: off (shown dimmed) when the source cannot re-run."""
 
 
 class CrawlApp(App[int]):
     """crawlsim's terminal app.
 
-    ``scenario``: run and animate this scenario; or ``trace``: replay these
-    events as recorded (what-if keys are off).  ``paused``/``at`` start the
-    clock still at a given time; ``animate=False`` creates no timer at all
-    (snapshot tests); ``threaded`` forces the simulation on or off a worker
-    thread (default: on for webs above a few hundred pages).  ``clock`` is
-    the wall clock the animation reads (seconds, ``time.monotonic`` by
-    default): tests pass a fake one and call :meth:`tick` to draw the frame
-    the timer would, so no test has to sleep.
+    What it shows is one :class:`~crawlsim.tui.sources.Source`: pass
+    ``source=``, or ``scenario`` (run and animate it), ``trace`` (replay
+    these events as recorded; what-if keys are off) or ``live`` (a running
+    crawl's feed), which make one.  ``paused``/``at`` start the clock still
+    at a given time; ``animate=False`` creates no timer at all (snapshot
+    tests); ``threaded`` forces the simulation on or off a worker thread
+    (default: the source decides, on for webs above a few hundred pages).
+    ``clock`` is the wall clock the animation reads (seconds,
+    ``time.monotonic`` by default): tests pass a fake one and call
+    :meth:`tick` to draw the frame the timer would, so no test has to sleep.
     """
 
     CSS_PATH = "app.tcss"
@@ -92,6 +86,18 @@ class CrawlApp(App[int]):
         Binding("q", "quit", "quit"),
     ]
 
+    source: Source
+    t: float
+    """The simulated time on screen."""
+    playing: bool
+    speed: float
+    """Simulated seconds per real second (0 until the first run picks one)."""
+    previous_finish: float | None
+    """The finish time of the run before the last what-if key (None: no comparison)."""
+    change: str
+    """What that key changed, e.g. ``workers 4→8``."""
+    message: str
+
     def __init__(
         self,
         scenario: Scenario | None = None,
@@ -106,38 +112,46 @@ class CrawlApp(App[int]):
         fps: float = 30.0,
         live: LiveFeed | None = None,
         clock: Callable[[], float] = time.monotonic,
+        source: Source | None = None,
     ) -> None:
         super().__init__()
-        if live is not None:
-            trace, trace_file = [], f"live: {live.label}"
-        if (scenario is None) == (trace is None):
-            raise ValueError("give a scenario or a trace")
-        self.live = live
-        self._live_seen: tuple[int, bool] = (-1, False)
-        self.scenario = scenario
-        self.trace_events = trace
-        self.trace_file = trace_file
-        self.playing = not paused
-        self.t = at or 0.0
-        self._start_at = at
+        if source is None:
+            source = source_for(scenario, trace=trace, trace_file=trace_file, live=live)
+        elif scenario is not None or trace is not None or live is not None:
+            raise ValueError("give a source, or a scenario, a trace or a live feed: not both")
         self.animated = animate
-        self.speed = speed or 0.0
         self.threaded = threaded
         self.fps = fps
+        self.clock = clock
         self.result: Result | None = None
         self.view: ViewState | None = None
-        self.knobs: Knobs | None = Knobs.from_options(scenario.options) if scenario else None
-        self.cap: int | None = interactive_cap(scenario) if scenario else None
-        self.previous_finish: float | None = None
-        self.change = ""
-        self.message = ""
         self.simulating = False
         self._generation = 0
-        self._fresh = True
-        """The next installed run is the first of its scenario (no comparison)."""
-        self.clock = clock
-        self._anchor = (clock(), self.t)
         self._panels: list[Panel] = []
+        self._frame_timer: Timer | None = None
+        self._poll_timer: Timer | None = None
+        self._begin(source, at=at, playing=not paused, speed=speed or 0.0)
+
+    def _begin(self, source: Source, *, at: float | None, playing: bool, speed: float) -> None:
+        """Make ``source`` the one shown, from ``at``: the one place the view's
+        state is set afresh.  The last run stays drawn (marked simulating)
+        until the new source's first result replaces it."""
+        self.source = source
+        self.t = at or 0.0
+        self._start_at = at
+        self.playing = playing
+        self.speed = speed
+        self.previous_finish = None
+        self.change = ""
+        self.message = ""
+        self._fresh = True
+        """The next installed result is the first of its source (no comparison)."""
+        self._anchor = (self.clock(), self.t)
+
+    @property
+    def knobs(self) -> Knobs | None:
+        """The what-if knobs (None when the source cannot re-run)."""
+        return self.source.knobs
 
     # -- layout --------------------------------------------------------------------
 
@@ -162,37 +176,45 @@ class CrawlApp(App[int]):
         self.query_one("#lanes").border_title = "workers over time"
         self.query_one("#bounds").border_title = "what bounds the finish time"
         self._fit_to_size()
-        if self.scenario is not None:
-            self._announce_cap()
-            self._rerun(self.knobs)  # type: ignore[arg-type]
-        elif self.live is not None:
-            self.follow_live()
-            self.set_interval(0.25, self.follow_live, name="live feed")
-        else:
-            assert self.trace_events is not None
-            self._install(trace_result(self.trace_events), self._generation)
-        if self.animated and self.live is None:
-            self.set_interval(1.0 / self.fps, self.tick, name="frame clock")
+        self._open()
 
-    def follow_live(self) -> None:
-        """Live crawl: rebuild the view from the events so far and, unless
-        paused, show the latest moment (the replay is rebuilt, not patched:
-        a crawl watched live is small enough for that)."""
-        feed = self.live
-        assert feed is not None
-        count, done = len(feed.events), feed.done
-        if (count, done) == self._live_seen:
-            return
-        self._live_seen = (count, done)
-        if count == 0:
-            return
-        self.trace_events = feed.events[:count]
-        self._install(trace_result(self.trace_events), self._generation)
-        if feed.error:
-            self.message = f"crawl failed: {feed.error}"
+    def _open(self) -> None:
+        """Start the current source: say what it needs said, then run it
+        (what-if) or take its events, now and, for a live crawl, on a timer."""
+        source = self.source
+        notice = source.notice()
+        if notice is not None:
+            self.message = notice.message
+            self.notify(notice.detail, timeout=6)
+        if source.knobs is not None:
+            self._rerun(source.knobs)
         else:
-            self.message = "crawl finished" if done else "crawling live (space pauses the view, not the crawl)"
-        if self.playing and self.result is not None:
+            self.follow_source()
+        self._time_source(source)
+
+    def _time_source(self, source: Source) -> None:
+        """The timers ``source`` needs: a live crawl is polled for new events
+        (and shows its latest moment, no frame clock); any other source is
+        animated by the frame clock, started once, when a source first needs
+        it.  The last source's poll timer stops."""
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
+            self._poll_timer = None
+        if source.poll_seconds is not None:
+            self._poll_timer = self.set_interval(source.poll_seconds, self.follow_source, name="live feed")
+        elif self.animated and self._frame_timer is None:
+            self._frame_timer = self.set_interval(1.0 / self.fps, self.tick, name="frame clock")
+
+    def follow_source(self) -> None:
+        """Show the source's new events, if any; a live crawl, unless paused,
+        shows its latest moment."""
+        update = self.source.poll()
+        if update is None:
+            return
+        self._install(update.result, self._generation)
+        if update.message is not None:
+            self.message = update.message
+        if update.latest and self.playing and self.result is not None:
             self.show(self.result.replay.end)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -239,14 +261,14 @@ class CrawlApp(App[int]):
             t=t,
             playing=self.playing,
             speed=self.speed,
-            name=self.scenario.name if self.scenario else "trace",
-            title=self.scenario.title if self.scenario else self.trace_file,
-            knobs=self.knobs,
+            name=self.source.name,
+            title=self.source.title,
+            knobs=self.source.knobs,
             previous_finish=self.previous_finish,
             change=self.change,
             simulating=self.simulating,
             message=self.message,
-            trace_file=self.trace_file,
+            about=self.source.about(),
             per_host=result.options.per_host if result.options else None,
         )
         for panel in self._panels:
@@ -265,46 +287,33 @@ class CrawlApp(App[int]):
 
     # -- running the crawl ----------------------------------------------------------------
 
-    def _announce_cap(self) -> None:
-        if self.cap is not None and self.scenario is not None:
-            self.message = f"{self.scenario.name}: first {self.cap:,} pages only"
-            self.notify(
-                f"{self.scenario.name} is too big to animate whole: the app crawls its first {self.cap:,} pages "
-                f"(max_pages). `crawlsim run {self.scenario.name}` runs all of it.",
-                timeout=6,
-            )
-
     def _use_thread(self) -> bool:
-        if self.threaded is not None:
-            return self.threaded
-        assert self.scenario is not None
-        size = web_size(self.scenario)
-        limits = [v for v in (size, self.scenario.options.max_pages, self.cap) if v is not None]
-        return not limits or min(limits) > THREAD_PAGES
+        return self.threaded if self.threaded is not None else self.source.wants_thread()
 
     def _rerun(self, knobs: Knobs) -> None:
         """Run the crawl with ``knobs`` (in a thread for large webs)."""
-        if self.scenario is None:
+        source = self.source
+        if source.knobs is None:
             return
-        self.knobs = knobs
+        source.knobs = knobs
         self._generation += 1
         if self._use_thread():
             self.simulating = True
             if self.result is not None:
                 self.show(self.t)
-            self._simulate_in_thread(self.scenario, knobs, self._generation)
+            self._simulate_in_thread(source, knobs, self._generation)
             return
         try:
-            result = run_session(self.scenario, knobs, cap=self.cap)
+            result = source.run(knobs)
         except (ScenarioError, OptionError) as err:
             self._failed(err, self._generation)
             return
         self._install(result, self._generation)
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
-    def _simulate_in_thread(self, scenario: Scenario, knobs: Knobs, generation: int) -> None:
+    def _simulate_in_thread(self, source: Source, knobs: Knobs, generation: int) -> None:
         try:
-            result = run_session(scenario, knobs, cap=self.cap)
+            result = source.run(knobs)
         except Exception as err:  # noqa: BLE001 -- shown to the user; the app goes on
             self.call_from_thread(self._failed, err, generation)
             return
@@ -315,7 +324,7 @@ class CrawlApp(App[int]):
             return
         self.simulating = False
         if self.result is not None and self.result.knobs is not None:
-            self.knobs = self.result.knobs
+            self.source.knobs = self.result.knobs
         self.notify(f"cannot run that: {err}", severity="error")
         self.show(self.t)
 
@@ -353,7 +362,7 @@ class CrawlApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """What-if keys are shown but off (dimmed) when replaying a trace."""
-        if action in WHAT_IF_ACTIONS and self.scenario is None:
+        if action in WHAT_IF_ACTIONS and self.source.knobs is None:
             return None
         return True
 
@@ -397,29 +406,27 @@ class CrawlApp(App[int]):
     def action_seek_to_end(self) -> None:
         self.seek_to(self.end)
 
+    def _turn(self, knob: Callable[[Knobs], Knobs]) -> None:
+        """A what-if key: rerun with the knobs it gives, unless nothing changed
+        (already at the end of a ladder) or the source cannot re-run."""
+        knobs = self.source.knobs
+        if knobs is not None and (turned := knob(knobs)) != knobs:
+            self._rerun(turned)
+
     def action_normalize(self) -> None:
-        if self.knobs is not None:
-            self._rerun(self.knobs.cycle_normalize())
+        self._turn(Knobs.cycle_normalize)
 
     def action_workers(self, direction: int) -> None:
-        if self.knobs is not None:
-            knobs = self.knobs.more_workers() if direction > 0 else self.knobs.fewer_workers()
-            if knobs != self.knobs:
-                self._rerun(knobs)
+        self._turn(Knobs.more_workers if direction > 0 else Knobs.fewer_workers)
 
     def action_polite(self) -> None:
-        if self.knobs is not None:
-            self._rerun(self.knobs.toggle_polite())
+        self._turn(Knobs.toggle_polite)
 
     def action_gap(self, direction: int) -> None:
-        if self.knobs is not None:
-            knobs = self.knobs.gap_up() if direction > 0 else self.knobs.gap_down()
-            if knobs != self.knobs:
-                self._rerun(knobs)
+        self._turn(Knobs.gap_up if direction > 0 else Knobs.gap_down)
 
     def action_order(self) -> None:
-        if self.knobs is not None:
-            self._rerun(self.knobs.toggle_order())
+        self._turn(Knobs.toggle_order)
 
     def action_pick(self) -> None:
         choices = []
@@ -429,7 +436,7 @@ class CrawlApp(App[int]):
             except ScenarioError as err:
                 title = f"(cannot load: {err})"
             choices.append((name, title))
-        current = self.scenario.name if self.scenario else None
+        current = self.source.scenario.name if self.source.scenario else None
         self.push_screen(ScenarioPicker(choices, current), self._picked)
 
     def _picked(self, name: str | None) -> None:
@@ -444,23 +451,10 @@ class CrawlApp(App[int]):
 
     def open_scenario(self, scenario: Scenario) -> None:
         """Switch to another scenario, with its own settings, from t = 0."""
-        self.scenario = scenario
-        self.trace_events = None
-        self.trace_file = ""
-        self._fresh = True
-        self.previous_finish = None
-        self.change = ""
-        self.message = ""
-        self.speed = 0.0
-        self._start_at = 0.0
-        self.t = 0.0
-        self.playing = True
-        self.knobs = Knobs.from_options(scenario.options)
-        self.cap = interactive_cap(scenario)
-        self._announce_cap()
+        self._begin(ScenarioSource(scenario), at=0.0, playing=True, speed=0.0)
         self.refresh_bindings()
         self.query_one(KeyBar).refresh(layout=True)  # what-if keys come back on after a trace
-        self._rerun(self.knobs)
+        self._open()
 
     async def action_quit(self) -> None:
         self.exit(0)

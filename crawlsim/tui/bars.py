@@ -69,12 +69,8 @@ class StatusBar(Panel):
         line1.append(" " * max(1, width - line1.cell_len - right.cell_len))
         line1.append_text(right)
         second = Runs()
-        if view.knobs is not None:
-            second.add(" " + view.knobs.describe(), "")
-        elif view.trace_file.startswith("live: "):
-            second.add(f" {view.trace_file}: a real crawl, shown as it happens; what-if keys need a scenario")
-        elif view.trace_file:
-            second.add(f" trace {view.trace_file}: replayed as recorded; what-if keys need a scenario (c picks one)")
+        if view.about:
+            second.add(" " + view.about)
         if view.message:
             second.add("  " + view.message, "italic yellow")
         return join_lines([line1, second.text()])

@@ -71,7 +71,9 @@ class ViewState:
     change: str = ""
     simulating: bool = False
     message: str = ""
-    trace_file: str = ""
+    about: str = ""
+    """The status bar's second line, from the source: the knobs, or what is
+    replayed and why the what-if keys are off."""
     per_host: int | None = None
 
     @property

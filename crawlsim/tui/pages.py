@@ -6,7 +6,7 @@ import math
 
 from rich.text import Text
 
-from crawlsim.replay import HostStatus, Page, PageState, Replay, short_url
+from crawlsim.replay import HostStatus, PageState, Replay, UrlStatus, short_url
 from crawlsim.tui.base import (
     BAR_ORDER,
     LEGEND_ORDER,
@@ -78,7 +78,7 @@ class PagesView(Panel):
     # a row per page ------------------------------------------------------------------
 
     def as_list(self, hosts: list[HostStatus], width: int, height: int) -> list[Text] | None:
-        items: list[HostStatus | Page] = []
+        items: list[HostStatus | UrlStatus] = []
         for host in hosts:
             items.append(host)
             items.extend(host.pages)
@@ -88,10 +88,10 @@ class PagesView(Panel):
         col_width = (width + 2) // columns - 2
         if col_width < 26:
             return None
-        path_w = min(24, max((len(short_url(p.url, p.host)) for p in items if isinstance(p, Page)), default=8))
+        path_w = min(24, max((len(short_url(p.url, p.host)) for p in items if isinstance(p, UrlStatus)), default=8))
         parent_w = min(
             16,
-            max((len(short_url(p.parent, p.host)) for p in items if isinstance(p, Page) and p.parent), default=1),
+            max((len(short_url(p.parent, p.host)) for p in items if isinstance(p, UrlStatus) and p.parent), default=1),
         )
         cells: list[Text] = [self.page_row(item, col_width, path_w, parent_w) for item in items]
         rows: list[Text] = []
@@ -110,7 +110,7 @@ class PagesView(Panel):
         return rows
 
     @staticmethod
-    def page_row(item: HostStatus | Page, width: int, path_w: int = 16, parent_w: int = 8) -> Text:
+    def page_row(item: HostStatus | UrlStatus, width: int, path_w: int = 16, parent_w: int = 8) -> Text:
         """``● /docs/guide  ← /z  →2``: state, path, the page that linked to it
         first, and how many links it has once fetched."""
         runs = Runs()
@@ -171,28 +171,9 @@ class PagesView(Panel):
         for host in shown:
             runs = Runs()
             runs.add(fit(host.name, label - 1).ljust(label), "bold")
-            length = max(1, round(bar_w * host.total / largest))
-            filled = 0
-            acc = 0.0
-            for state in BAR_ORDER:
-                n = host.counts[state]
-                if not n:
-                    continue
-                acc += n
-                upto = round(length * acc / host.total)
-                cells = max(0, upto - filled)
-                if cells:
-                    glyph = "·" if state == PageState.UNDISCOVERED else "█"
-                    runs.add(glyph * cells, STATE_STYLE[state])
-                    filled = upto
+            filled = self.bar(runs, host, max(1, round(bar_w * host.total / largest)))
             runs.add(" " * (bar_w - filled + 1))
-            done = host.counts[PageState.DONE]
-            extra = ""
-            if host.counts[PageState.DUPLICATE]:
-                extra += f" ◆{host.counts[PageState.DUPLICATE]}"
-            if host.counts[PageState.FAILED]:
-                extra += f" ✗{host.counts[PageState.FAILED]}"
-            runs.add(fit(f"{done}/{host.total}{extra}", counts_w), "")
+            runs.add(fit(self.bar_counts(host), counts_w), "")
             rows.append(runs.text())
         if len(shown) < len(hosts):
             rest = hosts[len(shown) :]
@@ -200,6 +181,36 @@ class PagesView(Panel):
             done = sum(h.counts[PageState.DONE] for h in rest)
             rows.append(Text(f"… {len(rest)} more hosts: {done}/{pages} pages fetched", style="dim"))
         return rows
+
+    @staticmethod
+    def bar(runs: Runs, host: HostStatus, length: int) -> int:
+        """A host's bar, ``length`` cells split among its states in
+        :data:`~crawlsim.tui.base.BAR_ORDER` (each state's share rounded at
+        its running total, so the parts always add up); the cells drawn."""
+        filled = 0
+        acc = 0.0
+        for state in BAR_ORDER:
+            n = host.counts[state]
+            if not n:
+                continue
+            acc += n
+            upto = round(length * acc / host.total)
+            cells = max(0, upto - filled)
+            if cells:
+                glyph = "·" if state == PageState.UNDISCOVERED else "█"
+                runs.add(glyph * cells, STATE_STYLE[state])
+                filled = upto
+        return filled
+
+    @staticmethod
+    def bar_counts(host: HostStatus) -> str:
+        """``12/40 ◆3 ✗1``: pages fetched of the host's, then duplicates and failures."""
+        extra = ""
+        if host.counts[PageState.DUPLICATE]:
+            extra += f" ◆{host.counts[PageState.DUPLICATE]}"
+        if host.counts[PageState.FAILED]:
+            extra += f" ✗{host.counts[PageState.FAILED]}"
+        return f"{host.counts[PageState.DONE]}/{host.total}{extra}"
 
 
 # -- hosts ---------------------------------------------------------------------------------
@@ -210,40 +221,21 @@ class HostsView(Panel):
 
     def draw(self, view: ViewState, width: int, height: int) -> Text:
         replay = view.replay
-        t = view.t
-        hosts = replay.host_order()
         # a host that never fetched (all skipped by scope) has no politeness to show
-        hosts = [h for h in hosts if h.fetches or h.counts[PageState.FRONTIER] or h.in_flight or h.robots]
+        hosts = [h for h in replay.host_order() if h.fetches or h.counts[PageState.FRONTIER] or h.in_flight or h.robots]
         if not hosts:
             return Text("no host fetched yet", style="dim")
-        limit = view.per_host
         finished = replay.counters().done
         name_w = min(18, max(len(h.name) for h in hosts) + 1)
+        wide = width - name_w >= 32
         rows: list[Text] = []
         shown = hosts if len(hosts) <= height else hosts[: max(0, height - 1)]
         for host in shown:
             runs = Runs()
             runs.add(fit(host.name, name_w - 1).ljust(name_w), "bold")
-            cap = f"/{limit}" if limit else ""
-            if host.in_flight and (limit is None or host.in_flight >= limit):
-                runs.add(f"busy {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT])
-            elif host.in_flight:
-                runs.add(f"open {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT])
-            else:
-                runs.add("idle".ljust(9), "dim")
-            if host.waiting(t) and not finished:
-                reason = host.deferred_reason if width - name_w >= 32 else ""
-                runs.add(f"wait→{host.deferred_until:.1f} s {reason}", "yellow")
-            else:
-                queued = host.counts[PageState.FRONTIER]
-                fetched = f"{host.counts[PageState.DONE]}/{host.total}"
-                if width - name_w >= 32:
-                    runs.add(f"queue {queued:<3} fetched {fetched}", "dim")
-                else:
-                    runs.add(f"q {queued:<3} {fetched}", "dim")
-            if host.robots:
-                delay = f" delay {host.crawl_delay:g}" if host.crawl_delay else ""
-                runs.add(f"  robots {host.robots}{delay}", "dim")
+            runs.add(*slots_cell(host, view.per_host))
+            runs.add(*wait_or_queue_cell(host, view.t, finished, wide))
+            runs.add(robots_cell(host), "dim")
             text = runs.text()
             text.truncate(width)
             rows.append(text)
@@ -251,3 +243,35 @@ class HostsView(Panel):
             busy = sum(1 for h in hosts[len(shown) :] if h.in_flight)
             rows.append(Text(f"… {len(hosts) - len(shown)} more hosts ({busy} busy)", style="dim"))
         return join_lines(rows)
+
+
+def slots_cell(host: HostStatus, limit: int | None) -> tuple[str, str]:
+    """``busy 1/1`` (at the per-host limit, or any fetch when there is no
+    limit), ``open 1/2`` (below it) or ``idle``; and its style."""
+    cap = f"/{limit}" if limit else ""
+    if host.in_flight and (limit is None or host.in_flight >= limit):
+        return f"busy {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT]
+    if host.in_flight:
+        return f"open {host.in_flight}{cap}".ljust(9), STATE_STYLE[PageState.IN_FLIGHT]
+    return "idle".ljust(9), "dim"
+
+
+def wait_or_queue_cell(host: HostStatus, t: float, finished: bool, wide: bool) -> tuple[str, str]:
+    """``wait→3.0 s gap`` while a gap, Crawl-delay or Retry-After holds the
+    host back (the reason only when ``wide``), else its queue and progress."""
+    if host.waiting(t) and not finished:
+        reason = host.deferred_reason if wide else ""
+        return f"wait→{host.deferred_until:.1f} s {reason}", "yellow"
+    queued = host.counts[PageState.FRONTIER]
+    fetched = f"{host.counts[PageState.DONE]}/{host.total}"
+    if wide:
+        return f"queue {queued:<3} fetched {fetched}", "dim"
+    return f"q {queued:<3} {fetched}", "dim"
+
+
+def robots_cell(host: HostStatus) -> str:
+    """``  robots 200 delay 2``: the host's robots.txt status, when robots is on."""
+    if not host.robots:
+        return ""
+    delay = f" delay {host.crawl_delay:g}" if host.crawl_delay else ""
+    return f"  robots {host.robots}{delay}"
