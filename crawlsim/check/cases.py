@@ -50,7 +50,15 @@ def defrag(url: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def hostname(url: str) -> str | None:
-    """Lowercase hostname, or ``None`` for a URL that has none or cannot be parsed."""
+    """Lowercase hostname, or ``None`` for a URL that has none or cannot be parsed.
+
+    This is the interview problem's own scope rule, not a host key: LeetCode
+    1242 keeps a link when its *hostname* equals the start URL's, so
+    ``http://a.com:8080/x`` and ``http://user@a.com/x`` are in scope (see
+    ``url_details``).  The checker uses it only to decide what is in scope
+    and to explain why a host is not; where it groups fetches by server (the
+    ``host`` of a trace event) it uses :func:`crawlsim.core.urls.host_key`,
+    the key every other part of crawlsim uses."""
     try:
         return urlsplit(url).hostname
     except ValueError:

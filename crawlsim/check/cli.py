@@ -19,7 +19,7 @@ from pathlib import Path
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
 from crawlsim.check.grade import run_check
 from crawlsim.check.loader import CheckInputError
-from crawlsim.check.report import TRACE_CASE
+from crawlsim.check.report import TRACE_CASE, CheckReport
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,34 +66,64 @@ MAX_SEED = 2**32 - 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    """``crawlsim check``: 0 all correctness checks passed, 1 one failed, 2 unusable input."""
     try:
-        args = parser.parse_args(argv)
+        args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse already printed usage and the error
         return int(exit_.code or 0)
-    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
-        print(f"crawlsim check: error: --seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}", file=sys.stderr)
-        return 2
-    only = [name.strip() for name in args.only.split(",") if name.strip()] if args.only else None
-    if only is not None and args.trace and args.trace_case not in only:
-        only.append(args.trace_case)
-    if args.trace and not Path(args.trace).resolve().parent.is_dir():
-        print(f"crawlsim check: error: cannot write trace {args.trace}: its directory does not exist", file=sys.stderr)
-        return 2
+    problem = _unusable(args)
+    if problem is not None:
+        return _usage_error(problem)
     try:
-        # With --json, whatever the user's crawler prints goes to stderr so stdout stays valid JSON.
-        redirect = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
-        with redirect:
-            report = run_check(args.target, quick=args.quick, only=only, rules=args.rules, seed=args.seed)
+        report = _run(args)
     except CheckInputError as exc:
-        print(f"crawlsim check: error: {exc}", file=sys.stderr)
-        return 2
+        return _usage_error(str(exc))
     if args.trace:
-        try:
-            count = report.write_trace(args.trace, case=args.trace_case)
-        except OSError as exc:
-            print(f"crawlsim check: error: cannot write trace {args.trace}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        print(f"wrote {count} events of case {args.trace_case} to {args.trace}", file=sys.stderr)
+        problem = _write_trace(report, args.trace, args.trace_case)
+        if problem is not None:
+            return _usage_error(problem)
     print(report.to_json() if args.json else report.render())
     return 0 if report.ok else 1
+
+
+def _usage_error(message: str) -> int:
+    """The user's mistake in one line on stderr, and exit status 2."""
+    print(f"crawlsim check: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _unusable(args: argparse.Namespace) -> str | None:
+    """What is wrong with options argparse accepted, before any case runs."""
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        return f"--seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}"
+    if args.trace and not Path(args.trace).resolve().parent.is_dir():
+        return f"cannot write trace {args.trace}: its directory does not exist"
+    return None
+
+
+def _only(args: argparse.Namespace) -> list[str] | None:
+    """The cases ``--only`` names, plus the one ``--trace`` needs."""
+    if not args.only:
+        return None
+    only = [name.strip() for name in args.only.split(",") if name.strip()]
+    if args.trace and args.trace_case not in only:
+        only.append(args.trace_case)
+    return only
+
+
+def _run(args: argparse.Namespace) -> CheckReport:
+    """Grade the target.  With --json, whatever the user's crawler prints goes
+    to stderr so stdout stays valid JSON."""
+    redirect = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+    with redirect:
+        return run_check(args.target, quick=args.quick, only=_only(args), rules=args.rules, seed=args.seed)
+
+
+def _write_trace(report: CheckReport, path: str, case: str) -> str | None:
+    """Write ``case``'s trace to ``path``; the reason when it cannot be written."""
+    try:
+        count = report.write_trace(path, case=case)
+    except OSError as exc:
+        return f"cannot write trace {path}: {exc.strerror or exc}"
+    print(f"wrote {count} events of case {case} to {path}", file=sys.stderr)
+    return None

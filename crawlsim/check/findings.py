@@ -3,17 +3,26 @@ measured facts -- no words.  ``words.py`` turns a finding into sentences;
 the JSON report carries the findings themselves (``details["findings"]``),
 so a tool can read what was measured without parsing English.
 
-This covers the run-level findings (how a case ended, worker parallelism,
-threads left running, a race the explorer caught); the per-page findings
-of a case (missing, extra, duplicate pages) are still written by
-``judge.py`` directly.
+Two families:
+
+* :class:`Finding` -- the run-level findings (how a case ended, worker
+  parallelism, threads left running, a race the explorer caught).  Their
+  ``kind``/``cause``/``facts`` go into the JSON report verbatim, so their
+  shape is part of ``check --json``.
+* the per-case problems (:data:`Problem`: a wrong result, a page fetched
+  twice, a fetch off the host, a return while fetches were in flight...),
+  one frozen dataclass per kind with named fields.  ``problems.py`` finds
+  them; ``words.py`` writes one sentence for each.  Each carries its
+  ``causes``: the hint categories it calls for, decided here from the
+  evidence (a respelled page whose spelling has a ``#`` is a fragment
+  problem, not a missing page), never from the words.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 from crawlsim.check import evidence
 from crawlsim.check.cases import expected_pages
@@ -127,3 +136,282 @@ def race_caught(run: CaseRun) -> Finding | None:
             "seconds": run.race.get("seconds"),
         },
     )
+
+
+# ---------------------------------------------------------------- per-case problems
+
+DUPLICATES_SHOWN = 3
+"""Pages fetched twice that the explanation names one by one."""
+#
+# One dataclass per kind of problem; ``problems.py`` finds them in this order
+# (a case's explanation reads in the same order), ``words.py`` writes each.
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    """The crawl did not return: ``found`` says how (crash, stuck, too slow)."""
+
+    found: Finding
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return (self.found.cause,)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The crawl raised instead of returning."""
+
+    error: str
+    """The exception as the report shows it (``Type: message at where``)."""
+    error_type: str
+    failed_urls: tuple[str, ...]
+    """URLs whose ``get_urls`` raised on purpose (a SimulatedFetchError only)."""
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        if self.error_type == "SimulatedFetchError":
+            return ("error",)
+        return ("recursion",) if self.error_type == "RecursionError" else ()
+
+
+@dataclass(frozen=True)
+class BadReturn:
+    """The return value is not a list of URL strings."""
+
+    what: str
+    causes: tuple[str, ...] = ("bad-return",)
+
+
+@dataclass(frozen=True)
+class ListedTwice:
+    """URLs the result lists more than once."""
+
+    urls: tuple[str, ...]
+    causes: tuple[str, ...] = ("listed-twice",)
+
+
+@dataclass(frozen=True)
+class FragmentsReturned:
+    """Returned URLs that still carry a ``#fragment``."""
+
+    urls: tuple[str, ...]
+    causes: tuple[str, ...] = ("fragment",)
+
+
+@dataclass(frozen=True)
+class OffHostReturned:
+    """Returned pages whose hostname is not the start URL's."""
+
+    urls: tuple[str, ...]
+    start_host: str
+    causes: tuple[str, ...] = ("scope",)
+
+
+@dataclass(frozen=True)
+class Respelled:
+    """Returned URLs naming an expected page, but spelled otherwise than the links."""
+
+    urls: tuple[str, ...]
+    causes: tuple[str, ...] = ("extra",)
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """Returned pages on the start host that its pages do not link to;
+    ``via`` are the out-of-scope pages that do (the crawl went through them)."""
+
+    urls: tuple[str, ...]
+    via: tuple[str, ...]
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return ("scope",) if self.via else ("extra",)
+
+
+@dataclass(frozen=True)
+class MissedAsSpelled:
+    """Expected pages the result has only under another spelling:
+    ``pairs`` are (expected URL, the spelling returned)."""
+
+    pairs: tuple[tuple[str, str], ...]
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return ("fragment",) if any("#" in returned for _, returned in self.pairs) else ("missing",)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """Reachable pages absent from the result.  ``never_fetched_but_linked``
+    were returned as links (by ``linked_by``) and never fetched; ``failed``
+    are pages whose ``get_urls`` raised."""
+
+    urls: tuple[str, ...]
+    never_fetched_but_linked: tuple[str, ...]
+    linked_by: tuple[str, ...]
+    failed: tuple[str, ...]
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        if self.failed:
+            return ("error",)
+        return ("early-return",) if self.never_fetched_but_linked else ("missing",)
+
+
+@dataclass(frozen=True)
+class DuplicatePage:
+    """One page fetched more than once, and what led to it."""
+
+    page: str
+    times: int
+    spellings: tuple[str, ...]
+    linked_from: tuple[str, ...]
+    """Pages whose fetch had returned a link to it before its second fetch started."""
+    parents_overlapped: bool
+    """Two or more of ``linked_from`` were in flight at the same moment."""
+    second_while_first: bool
+    """The second fetch started while the first was still in flight."""
+
+
+@dataclass(frozen=True)
+class DuplicateFetches:
+    """Pages fetched more than once, most-fetched first (``listed``: the
+    first ``DETAIL_LIMIT`` with their evidence), out of ``pages`` such pages
+    and ``wasted`` extra fetches."""
+
+    listed: tuple[DuplicatePage, ...]
+    pages: int
+    wasted: int
+
+    @property
+    def shown(self) -> tuple[DuplicatePage, ...]:
+        """The few a sentence names."""
+        return self.listed[:DUPLICATES_SHOWN]
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        respelled = any("#" in s for d in self.shown if len(d.spellings) > 1 for s in d.spellings)
+        return ("fragment",) if respelled else ("dup-fetch",)
+
+
+@dataclass(frozen=True)
+class SharedLinksDuplicated:
+    """On a case where pages in flight together share links: ``hit`` of the
+    ``shared`` links were fetched twice.  Most of them means the seen set is
+    marked too late; a few means check and add are not one step."""
+
+    hit: int
+    shared: int
+
+    @property
+    def systematic(self) -> bool:
+        return 2 * self.hit >= self.shared
+
+    causes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OffHostFetched:
+    """Fetches of URLs whose hostname is not the start URL's."""
+
+    urls: tuple[str, ...]
+    start_host: str
+    causes: tuple[str, ...] = ("scope",)
+
+
+@dataclass(frozen=True)
+class ReturnedInFlight:
+    """The crawl returned at ``wall`` seconds with these fetches in flight
+    (``late``: some started only after the return)."""
+
+    urls: tuple[str, ...]
+    wall: float
+    late: bool
+    causes: tuple[str, ...] = ("early-return",)
+
+
+@dataclass(frozen=True)
+class ReturnedUnfetched:
+    """Returned pages whose fetch had not completed when the crawl returned."""
+
+    urls: tuple[str, ...]
+    causes: tuple[str, ...] = ("early-return",)
+
+
+@dataclass(frozen=True)
+class RaceCaught:
+    """The interleaving explorer's catch; ``timed_run_duplicated``: the timed
+    run on real threads fetched a page twice too (else only a controlled
+    switch between check and add shows the race)."""
+
+    found: Finding
+    timed_run_duplicated: bool
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return (self.found.cause,)
+
+
+@dataclass(frozen=True)
+class ThreadDied:
+    """An exception killed one of the crawl's threads (``others``: how many more died)."""
+
+    death: str
+    others: int
+    cause: str
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return (self.cause,)
+
+
+Problem = Union[
+    RunEnded,
+    Raised,
+    BadReturn,
+    ListedTwice,
+    FragmentsReturned,
+    OffHostReturned,
+    Respelled,
+    Unreachable,
+    MissedAsSpelled,
+    Missing,
+    DuplicateFetches,
+    SharedLinksDuplicated,
+    OffHostFetched,
+    ReturnedInFlight,
+    ReturnedUnfetched,
+    RaceCaught,
+    ThreadDied,
+]
+
+GENERIC_CAUSES = frozenset({"missing", "extra"})
+"""Causes that only restate the symptom: a specific one is shown instead when there is one."""
+
+
+def causes_of(problems: tuple[Problem, ...]) -> list[str]:
+    """Every cause the problems call for, each once, in the order first called."""
+    return list(dict.fromkeys(cause for problem in problems for cause in problem.causes))
+
+
+def main_cause(problems: tuple[Problem, ...]) -> str | None:
+    """The one word for what went wrong: the first specific cause."""
+    causes = causes_of(problems)
+    chosen = [c for c in causes if c not in GENERIC_CAUSES] or causes
+    return chosen[0] if chosen else None
+
+
+@dataclass(frozen=True)
+class CleanRun:
+    """A case that passed, in figures: what its one-line summary says."""
+
+    pages: int
+    fetches: int
+    retries: int
+    peak: int
+    wall: float
+    groups: tuple[tuple[tuple[str, ...], bool], ...]
+    """Each group of pages meant to be in flight together (sorted) and whether they were."""
+    failing: tuple[str, ...]
+    """Pages whose ``get_urls`` raised on purpose (sorted)."""

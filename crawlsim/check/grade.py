@@ -14,6 +14,7 @@ Order matters in two places, both for determinism:
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from collections.abc import Callable, Iterable
@@ -63,36 +64,17 @@ def run_check(
     cases = _select(all_cases(quick), only)
     seeds = [seed] if seed is not None else None
     use_sandbox = isinstance(target, str) if sandbox is None else sandbox
-    box: Sandbox | None = None
-    if use_sandbox:
-        if not isinstance(target, str):
-            raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
-        box = Sandbox(target)
-        info = box.load()
-        label, is_async = info.label, info.is_async
-    else:
-        loaded = load_target(target)
-        label, is_async = loaded.label, loaded.is_async
+    crawler = _SandboxedCrawler(target, quick, seeds) if use_sandbox else _InProcessCrawler(target, seeds)
     try:
-
-        def run_one(case: Case, deadline: float) -> CaseRun:
-            if box is not None:
-                slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
-                return box.run(case, deadline, quick, slow, seeds)
-            return run_case_or_race(loaded, case, deadline, seeds)
-
-        runs = _run_cases(cases, run_one, case_timeout_s)
+        runs, speedup_runs = _run_cases(cases, crawler.run_one, case_timeout_s)
     finally:
-        if box is not None:
-            box.close()
-    speedup_runs = runs.pop("__speedup__", [])  # type: ignore[arg-type]
+        crawler.close()
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
-    checks.extend(_derived_checks(runs, checks, speedup_runs))  # type: ignore[arg-type]
-    apply_rules(checks, rules)
-    count_causes_once(checks)
+    checks.extend(_derived_checks(runs, checks, speedup_runs))
+    checks = count_causes_once(apply_rules(checks, rules))
     return CheckReport(
-        target=label,
-        mode="asyncio" if is_async else "threads",
+        target=crawler.label,
+        mode="asyncio" if crawler.is_async else "threads",
         quick=quick,
         checks=checks,
         elapsed=time.perf_counter() - began,
@@ -103,59 +85,105 @@ def run_check(
     )
 
 
-def _run_cases(cases: list[Case], run_one: RunOne, case_timeout_s: float | None) -> dict[str, Any]:
+class _SandboxedCrawler:
+    """A FILE.py:FUNCTION target, imported and run in a child process."""
+
+    def __init__(self, target: str | Callable[..., Any], quick: bool, seeds: list[int] | None) -> None:
+        if not isinstance(target, str):
+            raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
+        self.box = Sandbox(target)
+        info = self.box.load()
+        self.label, self.is_async = info.label, info.is_async
+        self.quick, self.seeds = quick, seeds
+
+    def run_one(self, case: Case, deadline: float) -> CaseRun:
+        # the child rebuilds a case from its name: pass the termination case's (stretched) slow latency
+        slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
+        return self.box.run(case, deadline, self.quick, slow, self.seeds)
+
+    def close(self) -> None:
+        self.box.close()
+
+
+class _InProcessCrawler:
+    """A callable (from a notebook or a test), run in this process."""
+
+    def __init__(self, target: str | Callable[..., Any], seeds: list[int] | None) -> None:
+        self.loaded = load_target(target)
+        self.label, self.is_async = self.loaded.label, self.loaded.is_async
+        self.seeds = seeds
+
+    def run_one(self, case: Case, deadline: float) -> CaseRun:
+        return run_case_or_race(self.loaded, case, deadline, self.seeds)
+
+    def close(self) -> None:
+        """Nothing to release: the crawl ran in this process."""
+
+
+def _run_cases(
+    cases: list[Case], run_one: RunOne, case_timeout_s: float | None
+) -> tuple[dict[str, CaseRun], list[CaseRun]]:
     """Run every case once (termination last, stretched to the crawler's
     habit), and the slow-service case again when its timing is borderline.
-    Each deadline depends on its own case only."""
+    Each deadline depends on its own case only.  Returns the run of each
+    case, and the slow-service runs best first (for the speed-up check)."""
 
     def deadline(case: Case) -> float:
         return case_timeout_s if case_timeout_s is not None else case_timeout(case)
 
-    runs: dict[str, Any] = {}
+    runs: dict[str, CaseRun] = {}
     last = next((c for c in cases if c.name == "termination"), None)
     for case in cases:
         if case is not last:
             runs[case.name] = run_one(case, deadline(case))
-    runs["__speedup__"] = _retry_speedup(runs, run_one, deadline)
+    speedup_runs = _retry_speedup(runs, run_one, deadline)
     if last is not None:
         last = _stretch_termination(last, runs)
         runs["termination"] = run_one(last, deadline(last))
-    return runs
+    return runs, speedup_runs
 
 
-def apply_rules(checks: list[CheckResult], rules: str) -> None:
-    """Grade by one rule set: a check required only by a later rule set
-    becomes a note (shown, not counted); every graded failure says which
-    rule set requires it."""
+def apply_rules(checks: list[CheckResult], rules: str) -> list[CheckResult]:
+    """The checks graded by one rule set: a check required only by a later
+    rule set becomes a note (shown, not counted); every graded failure says
+    which rule set requires it."""
+    return [_graded(check, rules) for check in checks]
+
+
+def _graded(check: CheckResult, rules: str) -> CheckResult:
+    """One check under ``rules``: itself, a note, or a failure naming its rule set."""
+    if check.rules is None:
+        return check
     active = RULE_SETS.index(rules)  # type: ignore[arg-type]
-    for check in checks:
-        if check.rules is None:
-            continue
-        needed = RULE_SETS.index(check.rules)  # type: ignore[arg-type]
-        required_by = RULE_TEXT[check.rules]  # type: ignore[index]
-        if needed > active:
-            if check.kind == "correctness":
-                check.kind = "note"
-                verdict = "would pass" if check.passed else "would fail"
-                check.explanation = (
-                    f"Not graded under --rules {rules}: {required_by} requires it (it {verdict}). " + check.explanation
-                )
-        elif not check.passed and check.kind == "correctness":
-            check.explanation += f" [Required by {required_by}.]"
+    needed = RULE_SETS.index(check.rules)  # type: ignore[arg-type]
+    required_by = RULE_TEXT[check.rules]  # type: ignore[index]
+    if needed > active:
+        if check.kind != "correctness":
+            return check
+        verdict = "would pass" if check.passed else "would fail"
+        explanation = f"Not graded under --rules {rules}: {required_by} requires it (it {verdict}). " + check.explanation
+        return dataclasses.replace(check, kind="note", explanation=explanation)
+    if not check.passed and check.kind == "correctness":
+        return dataclasses.replace(check, explanation=check.explanation + f" [Required by {required_by}.]")
+    return check
 
 
-def count_causes_once(checks: list[CheckResult]) -> None:
-    """Mark each failed correctness check whose cause an earlier failed
-    check already showed, so the summary counts the cause once."""
+def count_causes_once(checks: list[CheckResult]) -> list[CheckResult]:
+    """The checks, each failed correctness check whose cause an earlier failed
+    check already showed marked as such, so the summary counts the cause once."""
     first: dict[str, str] = {}
+    out: list[CheckResult] = []
     for check in checks:
-        if check.kind != "correctness" or check.passed or not check.cause:
-            continue
-        if check.cause in first:
-            check.same_cause_as = first[check.cause]
-            check.explanation += f" (Same cause as {first[check.cause]}.)"
-        else:
-            first[check.cause] = check.name
+        if check.kind == "correctness" and not check.passed and check.cause:
+            if check.cause in first:
+                earlier = first[check.cause]
+                check = dataclasses.replace(
+                    check, same_cause_as=earlier, explanation=check.explanation + f" (Same cause as {earlier}.)"
+                )
+            else:
+                first[check.cause] = check.name
+        out.append(check)
+    return out
 
 
 def _select(cases: list[Case], only: Iterable[str] | None) -> list[Case]:
@@ -168,7 +196,7 @@ def _select(cases: list[Case], only: Iterable[str] | None) -> list[Case]:
     return [case for case in cases if case.name in wanted]
 
 
-def _retry_speedup(runs: dict[str, Any], run_one: RunOne, deadline: Callable[[Case], float]) -> list[CaseRun]:
+def _retry_speedup(runs: dict[str, CaseRun], run_one: RunOne, deadline: Callable[[Case], float]) -> list[CaseRun]:
     """The slow-service runs, best first.  The first run alone decides
     correctness; repeats only ever improve the timing verdict."""
     first = runs.get("slow-service")
@@ -184,8 +212,8 @@ def _retry_speedup(runs: dict[str, Any], run_one: RunOne, deadline: Callable[[Ca
     return sorted(attempts, key=lambda r: -judge.speedup_of(r)[0])
 
 
-def _stretch_termination(case: Case, runs: dict[str, Any]) -> Case:
-    tails = [r.tail for r in runs.values() if isinstance(r, CaseRun) and r.tail is not None]
+def _stretch_termination(case: Case, runs: dict[str, CaseRun]) -> Case:
+    tails = [r.tail for r in runs.values() if r.tail is not None]
     if not tails:
         return case
     habit = statistics.median(tails)

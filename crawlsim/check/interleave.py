@@ -156,7 +156,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -845,7 +845,11 @@ class _Controller:
         """Count a step; maybe preempt.  True if this thread waited for the baton.
 
         ``mid_line``: the point after a one-line ``if``'s condition, keyed
-        by the negated line number so it is a point of its own."""
+        by the negated line number so it is a point of its own.
+
+        This runs on every traced line of the user's code, so the common path
+        stays inline here; what happens rarely (the step limit, a line where
+        another thread is paused, a preemption) is a call of its own."""
         rec = self.by_ident.get(_thread.get_ident())
         if rec is None or rec.suspended or rec.finished:
             return False
@@ -857,9 +861,7 @@ class _Controller:
             waited = True
         self.steps += 1
         if self.steps > self.max_steps:
-            self._abort("step-limit", f"stopped after {self.max_steps} steps: an endless loop or a livelock "
-                        f"({rec.name} at {self.loc(rec.at)})")
-            raise ScheduleAborted
+            self._step_limit(rec)
         key = (frame.f_code.co_filename, -frame.f_lineno if mid_line else frame.f_lineno)
         rec.prev, rec.at, rec.frame = rec.at, key, frame
         lines = rec.frame_lines.get(frame)
@@ -867,9 +869,7 @@ class _Controller:
         actor = self._task_line(rec, key, frame) if self.asyncio_used else rec.name
         open_here = self.paused.get(key)
         if open_here:
-            for p in open_here:
-                if p.thread != actor and len(p.overlaps) < 200:
-                    p.overlaps.append(Overlap(self.steps, actor, self.loc(key), _str_values(frame)))  # type: ignore[arg-type]
+            self._note_overlaps(open_here, actor, key, frame)
         with self.mutex:
             other = self._pick(exclude=rec)
         if other is None:
@@ -877,6 +877,26 @@ class _Controller:
         hits = self.preemptible[key] = self.preemptible.get(key, 0) + 1
         if not self.strategy.armed(key, hits):
             return waited
+        self._preempt(rec, key, frame, other)
+        return True
+
+    def _step_limit(self, rec: _Rec) -> NoReturn:
+        """Too many steps for one schedule: an endless loop or a livelock."""
+        self._abort("step-limit", f"stopped after {self.max_steps} steps: an endless loop or a livelock "
+                    f"({rec.name} at {self.loc(rec.at)})")
+        raise ScheduleAborted
+
+    def _note_overlaps(self, open_here: list[Preemption], actor: str, key: tuple[str, int], frame: Any) -> None:
+        """Another thread (or task) is paused right after this line: record
+        that ``actor`` ran it meanwhile -- the overlap a race report names."""
+        for p in open_here:
+            if p.thread != actor and len(p.overlaps) < 200:
+                p.overlaps.append(Overlap(self.steps, actor, self.loc(key), _str_values(frame)))  # type: ignore[arg-type]
+
+    def _preempt(self, rec: _Rec, key: tuple[str, int], frame: Any, other: _Rec) -> None:
+        """Pause ``rec`` at ``key`` and hand the baton on (the strategy chose
+        this point): record where it paused, so a later line of ``other``
+        there counts as an overlap."""
         self.strategy.fire(key)
         with self.mutex:
             rec.priority = min(r.priority for r in self.recs) - 1.0
@@ -888,7 +908,6 @@ class _Controller:
             if p.after is not None:
                 self.paused.setdefault((p.after.file, p.after.line), []).append(p)
         self._reschedule(rec, "preempt")
-        return True
 
     def _task_line(self, rec: _Rec, key: tuple[str, int], frame: Any) -> str:
         """asyncio: a user line of another task than last time means the last

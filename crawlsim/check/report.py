@@ -88,6 +88,27 @@ def level_reached(checks: Iterable[CheckResult]) -> tuple[str, list[str]]:
     return LEVELS[-1], []
 
 
+def mark(check: CheckResult) -> str:
+    """The four-letter mark of a report line: a note informs, a failed
+    correctness check fails, a failed timing check only warns."""
+    if check.kind == "note":
+        return "note"
+    if check.passed:
+        return "PASS"
+    return "FAIL" if check.kind == "correctness" else "WARN"
+
+
+def _check_lines(check: CheckResult, name_width: int, width: int) -> list[str]:
+    """One check as report lines: mark, name, then the explanation wrapped
+    under itself (a failed check's title first, in brackets)."""
+    head = f"  {mark(check)}  {check.name:<{name_width}}  "
+    body = check.explanation
+    if check.title and not check.passed:
+        body = f"[{check.title}] {body}"
+    wrapped = textwrap.wrap(body, width=max(40, width - len(head))) or [""]
+    return [head + wrapped[0]] + [" " * len(head) + more for more in wrapped[1:]]
+
+
 @dataclass
 class CheckReport:
     """All checks of one run of `crawlsim check` on one crawler."""
@@ -161,39 +182,40 @@ class CheckReport:
         ]
         name_width = max((len(c.name) for c in self.checks), default=4)
         for c in self.checks:
-            mark = "note" if c.kind == "note" else "PASS" if c.passed else "FAIL" if c.kind == "correctness" else "WARN"
-            head = f"  {mark}  {c.name:<{name_width}}  "
-            body = c.explanation
-            if c.title and not c.passed:
-                body = f"[{c.title}] {body}"
-            wrapped = textwrap.wrap(body, width=max(40, width - len(head))) or [""]
-            lines.append(head + wrapped[0])
-            lines.extend(" " * len(head) + more for more in wrapped[1:])
-        correctness = [c for c in self.checks if c.kind == "correctness"]
-        failed = [c.name for c in correctness if not c.passed]
-        causes = [c for c in correctness if not c.passed and c.same_cause_as is None]
+            lines.extend(_check_lines(c, name_width, width))
         lines.append("")
-        if failed:
-            line = f"Correctness: {len(failed)} of {len(correctness)} checks failed: {', '.join(failed)}"
-            if len(causes) < len(failed):
-                line += f" ({plural_causes(len(causes))}: {', '.join(c.cause or c.name for c in causes)})"
-            lines.append(line + ".")
-        else:
-            lines.append(f"Correctness: all {len(correctness)} checks passed.")
+        lines.append(self._correctness_line())
         if self.seed is not None:
             # a replay explores one schedule: a pass here says nothing of the others
             lines.append(
                 f"Races: only schedule {self.seed} was explored (--seed replays one schedule); "
                 "run without --seed to explore them all."
             )
+        lines.append(self._level_line())
+        lines.extend(textwrap.wrap(UNOBSERVABLE, width=width))
+        return "\n".join(lines)
+
+    def _correctness_line(self) -> str:
+        """How many correctness checks failed, and by how many causes when
+        several share one."""
+        correctness = [c for c in self.checks if c.kind == "correctness"]
+        failed = [c.name for c in correctness if not c.passed]
+        if not failed:
+            return f"Correctness: all {len(correctness)} checks passed."
+        causes = [c for c in correctness if not c.passed and c.same_cause_as is None]
+        line = f"Correctness: {len(failed)} of {len(correctness)} checks failed: {', '.join(failed)}"
+        if len(causes) < len(failed):
+            line += f" ({plural_causes(len(causes))}: {', '.join(c.cause or c.name for c in causes)})"
+        return line + "."
+
+    def _level_line(self) -> str:
+        """The level reached, what blocks the next one, and whether the run was partial."""
         level_line = f"Level reached: {self.level}"
         if self.blocking:
             level_line += f" (the next level needs: {', '.join(self.blocking)})"
         if self.partial:
             level_line += " -- partial run, only the checks above count"
-        lines.append(level_line + ".")
-        lines.extend(textwrap.wrap(UNOBSERVABLE, width=width))
-        return "\n".join(lines)
+        return level_line + "."
 
     def __str__(self) -> str:
         return self.render()
