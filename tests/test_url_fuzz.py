@@ -52,6 +52,7 @@ FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthC
 @example(href="http://www./", base=None, steps="aggressive")
 @example(href="http://www.www./x", base=None, steps="aggressive")
 @example(href="http:// ", base=None, steps="off")
+@example(href="http:// :", base=None, steps=frozenset({"default_port"}))
 def test_canonicalize_never_raises_and_is_idempotent(href: str, base: str | None, steps: object) -> None:
     once = canonicalize(href, base, steps)  # type: ignore[arg-type]
     if once is None:
@@ -69,6 +70,7 @@ def test_canonicalize_never_raises_and_is_idempotent(href: str, base: str | None
         ("http://www.www./x", "aggressive", "https://www./x"),
         ("http://www.www.a.com/x", "aggressive", "https://a.com/x"),
         ("http:// ", "off", None),
+        ("http:// :80", "off", None),  # a blank host: default_port would strip it to no host at all
     ],
 )
 def test_the_four_cases_found_by_hand(href: str, mode: str, expected: str | None) -> None:

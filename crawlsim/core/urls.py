@@ -205,7 +205,7 @@ def _split_absolute(href: str, base: str | None) -> tuple[str, SplitResult, int 
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
         raise CanonicalizeError("scheme" if scheme else "malformed", href)
-    if not parts.hostname:
+    if not parts.hostname or parts.hostname.isspace():  # "http:// :" names no host (a step would strip it to none)
         raise CanonicalizeError("malformed", href)
     return url, parts, port
 

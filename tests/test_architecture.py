@@ -1,0 +1,69 @@
+"""ARCHITECTURE.md's layers and size limits, enforced rather than described.
+
+* Imports only point down the layers declared in pyproject.toml's
+  ``[tool.importlinter]`` contract (core < drivers/sim < session/replay <
+  front ends < commands < cli, with ``crawlsim.errors`` below all), checked by
+  import-linter on the installed package's source.
+* Every module of the package sits in some layer, so a new module cannot
+  slip past the contract by not being named in it.
+* No function is over 60 lines or above cyclomatic complexity 15 (radon),
+  except the scheduler's per-link hot loop, whose speed is measured.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pkgutil
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import crawlsim
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = ROOT / "pyproject.toml"
+
+HOT_LOOP = {
+    "crawlsim/core/scheduler.py:Scheduler._expand",
+}
+"""Functions allowed past the size limits: the per-link loop, hand-inlined for
+speed (benchmarks/sim_vs_bfs.py measures what inlining buys)."""
+
+
+def _layers() -> list[list[str]]:
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    return [[m.strip() for m in layer.replace("|", ":").split(":")] for layer in contract["layers"]]
+
+
+def test_imports_only_point_down_the_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlinter.cli import lint_imports
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    status = lint_imports(config_filename=str(PYPROJECT), cache_dir=str(tmp_path), no_logo=True)
+    assert status == 0, "lint-imports found an import that points up a layer (run `lint-imports` to see it)"
+
+
+def test_every_module_of_the_package_is_in_a_layer() -> None:
+    placed = {m for layer in _layers() for m in layer}
+    top = {f"crawlsim.{info.name}" for info in pkgutil.iter_modules(crawlsim.__path__)}
+    unplaced = sorted(top - placed - {"crawlsim.__main__"})
+    assert unplaced == [], f"add these to a layer in pyproject.toml's [tool.importlinter]: {unplaced}"
+
+
+def test_no_function_is_too_long_or_too_branchy() -> None:
+    spec = importlib.util.spec_from_file_location("function_size", ROOT / "benchmarks" / "function_size.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["function_size"] = module
+    spec.loader.exec_module(module)
+    rows = module.oversized(ROOT / "crawlsim")
+    offenders = [
+        f"{Path(r.path).relative_to(ROOT)}:{r.name} ({r.lines} lines, complexity {r.complexity})"
+        for r in rows
+        if f"{Path(r.path).relative_to(ROOT).as_posix()}:{r.name}" not in HOT_LOOP
+    ]
+    assert offenders == [], "split these by meaning:\n" + "\n".join(offenders)
