@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import (
@@ -23,7 +24,14 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.commands.summary import render_summary, summary_dict
+from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+
+NARRATE_LIMIT = 20_000
+"""``--narrate`` refuses a web declaring more pages than this (unless max_pages caps the crawl within it)."""
 
 
 def build_parser() -> ArgumentParser:
@@ -40,6 +48,14 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     parser.add_argument("--top", type=int, default=5, metavar="N", help="hosts listed by busy time (default 5)")
     parser.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
+    parser.add_argument(
+        "--narrate",
+        action="store_true",
+        help=(
+            "print one line per event instead of the summary: its simulated time and why it happened "
+            f"(webs of at most {NARRATE_LIMIT:,} pages, or a max_pages within that)"
+        ),
+    )
     add_seed_argument(parser)
     add_advise_argument(parser)
     add_crawler_flags(parser)
@@ -50,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
         return list_shipped()
+    if args.narrate and args.json:
+        raise UsageError("--narrate prints sentences, --json one object: choose one")
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
+    if args.narrate:
+        return narrate(scenario)
     run, bounds = simulate_with_bounds(scenario, args.advise)
     data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
     if args.json:
@@ -58,6 +78,28 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("\n")
     else:
         stdout_console().print(render_summary(data))
+    return 0
+
+
+def narrate(scenario: Scenario) -> int:
+    """Simulate with events recorded and print each event's sentence of why
+    (:mod:`crawlsim.narrate`).  A web too large to narrate is refused first,
+    before any time is spent simulating it."""
+    from crawlsim.narrate import narrate_trace, narration_line
+    from crawlsim.sim.coverage import declared_size
+    from crawlsim.sim.driver import simulate
+
+    size = declared_size(scenario.web, NARRATE_LIMIT)
+    budget = scenario.options.max_pages
+    if size is not None and size > NARRATE_LIMIT and (budget is None or budget > NARRATE_LIMIT):
+        raise UsageError(
+            f"{scenario.name}: over {NARRATE_LIMIT:,} pages, too many to narrate one event a line; "
+            f"add --max-pages {NARRATE_LIMIT} or less"
+        )
+    run = simulate(scenario, trace=True, series=False)
+    out = sys.stdout
+    for event, sentence in narrate_trace(run.trace, run.options):
+        out.write(narration_line(event, sentence) + "\n")
     return 0
 
 
