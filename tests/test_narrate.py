@@ -325,3 +325,17 @@ def test_run_narrate_refuses_a_web_too_large_but_not_a_capped_one(capsys: pytest
     code = main(["run", "million", "--narrate", "--max-pages", "20", "--workers", "2"])
     out, err = capsys.readouterr()
     assert code == 0 and "the crawl is done" in out.splitlines()[-1]
+
+
+def test_a_bloom_false_positive_is_told_as_one_not_as_seen() -> None:
+    d = Drive(opts(workers=1, seen="bloom", bloom_capacity=10, bloom_error_rate=0.5))
+    d.seed("http://a.com/")
+    (page,), _ = d.poll(0.0)
+    told = d.answer(page, 1.0, links=[f"/p{i}" for i in range(40)] + ["/p0"])
+    discovered = {e.url for e, _ in d.told if isinstance(e, Discovered)}
+    seen_skips = [(e, s) for e, s in told if isinstance(e, Skipped) and e.reason == "seen"]
+    false_positives = [s for e, s in seen_skips if e.url not in discovered]  # type: ignore[attr-defined]
+    assert false_positives, "a 64-bit filter holding 40 URLs must answer 'seen' for some new one"
+    assert all("(a false positive): dropped, never fetched" in s for s in false_positives)
+    repeat = [s for e, s in seen_skips if e.url == "http://a.com/p0"]  # type: ignore[attr-defined]
+    assert repeat == ["a.com/p0 (linked from a.com/) is already in the seen set: dropped"]
