@@ -365,3 +365,25 @@ async def test_live_mode_follows_a_crawl_as_its_events_arrive() -> None:
         assert app.result.replay.end == recorded[-1].t
         assert app.t == recorded[-1].t
         assert app.message == "crawl finished"
+
+
+async def test_w_switches_the_event_log_to_the_narrators_sentences_and_back() -> None:
+    from crawlsim.narrate import Narrator
+    from crawlsim.tui.widgets import EventLog
+
+    app = app_for(at=1.0)
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.query_one(EventLog)
+        short = log.plain()
+        assert "start   w1 b.com/" in short
+        await pilot.press("w")
+        why = " ".join(log.plain().split())  # the sentences wrap: compare them unwrapped
+        scenario = load_scenario("see-it")
+        narrator = Narrator(scenario.options)
+        told = [(e, narrator.narrate(e)) for e in simulate(scenario).trace]
+        (b_start,) = [s for e, s in told if e.t == 1.0 and s.startswith("b.com/ starts")]
+        assert "a.com is busy (1/1 in flight)" in b_start
+        assert b_start in why  # the newest event's whole sentence is in the log
+        assert "start   w1 b.com/" not in why
+        await pilot.press("w")
+        assert log.plain() == short

@@ -84,6 +84,7 @@ class CrawlApp(App[int]):
         Binding("home", "seek_to_start", "start", show=False),
         Binding("end", "seek_to_end", "end", show=False),
         Binding("q", "quit", "quit"),
+        Binding("w", "why", "why", show=False),
     ]
 
     source: Source
@@ -125,6 +126,8 @@ class CrawlApp(App[int]):
         self.clock = clock
         self.result: Result | None = None
         self.view: ViewState | None = None
+        self.why = False
+        """``w``: the event log tells why (the narrator's sentences)."""
         self.simulating = False
         self._generation = 0
         self._panels: list[Panel] = []
@@ -270,6 +273,7 @@ class CrawlApp(App[int]):
             message=self.message,
             about=self.source.about(),
             per_host=result.options.per_host if result.options else None,
+            why=self.why,
         )
         for panel in self._panels:
             panel.update(self.view)
@@ -371,6 +375,11 @@ class CrawlApp(App[int]):
             self.t = 0.0
         self.playing = not self.playing
         self._reanchor()
+        self.show(self.t)
+
+    def action_why(self) -> None:
+        """Switch the event log between short lines and the narrator's sentences of why."""
+        self.why = not self.why
         self.show(self.t)
 
     def action_step(self) -> None:

@@ -3,6 +3,8 @@ timeline, and the key bar that replaces Textual's one-line footer."""
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
@@ -19,7 +21,9 @@ from crawlsim.core.events import (
     RetryScheduled,
     Skipped,
 )
-from crawlsim.replay import PageState, describe_event, duplicates_text, fetched_text
+from crawlsim.core.options import CrawlOptions
+from crawlsim.narrate import narrate_trace
+from crawlsim.replay import PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.tui.base import (
     STATE_STYLE,
     Panel,
@@ -156,21 +160,52 @@ class BoundsView(Panel):
 
 
 class EventLog(Panel):
-    """The last few events up to t, newest at the bottom."""
+    """The last few events up to t, newest at the bottom; in why mode (``w``)
+    each is the narrator's sentence (:mod:`crawlsim.narrate`), wrapped whole."""
+
+    _why_of: tuple[Replay, dict[int, str]] | None = None
 
     def draw(self, view: ViewState, width: int, height: int) -> Text:
         replay = view.replay
         hide = len(replay.page_list) > 60
         events = replay.recent(max(1, height), hide_seen=hide)
-        lines = []
-        for e in events:
-            runs = Runs()
-            runs.add(f"{e.t:7.2f} ", "dim")
-            runs.add(fit(describe_event(e), width - 8), event_style(e))
-            lines.append(runs.text())
+        if view.why:
+            lines = self._why_lines(view, events, width, height)
+        else:
+            lines = [_log_line(f"{e.t:7.2f} ", fit(describe_event(e), width - 8), e) for e in events]
         if not lines:
             lines.append(Text("(no events yet)", style="dim"))
         return join_lines(lines)
+
+    def _why_lines(self, view: ViewState, events: list[Event], width: int, height: int) -> list[Text]:
+        """The newest events' sentences, each wrapped over as many lines as it
+        needs (the time on its first), as many as fit, newest at the bottom."""
+        options = view.result.options
+        if options is None:
+            return [Text("why mode needs the run's options (a trace alone does not carry them)", style="dim")]
+        sentences = self._sentences(view.replay, options)
+        lines: list[Text] = []
+        for e in reversed(events):
+            wrapped = textwrap.wrap(sentences[id(e)], max(8, width - 8)) or [""]
+            block = [_log_line(f"{e.t:7.2f} " if i == 0 else " " * 8, part, e) for i, part in enumerate(wrapped)]
+            if lines and len(lines) + len(block) > height:
+                break
+            lines[:0] = block
+        return lines
+
+    def _sentences(self, replay: Replay, options: CrawlOptions) -> dict[int, str]:
+        """Every event's sentence, by the event object's id: narrated once
+        per replay, from the first event (the narrator replays state in order)."""
+        if self._why_of is None or self._why_of[0] is not replay:
+            self._why_of = (replay, {id(e): s for e, s in narrate_trace(replay.events, options)})
+        return self._why_of[1]
+
+
+def _log_line(time: str, text: str, e: Event) -> Text:
+    runs = Runs()
+    runs.add(time, "dim")
+    runs.add(text, event_style(e))
+    return runs.text()
 
 
 def event_style(e: Event) -> str:

@@ -75,6 +75,8 @@ class ViewState:
     """The status bar's second line, from the source: the knobs, or what is
     replayed and why the what-if keys are off."""
     per_host: int | None = None
+    why: bool = False
+    """The event log tells each event's why (:mod:`crawlsim.narrate`) instead of its short line."""
 
     @property
     def replay(self) -> Replay:
