@@ -52,6 +52,8 @@ class _Host:
     """What the events have said about one host so far."""
 
     queued: set[str] = field(default_factory=set)
+    retries: dict[str, float] = field(default_factory=dict)
+    """URLs whose retry is scheduled, and when: back in the queue from then on."""
     in_flight: int = 0
     until: float = 0.0
     reason: str = ""
@@ -89,8 +91,8 @@ class Narrator:
         """``1/1 in flight`` with a per-host limit, ``2 in flight`` without."""
         return f"{host.in_flight}/{self.limit} in flight" if self.limit else f"{host.in_flight} in flight"
 
-    def _frontier_size(self) -> int:
-        return sum(len(h.queued) for h in self.hosts.values())
+    def _frontier_size(self, t: float) -> int:
+        return sum(_waiting_urls(h, t) for h in self.hosts.values())
 
     # -- found, or not ---------------------------------------------------------
 
@@ -158,6 +160,7 @@ class Narrator:
         if e.kind == "robots":
             return f"{e.host} is new: its robots.txt goes first, on worker {e.slot}; its pages wait for it"
         host.queued.discard(e.url)
+        host.retries.pop(e.url, None)
         what = f"{_where(e.url, e.host)} starts on worker {e.slot}"
         if e.attempt > 1:
             what += f" (try {e.attempt})"
@@ -173,7 +176,7 @@ class Narrator:
         waiting for a gap, Crawl-delay, Retry-After or their robots.txt."""
         reasons = []
         for name, host in self.hosts.items():
-            if name == started or not host.queued:
+            if name == started or not _waiting_urls(host, t):
                 continue
             reason = self._held_by(t, host)
             if reason:
@@ -210,7 +213,7 @@ class Narrator:
             return f"{where} answered {e.status}: recorded as failed, no links"
         return (
             f"{where} answered {e.status}: {e.links} links, {e.new_links} new "
-            f"(frontier {self._frontier_size()}, {self.in_flight} in flight)"
+            f"(frontier {self._frontier_size(e.t)}, {self.in_flight} in flight)"
         )
 
     @_SAY.handles(FetchFailed)
@@ -225,6 +228,7 @@ class Narrator:
 
     @_SAY.handles(RetryScheduled)
     def _retry(self, e: RetryScheduled) -> str:
+        self._host(e.host).retries[e.url] = e.at
         return (
             f"{_where(e.url, e.host)} waits {seconds(e.at - e.t)} s ({e.reason}): try {e.attempt} at t={seconds(e.at)}"
         )
@@ -269,6 +273,11 @@ _SKIP_SAY = {
     "scope": Narrator._skip_scope,
 }
 """Skip reason -> its sentence (malformed and scheme share ``_skip_other``)."""
+
+
+def _waiting_urls(host: _Host, t: float) -> int:
+    """URLs of ``host`` in its queue at ``t``: queued, and retries whose time has come."""
+    return len(host.queued) + sum(1 for at in host.retries.values() if at <= t)
 
 
 def _short(url: str | None) -> str:
