@@ -253,9 +253,11 @@ PATHS = ("/", "/x", "/y", "/z")
 URLS = [f"http://{h}{p}" for h in HOSTS for p in PATHS]
 
 
-@settings(max_examples=40)
+@settings(max_examples=100)
 @given(
-    links=st.dictionaries(st.sampled_from(URLS), st.lists(st.sampled_from(URLS), max_size=5)),
+    links=st.lists(st.lists(st.sampled_from(URLS), max_size=5), min_size=len(URLS), max_size=len(URLS)).map(
+        lambda pages: dict(zip(URLS, pages, strict=True))
+    ),
     workers=st.integers(1, 3),
     per_host=st.one_of(st.none(), st.integers(1, 2)),
     gap=st.sampled_from([0.0, 0.5, 2.0]),
@@ -272,7 +274,7 @@ def test_every_event_gets_one_line_with_its_time(
 ) -> None:
     options = opts(workers=workers, per_host=per_host, gap=gap, max_retries=1)
     d = Drive(options)
-    d.seed("http://a.com/")
+    d.seed(*(f"http://{h}/" for h in HOSTS))
     open_: list[tuple[float, Fetch]] = []
     now, n = 0.0, 0
     while not d.sched.done:
