@@ -106,7 +106,7 @@ class Narrator:
         where = f"linked from {_short(e.parent)}" if e.parent else "a seed"
         return (
             f"{_where(e.url, e.host)} is new ({where}, depth {e.depth}): added to the seen set "
-            f"({len(self.seen)} URLs) and to {e.host}'s queue ({len(host.queued)} waiting)"
+            f"({len(self.seen)} URL{'' if len(self.seen) == 1 else 's'}) and to {e.host}'s queue ({len(host.queued)} waiting)"
         )
 
     @_SAY.handles(Skipped)

@@ -184,7 +184,7 @@ def test_discovered_and_seen_links() -> None:
     d = Drive(opts(workers=1))
     told = d.seed("http://a.com/")
     assert only(told, Discovered)[1] == (
-        "a.com/ is new (a seed, depth 0): added to the seen set (1 URLs) and to a.com's queue (1 waiting)"
+        "a.com/ is new (a seed, depth 0): added to the seen set (1 URL) and to a.com's queue (1 waiting)"
     )
     (page,), _ = d.poll(0.0)
     told = d.answer(page, 1.0, links=["/y", "/"])
