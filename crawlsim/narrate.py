@@ -106,7 +106,7 @@ class Narrator:
         where = f"linked from {_short(e.parent)}" if e.parent else "a seed"
         return (
             f"{_where(e.url, e.host)} is new ({where}, depth {e.depth}): added to the seen set "
-            f"({len(self.seen)} URL{'' if len(self.seen) == 1 else 's'}) and to {e.host}'s queue ({len(host.queued)} waiting)"
+            f"({_count(len(self.seen), 'URL')}) and to {e.host}'s queue ({len(host.queued)} waiting)"
         )
 
     @_SAY.handles(Skipped)
@@ -241,8 +241,8 @@ class Narrator:
         if e.reason == "retry-after":
             return f"{e.host} answered with Retry-After: {wait}), whatever is queued"
         if e.reason == "crawl-delay":
-            return f"{e.host} is asked now and its robots.txt sets a Crawl-delay: {wait})"
-        return f"{e.host} is asked now, so politeness holds it: {wait}, the gap)"
+            return f"a request to {e.host} starts now and its robots.txt asks for a Crawl-delay: {wait})"
+        return f"a request to {e.host} starts now, so politeness holds the host: {wait}, the gap)"
 
     @_SAY.handles(RobotsLoaded)
     def _robots(self, e: RobotsLoaded) -> str:
@@ -253,7 +253,7 @@ class Narrator:
         rule = (
             "it disallows everything"
             if e.disallow_all
-            else f"its {len(host.queued)} queued URLs are checked against it"
+            else f"its {_count(len(host.queued), 'queued URL')} {'is' if len(host.queued) == 1 else 'are'} checked against it"
         )
         return f"{e.host}'s robots.txt is known ({got}{delay}): {rule}"
 
@@ -307,3 +307,8 @@ def narration_line(e: Event, sentence: str) -> str:
 
 
 __all__ = ["Narrator", "narrate_trace", "narration_line", "seconds"]
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 URL``, ``2 URLs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -117,7 +117,7 @@ def test_crawl_delay_from_robots_txt_is_told_on_load_and_on_the_next_start() -> 
     told = d.answer(robots, 1.0, status=200, body="User-agent: *\nCrawl-delay: 3\n")
     loaded, sentence = only(told, RobotsLoaded)
     assert loaded.crawl_delay == 3.0  # type: ignore[attr-defined]
-    assert "Crawl-delay 3 s" in sentence and "1 queued URLs" in sentence
+    assert "Crawl-delay 3 s" in sentence and "1 queued URL is checked" in sentence
     _, told = d.poll(1.0)
     deferred, sentence = only(told, HostDeferred)
     assert deferred.reason == "crawl-delay" and deferred.until == 4.0  # type: ignore[attr-defined]
