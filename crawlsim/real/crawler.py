@@ -971,13 +971,12 @@ class HttpFetcher:
         self, url: str, host: str, *, robots_txt: bool = False
     ) -> _Response:
         """One request: (status, headers, body, content type, charset); ``host``
-        is the scheduler's host the request counts against.  robots.txt is
-        cut at :data:`ROBOTS_MAX_BYTES` (at its last whole line) instead of failing."""
+        is the scheduler's host the request counts against.  A page over
+        ``max_bytes`` fails; robots.txt is cut at :data:`ROBOTS_MAX_BYTES` (at its
+        last whole line) instead, whatever the file's size (RFC 9309 section 2.5)."""
         assert self._session is not None, "use HttpFetcher as an async context manager"
         target, headers = self._route(url)
-        limit = self.limits.max_bytes
-        if robots_txt:
-            return await self._get_robots(target, headers, host)
+        limit = ROBOTS_MAX_BYTES if robots_txt else self.limits.max_bytes
         try:
             async with self._session.get(
                 target,
@@ -986,45 +985,29 @@ class HttpFetcher:
                 timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
                 trace_request_ctx={"host": host},
             ) as resp:
-                if resp.content_length is not None and resp.content_length > limit:
+                if not robots_txt and resp.content_length is not None and resp.content_length > limit:
                     raise _Stop(f"too large: Content-Length {resp.content_length} > {limit} bytes")
-                body = bytearray()
-                async for chunk in resp.content.iter_chunked(65536):
-                    body += chunk
-                    if len(body) > limit:
-                        raise _Stop(f"too large: more than {limit} bytes")
-                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
+                body = await _read_body(resp, limit, cut=robots_txt)
+                return _Response(resp.status, dict(resp.headers.items()), body, resp.content_type, resp.charset)
         except _Stop:
             raise
         except (TimeoutError, aiohttp.ClientError) as err:
             raise _stop_for(err, self.limits.timeout) from None
 
 
-    async def _get_robots(
-        self, target: str | URL, headers: dict[str, str], host: str
-    ) -> _Response:
-        """:meth:`_get` for robots.txt: the first :data:`ROBOTS_MAX_BYTES`,
-        whatever the file's size (RFC 9309 section 2.5)."""
-        assert self._session is not None
-        limit = ROBOTS_MAX_BYTES
-        try:
-            async with self._session.get(
-                target,
-                headers=headers,
-                allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
-                trace_request_ctx={"host": host},
-            ) as resp:
-                body = bytearray()
-                async for chunk in resp.content.iter_chunked(65536):
-                    body += chunk
-                    if len(body) > limit:
-                        del body[body.rfind(b"\n", 0, limit) + 1 :]  # the last whole line within the limit
-                        break
-                return _Response(resp.status, dict(resp.headers.items()), bytes(body), resp.content_type, resp.charset)
-        except (TimeoutError, aiohttp.ClientError) as err:
-            raise _stop_for(err, self.limits.timeout) from None
-
+async def _read_body(resp: aiohttp.ClientResponse, limit: int, *, cut: bool) -> bytes:
+    """The response body, read in chunks up to ``limit`` bytes: past it, a
+    body is cut at its last whole line within the limit (``cut``, robots.txt)
+    or the request fails as too large."""
+    body = bytearray()
+    async for chunk in resp.content.iter_chunked(65536):
+        body += chunk
+        if len(body) > limit:
+            if not cut:
+                raise _Stop(f"too large: more than {limit} bytes")
+            del body[body.rfind(b"\n", 0, limit) + 1 :]
+            break
+    return bytes(body)
 
 
 def _stop_for(err: BaseException, timeout: float) -> _Stop:
