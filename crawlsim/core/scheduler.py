@@ -689,7 +689,8 @@ class Scheduler:
         unless its host's robots.txt forbids it."""
         _, url, depth = entry
         kind: FetchKind = "robots" if entry.__class__ is RobotsEntry else "page"
-        if kind == "page" and self._robots.refuses(host, url, None, now):
+        # (a host with no policy loaded refuses nothing: skip the call, once per fetch)
+        if kind == "page" and host.policy is not None and self._robots.refuses(host, url, None, now):
             self._frontier.reconsider(host, now)
             return None
         attempt = self._attempts.get(url, 0) + 1 if self._attempts else 1
@@ -705,7 +706,8 @@ class Scheduler:
                 page, duplicate = self._pages.identity(url)
         fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
         host.in_flight += 1
-        self._defer(host, now)
+        if host.crawl_delay or self.options.gap:  # nothing to defer otherwise: skip the call, once per fetch
+            self._defer(host, now)
         if host.in_flight < self._per_host:
             # pop() left the host unfiled; at its limit it stays so, else re-file it
             self._frontier.reconsider(host, now)
