@@ -212,7 +212,7 @@ class Narrator:
         if e.status >= 400:
             return f"{where} answered {e.status}: recorded as failed, no links"
         return (
-            f"{where} answered {e.status}: {e.links} links, {e.new_links} new "
+            f"{where} answered {e.status}: {_count(e.links, 'link')}, {e.new_links} new "
             f"(frontier {self._frontier_size(e.t)}, {self.in_flight} in flight)"
         )
 
