@@ -23,7 +23,7 @@ from crawlsim.core.events import (
 )
 from crawlsim.core.options import CrawlOptions
 from crawlsim.narrate import narrate_trace
-from crawlsim.replay import PageState, Replay, describe_event, duplicates_text, fetched_text
+from crawlsim.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.tui.base import (
     STATE_STYLE,
     Panel,
@@ -40,7 +40,7 @@ from crawlsim.tui.base import (
 class StatusBar(Panel):
     """Scenario, play state, the knobs, and the what-if finish comparison."""
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         first = Runs()
         replay = view.replay
         at_end = view.t >= replay.end
@@ -77,43 +77,53 @@ class StatusBar(Panel):
             second.add(" " + view.about)
         if view.message:
             second.add("  " + view.message, "italic yellow")
-        return join_lines([line1, second.text()])
+        return [line1, second.text()]
 
 
 class CountersBar(Panel):
     """t, pages fetched of reachable (and lost), duplicate fetches, wasted
     worker-seconds, frontier, in flight: the words of README's "Words"."""
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         c = view.replay.counters()
         narrow = width < 110
         runs = Runs()
         runs.add(" t ", "dim")
         runs.add(f"{c.t:.1f}", "bold")
         runs.add(f"/{c.end:.1f} s", "dim")
-        lanes = max(1, len(view.replay.lanes))
-        items = [
-            ("fetched", fetched_text(c), STATE_STYLE[PageState.FAILED] if c.lost else STATE_STYLE[PageState.DONE]),
-            ("dup", duplicates_text(c), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
-            ("wasted", f"{c.wasted:.1f} w·s", STATE_STYLE[PageState.DUPLICATE] if c.wasted else ""),
-            ("frontier", str(c.frontier), STATE_STYLE[PageState.FRONTIER]),
-            ("in flight", str(c.in_flight), STATE_STYLE[PageState.IN_FLIGHT]),
-        ]
-        if c.failed or not narrow:
-            items.insert(3, ("failed", str(c.failed), STATE_STYLE[PageState.FAILED] if c.failed else ""))
-        if c.content_duplicates:
-            items.insert(2, ("same content", str(c.content_duplicates), STATE_STYLE[PageState.DUPLICATE]))
-        if c.retries:
-            items.insert(4, ("retries", str(c.retries), STATE_STYLE[PageState.FAILED]))
-        if c.capped:
-            items.insert(4, ("over cap", str(c.capped), STATE_STYLE[PageState.SKIPPED]))
-        if not narrow:
-            items.append(("workers busy", f"{c.busy / lanes / c.t:.0%}" if c.t > 0 else "–", ""))
         gap = " " if narrow else "  "
-        for label, value, style in items:
+        used = sum(len(text) for text, _ in runs.parts)
+        for label, value, style in counter_items(c, narrow, max(1, len(view.replay.lanes))):
+            used += len(gap + label + " " + value)
+            if used > width:
+                break  # whole items only: a number cut in half would misread
             runs.add(gap + label + " ", "dim")
             runs.add(value, ("bold " + style).strip())
-        return runs.text()
+        return [runs.text()]
+
+
+def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str, str]]:
+    """(label, value, style) of each counter, most important first; some only
+    when they are not zero, some only when there is room (not ``narrow``)."""
+    wasted_unit = "w·s"
+    items = [
+        ("fetched", fetched_text(c), STATE_STYLE[PageState.FAILED] if c.lost else STATE_STYLE[PageState.DONE]),
+        ("dup", duplicates_text(c), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
+        ("wasted", f"{c.wasted:.1f} {wasted_unit}", STATE_STYLE[PageState.DUPLICATE] if c.wasted else ""),
+        ("frontier", str(c.frontier), STATE_STYLE[PageState.FRONTIER]),
+        ("in flight", str(c.in_flight), STATE_STYLE[PageState.IN_FLIGHT]),
+    ]
+    if c.failed or not narrow:
+        items.insert(3, ("failed", str(c.failed), STATE_STYLE[PageState.FAILED] if c.failed else ""))
+    if c.content_duplicates:
+        items.insert(2, ("same content", str(c.content_duplicates), STATE_STYLE[PageState.DUPLICATE]))
+    if c.retries:
+        items.insert(4, ("retries", str(c.retries), STATE_STYLE[PageState.FAILED]))
+    if c.capped:
+        items.insert(4, ("over cap", str(c.capped), STATE_STYLE[PageState.SKIPPED]))
+    if not narrow:
+        items.append(("workers busy", f"{c.busy / lanes / c.t:.0%}" if c.t > 0 else "–", ""))
+    return items
 
 
 # -- bounds and the event log ---------------------------------------------------------------
@@ -121,6 +131,8 @@ class CountersBar(Panel):
 
 class BoundsView(Panel):
     """The three lower bounds, which one binds, and the one-sentence diagnosis."""
+
+    WRAP = True
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         view = self.view
@@ -165,7 +177,7 @@ class EventLog(Panel):
 
     _why_of: tuple[Replay, dict[int, str]] | None = None
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         replay = view.replay
         hide = len(replay.page_list) > 60
         events = replay.recent(max(1, height), hide_seen=hide)
@@ -175,7 +187,7 @@ class EventLog(Panel):
             lines = [_log_line(f"{e.t:7.2f} ", fit(describe_event(e), width - 8), e) for e in events]
         if not lines:
             lines.append(Text("(no events yet)", style="dim"))
-        return join_lines(lines)
+        return lines
 
     def _why_lines(self, view: ViewState, events: list[Event], width: int, height: int) -> list[Text]:
         """The newest events' sentences, each wrapped over as many lines as it
@@ -235,7 +247,7 @@ class Timeline(Panel):
     can_focus = False
     BAR_LEFT = 10
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         end = view.replay.end
         right = f" {seconds(end)}"
         bar_w = max(4, width - self.BAR_LEFT - len(right))
@@ -246,7 +258,7 @@ class Timeline(Panel):
         runs.add("●", "bold")
         runs.add("─" * (bar_w - pos - 1), "grey42")
         runs.add(right, "dim")
-        return runs.text()
+        return [runs.text()]
 
     def time_at(self, x: int) -> float | None:
         view = self.view

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import weakref
 from bisect import bisect_right
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.geometry import Size
@@ -19,7 +20,6 @@ from crawlsim.tui.base import (
     Runs,
     ViewState,
     fit,
-    join_lines,
 )
 
 # -- worker lanes and the frontier/in-flight series ------------------------------------------
@@ -34,6 +34,7 @@ class LanesView(Panel):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._lane_cache: dict[int, tuple[tuple[object, ...], Text]] = {}
+        self._settled_by_slot: dict[int, _Settled] = {}
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         view = self.view
@@ -41,7 +42,7 @@ class LanesView(Panel):
         shown = min(lanes, self.max_lanes) + (1 if lanes > self.max_lanes else 0)
         return shown + 3
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         replay = view.replay
         t = view.t
         end = replay.end if replay.end > 0 else 1.0
@@ -73,32 +74,19 @@ class LanesView(Panel):
         ):
             lines.append(self.spark(replay, index, state, name, value, t, end, bar_w, label_w))
         lines.append(self.axis(end, bar_w, cursor))
-        return join_lines(lines)
+        return lines
 
-    @staticmethod
-    def lane(replay: Replay, slot: int, t: float, end: float, bar_w: int, label_w: int, cursor: int) -> Text:
-        runs = Runs()
-        runs.add(f"w{slot:<3}"[:4].ljust(5), "bold")
-        runs.add("▕", "dim")
+    def lane(self, replay: Replay, slot: int, t: float, end: float, bar_w: int, label_w: int, cursor: int) -> Text:
+        """Worker ``slot``'s row: its fetches as coloured bars up to ``t``,
+        idle time as a thin line, then what it fetches now."""
         scale = bar_w / end
-        filled = 0
+        prefix = self._settled(replay, slot, t, bar_w, scale)
+        runs = Runs()
+        runs.parts = list(prefix.parts)
+        filled = prefix.filled
+        for span in replay.lanes[slot][prefix.spans : replay.started_count(slot, t)]:
+            filled = paint_span(runs, span, t, scale, bar_w, filled)
         now = min(bar_w, cursor + 1)
-        for span in replay.lane_spans(slot, t):
-            c0 = min(bar_w - 1, int(span.start * scale))
-            stop = min(span.end, t)
-            c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
-            if c1 <= filled:
-                continue
-            c0 = max(c0, filled)
-            if c0 > filled:
-                runs.add("─" * (c0 - filled), "grey35")
-            style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
-            label = span_label(span)
-            cells = c1 - c0
-            # the label if it fits; else a thin bar so back-to-back fetches stay apart
-            body = label if cells > len(label) else ("▏" if cells >= 2 else "")
-            runs.add((body + " " * cells)[:cells], style)
-            filled = c1
         if now > filled:
             runs.add("─" * (now - filled), "grey35")
             filled = now
@@ -109,9 +97,31 @@ class LanesView(Panel):
             runs.add("idle".ljust(label_w), "grey50")
         else:
             style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
-            label = current.host + "/robots.txt" if current.kind == "robots" else host_and_path(current.url, current.host)
+            label = (
+                current.host + "/robots.txt" if current.kind == "robots" else host_and_path(current.url, current.host)
+            )
             runs.add(fit(label, label_w).ljust(label_w), style)
         return runs.text()
+
+    def _settled(self, replay: Replay, slot: int, t: float, bar_w: int, scale: float) -> _Settled:
+        """The part of lane ``slot`` that ``t`` no longer changes: its fetches
+        finished by ``t``, painted once and extended as the clock moves on
+        (a lane holds hundreds of fetches; a frame adds one or two)."""
+        ended = replay.ended_count(slot, t)
+        settled = self._settled_by_slot.get(slot)
+        if settled is None or settled.replay is not replay or settled.bar_w != bar_w or settled.spans > ended:
+            head = Runs()
+            head.add(f"w{slot:<3}"[:4].ljust(5), "bold")
+            head.add("▕", "dim")
+            settled = _Settled(replay, bar_w, 0, 0, head.parts)
+            self._settled_by_slot[slot] = settled
+        if settled.spans < ended:
+            runs = Runs()
+            runs.parts = settled.parts
+            for span in replay.lanes[slot][settled.spans : ended]:
+                settled.filled = paint_span(runs, span, math.inf, scale, bar_w, settled.filled)
+            settled.spans = ended
+        return settled
 
     @staticmethod
     def spark(
@@ -206,6 +216,38 @@ def spark_columns(replay: Replay, index: int, bar_w: int) -> tuple[list[int], in
         levels.append(0 if best == 0 else max(1, round(best / peak * 8)))
     cache[(index, bar_w)] = (levels, peak)
     return levels, peak
+
+
+@dataclass
+class _Settled:
+    """A lane's fetches finished by some time, painted: the first ``spans``
+    of the lane fill ``filled`` columns with ``parts`` (label included)."""
+
+    replay: Replay
+    bar_w: int
+    spans: int
+    filled: int
+    parts: list[tuple[str, str]]
+
+
+def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, filled: int) -> int:
+    """Add fetch ``span`` as seen at ``t`` to a lane already ``filled``
+    columns long (idle time before it as a thin line); the columns now filled."""
+    c0 = min(bar_w - 1, int(span.start * scale))
+    stop = min(span.end, t)
+    c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
+    if c1 <= filled:
+        return filled
+    c0 = max(c0, filled)
+    if c0 > filled:
+        runs.add("─" * (c0 - filled), "grey35")
+    style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
+    label = span_label(span)
+    cells = c1 - c0
+    # the label if it fits; else a thin bar so back-to-back fetches stay apart
+    body = label if cells > len(label) else ("▏" if cells >= 2 else "")
+    runs.add((body + " " * cells)[:cells], style)
+    return c1
 
 
 def span_label(span: Span) -> str:

@@ -17,7 +17,6 @@ from crawlsim.tui.base import (
     Runs,
     ViewState,
     fit,
-    join_lines,
 )
 
 # -- pages -----------------------------------------------------------------------------
@@ -33,7 +32,7 @@ class PagesView(Panel):
 
     mode: str = ""
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         replay = view.replay
         lines = [self.legend(replay, width)]
         body = height - 1
@@ -49,7 +48,7 @@ class PagesView(Panel):
         if drawn is None:
             self.mode = "hosts"
             drawn = self.as_bars(hosts, width, body)
-        return join_lines(lines + drawn)
+        return lines + drawn
 
     @staticmethod
     def legend(replay: Replay, width: int) -> Text:
@@ -219,12 +218,12 @@ class PagesView(Panel):
 class HostsView(Panel):
     """Each host's politeness state: busy (n/limit), waiting until t (why), or idle."""
 
-    def draw(self, view: ViewState, width: int, height: int) -> Text:
+    def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         replay = view.replay
         # a host that never fetched (all skipped by scope) has no politeness to show
         hosts = [h for h in replay.host_order() if h.fetches or h.counts[PageState.FRONTIER] or h.in_flight or h.robots]
         if not hosts:
-            return Text("no host fetched yet", style="dim")
+            return [Text("no host fetched yet", style="dim")]
         finished = replay.counters().done
         name_w = min(18, max(len(h.name) for h in hosts) + 1)
         wide = width - name_w >= 32
@@ -242,7 +241,7 @@ class HostsView(Panel):
         if len(shown) < len(hosts):
             busy = sum(1 for h in hosts[len(shown) :] if h.in_flight)
             rows.append(Text(f"… {len(hosts) - len(shown)} more hosts ({busy} busy)", style="dim"))
-        return join_lines(rows)
+        return rows
 
 
 def slots_cell(host: HostStatus, limit: int | None) -> tuple[str, str]:
