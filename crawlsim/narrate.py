@@ -158,10 +158,10 @@ class Narrator:
         host.in_flight += 1
         self.in_flight += 1
         if e.kind == "robots":
-            return f"{e.host} is new: its robots.txt goes first, on worker {e.slot}; its pages wait for it"
+            return f"{e.host} is new: its robots.txt goes first, on worker {e.slot + 1}; its pages wait for it"
         host.queued.discard(e.url)
         host.retries.pop(e.url, None)
-        what = f"{_where(e.url, e.host)} starts on worker {e.slot}"
+        what = f"{_where(e.url, e.host)} starts on worker {e.slot + 1}"  # w1..wN, as every view numbers them
         if e.attempt > 1:
             what += f" (try {e.attempt})"
         if e.duplicate:

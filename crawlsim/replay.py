@@ -710,7 +710,7 @@ def _discovered_line(e: Discovered) -> str:
 @_LOG_LINE.handles(FetchStarted)
 def _started_line(e: FetchStarted) -> str:
     extra = " DUPLICATE" if e.duplicate else (f" try {e.attempt}" if e.attempt > 1 else "")
-    return f"start   w{e.slot} {_fetched_what(e)}{extra}"
+    return f"start   w{e.slot + 1} {_fetched_what(e)}{extra}"  # w1..wN, as every view numbers workers
 
 
 @_LOG_LINE.handles(FetchFinished)

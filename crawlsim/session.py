@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from crawlsim.sim.driver import SimRun
 
 NORMALIZE_CYCLE = ("off", "fragment", "rfc3986", "aggressive")
-WORKER_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+WORKER_STEPS_BY_ONE = 8
+"""``+``/``-`` change the worker count by one up to this many, then double or halve."""
+MAX_WORKERS_KNOB = 128
 GAP_LADDER = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 SPEED_LADDER = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
 
@@ -48,6 +50,17 @@ def step(ladder: tuple[float, ...], value: float, direction: int) -> float:
     if direction > 0:
         return next((v for v in ladder if v > value + 1e-9), value)
     return next((v for v in reversed(ladder) if v < value - 1e-9), value)
+
+
+def step_workers(workers: int, direction: int) -> int:
+    """One ``+`` (direction 1) or ``-`` (-1) on the worker count: by one up to
+    :data:`WORKER_STEPS_BY_ONE`, then doubling and halving (1..8, 16, 32,
+    64, 128), so a key and its opposite always undo each other."""
+    if direction > 0:
+        return workers + 1 if workers < WORKER_STEPS_BY_ONE else min(MAX_WORKERS_KNOB, max(workers, workers * 2))
+    if workers > WORKER_STEPS_BY_ONE:
+        return max(WORKER_STEPS_BY_ONE, workers // 2)
+    return max(1, workers - 1)
 
 
 def next_normalize(current: str | frozenset[str]) -> str:
@@ -100,10 +113,10 @@ class Knobs:
     # one method per key, each returning new knobs ------------------------------
 
     def more_workers(self) -> Knobs:
-        return replace(self, workers=int(step(WORKER_LADDER, self.workers, 1)))
+        return replace(self, workers=step_workers(self.workers, 1))
 
     def fewer_workers(self) -> Knobs:
-        return replace(self, workers=max(1, int(step(WORKER_LADDER, self.workers, -1))))
+        return replace(self, workers=step_workers(self.workers, -1))
 
     def toggle_polite(self) -> Knobs:
         return replace(self, polite=not self.polite)
@@ -273,7 +286,7 @@ __all__ = [
     "GAP_LADDER",
     "NORMALIZE_CYCLE",
     "SPEED_LADDER",
-    "WORKER_LADDER",
+    "WORKER_STEPS_BY_ONE",
     "Knobs",
     "LiveFeed",
     "Result",
@@ -283,6 +296,7 @@ __all__ = [
     "next_normalize",
     "run_session",
     "step",
+    "step_workers",
     "trace_result",
     "web_size",
 ]

@@ -89,7 +89,7 @@ def test_a_busy_host_is_named_with_the_in_flight_count_the_scheduler_has() -> No
     a = d.sched.host_states()["a.com"]
     assert a.in_flight == 1 and d.sched.options.per_host == 1
     assert f"a.com is busy ({a.in_flight}/1 in flight)" in sentence
-    assert f"b.com/ starts on worker {started.slot}" in sentence  # type: ignore[attr-defined]
+    assert f"b.com/ starts on worker {started.slot + 1}" in sentence  # type: ignore[attr-defined]
     assert "all 2 workers busy" in sentence
 
 
@@ -164,7 +164,7 @@ def test_a_duplicate_fetch_is_told_as_wasted() -> None:
     _, told = d.poll(1.0)
     started, sentence = only(told, FetchStarted)
     assert started.duplicate and d.sched.stats.duplicate_fetches == 1  # type: ignore[attr-defined]
-    assert "a.com/x/ starts on worker 0, though it is a.com/x under another spelling: a duplicate fetch" in sentence
+    assert "a.com/x/ starts on worker 1, though it is a.com/x under another spelling: a duplicate fetch" in sentence
 
 
 def test_finished_says_how_many_links_were_new() -> None:

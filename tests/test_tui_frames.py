@@ -11,6 +11,8 @@ panel drawn from scratch at the same moment.
 
 from __future__ import annotations
 
+import threading
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.geometry import Region
@@ -18,7 +20,8 @@ from textual.geometry import Region
 from crawlsim.scenario import load_scenario
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.base import Panel
-from crawlsim.tui.widgets import LanesView, PagesView
+from crawlsim.tui.sources import ScenarioSource
+from crawlsim.tui.widgets import LanesView, PagesView, StatusBar
 
 SIZE = (160, 48)
 
@@ -86,3 +89,46 @@ async def test_a_still_frame_repaints_nothing() -> None:
         assert {type(p).__name__: p.update(view) for p in app.query(Panel)} == {
             type(p).__name__: [] for p in app.query(Panel)
         }
+
+
+def screen_text(app: CrawlApp) -> str:
+    return "\n".join("\n".join(on_screen(panel)) for panel in app.query(Panel))
+
+
+async def test_switching_scenario_shows_a_loading_state_never_the_old_pages(monkeypatch) -> None:
+    """While the new scenario is simulated (in a thread), the screen says so
+    and is otherwise empty: never the new name over the old scenario's pages."""
+    release = threading.Event()
+    real_run = ScenarioSource.run
+
+    def held_run(self: ScenarioSource, knobs: object) -> object:
+        if self.name == "busiest-host":
+            assert release.wait(timeout=60)
+        return real_run(self, knobs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ScenarioSource, "run", held_run)
+    app = CrawlApp(load_scenario("see-it"), paused=True, at=7.0, animate=False, threaded=True)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert "a.com" in screen_text(app) and "see-it" in status_line(app)
+            await pilot.press("c")
+            names = [name for name, _ in app.screen.scenarios]  # type: ignore[attr-defined]
+            steps = names.index("busiest-host") - names.index("see-it")
+            await pilot.press(*(["down"] * steps if steps > 0 else ["up"] * -steps), "enter")
+            await pilot.pause()
+            assert "simulating busiest-host" in status_line(app)
+            shown = screen_text(app)
+            assert "a.com" not in shown and "b.com" not in shown and "see-it" not in shown
+            assert [line.strip() for line in shown.splitlines() if line.strip()] == [status_line(app)]
+        finally:
+            release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "busiest-host —" in status_line(app) and "simulating" not in status_line(app)
+        assert "h0.example" in "\n".join(on_screen(app.query_one(PagesView)))
+
+
+def status_line(app: CrawlApp) -> str:
+    return on_screen(app.query_one(StatusBar))[0].strip()

@@ -9,18 +9,22 @@ import json
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawlsim.core.events import event_to_dict
 from crawlsim.replay import PageState, Replay, describe_event, short_url
 from crawlsim.scenario import load_scenario
 from crawlsim.session import (
     INTERACTIVE_CAP,
+    WORKER_STEPS_BY_ONE,
     Knobs,
     default_speed,
     interactive_cap,
     load_trace,
     next_normalize,
     run_session,
+    step_workers,
 )
 from crawlsim.sim.driver import simulate
 from crawlsim.tui import main
@@ -203,8 +207,8 @@ def test_worker_ladder_and_cycles() -> None:
     for _ in range(5):
         knobs = knobs.more_workers()
         seen.append(knobs.workers)
-    assert seen == [1, 2, 3, 4, 6, 8]
-    assert knobs.fewer_workers().workers == 6
+    assert seen == [1, 2, 3, 4, 5, 6]
+    assert knobs.fewer_workers().workers == 5
     assert Knobs.from_options(load_scenario("see-it").options.with_(workers=1)).fewer_workers().workers == 1
     assert [next_normalize(m) for m in ("off", "fragment", "rfc3986", "aggressive")] == [
         "fragment",
@@ -266,3 +270,22 @@ def test_urls_spelled_with_another_host_case_are_shown_whole() -> None:
     assert host_and_path("http://a.com/x#top", "a.com") == "a.com/x#top"
     assert host_and_path("HTTP://A.COM/about", "a.com") == "HTTP://A.COM/about"
     assert host_and_path("http://H3.EXAMPLE/p8", "h3.example") == "http://H3.EXAMPLE/p8"
+
+
+@given(workers=st.integers(min_value=1, max_value=128))
+def test_plus_and_minus_follow_one_rule_and_undo_each_other(workers: int) -> None:
+    """+ and - step the same way (by one up to 8, doubling and halving from
+    there, as the key bar says), so on the rule's own counts each undoes the other."""
+    up, down = step_workers(workers, 1), step_workers(workers, -1)
+    assert 1 <= down <= workers <= up <= 128
+    by_one = WORKER_STEPS_BY_ONE
+    if workers < by_one:
+        assert up == workers + 1
+    if 1 < workers <= by_one:
+        assert down == workers - 1
+    if by_one <= workers <= 64:
+        assert up == 2 * workers
+    rungs = [*range(1, by_one + 1), *(by_one * 2**k for k in range(1, 5))]
+    if workers in rungs:
+        assert up == workers or step_workers(up, -1) == workers
+        assert down == workers or step_workers(down, 1) == workers

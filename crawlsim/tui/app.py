@@ -26,7 +26,9 @@ from textual.timer import Timer
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.session import SPEED_LADDER, Knobs, LiveFeed, Result, default_speed, step
+from crawlsim.session import SPEED_LADDER, WORKER_STEPS_BY_ONE, Knobs, LiveFeed, Result, default_speed, step
+from crawlsim.tui.lanes import LEGEND as LANES_LEGEND
+from crawlsim.tui.lanes import TITLE as LANES_TITLE
 from crawlsim.tui.picker import ScenarioPicker
 from crawlsim.tui.sources import ScenarioSource, Source, source_for
 from crawlsim.tui.widgets import (
@@ -44,7 +46,10 @@ from crawlsim.tui.widgets import (
 )
 
 WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order"})
-"""Actions that rerun the crawl: off (shown dimmed) when the source cannot re-run."""
+"""Actions that rerun the crawl: off (and left out of the key bar) when the source cannot re-run."""
+WORKERS_RULE = f"workers (±1 to {WORKER_STEPS_BY_ONE}, then ×2 ÷2)"
+"""The key bar's words for ``+``/``-`` when there is room: the rule both
+follow (:func:`~crawlsim.session.step_workers`)."""
 
 
 class CrawlApp(App[int]):
@@ -72,8 +77,8 @@ class CrawlApp(App[int]):
         Binding("s", "slower", "faster/slower"),
         Binding("r", "restart", "restart"),
         Binding("n", "normalize", "normalize"),
-        Binding("plus,equals_sign", "workers(1)", "workers", key_display="+"),
-        Binding("minus,underscore", "workers(-1)", "workers", key_display="-"),
+        Binding("plus,equals_sign", "workers(1)", "workers", key_display="+", tooltip=WORKERS_RULE),
+        Binding("minus,underscore", "workers(-1)", "workers", key_display="-", tooltip=WORKERS_RULE),
         Binding("p", "polite", "polite"),
         Binding("left_square_bracket", "gap(-1)", "gap", key_display="["),
         Binding("right_square_bracket", "gap(1)", "gap", key_display="]"),
@@ -129,6 +134,8 @@ class CrawlApp(App[int]):
         self.why = False
         """``w``: the event log tells why (the narrator's sentences)."""
         self.simulating = False
+        self.loading = ""
+        """The status line while there is no run to show (a scenario being opened)."""
         self._generation = 0
         self._panels: list[Panel] = []
         self._frame_timer: Timer | None = None
@@ -176,7 +183,8 @@ class CrawlApp(App[int]):
         self.query_one("#pages").border_title = "pages by host"
         self.query_one("#hosts").border_title = "hosts: politeness"
         self.query_one("#log").border_title = "events"
-        self.query_one("#lanes").border_title = "workers over time"
+        self.query_one("#lanes").border_title = LANES_TITLE
+        self.query_one("#lanes").border_subtitle = LANES_LEGEND
         self.query_one("#bounds").border_title = "what bounds the finish time"
         self._fit_to_size()
         self._open()
@@ -284,6 +292,16 @@ class CrawlApp(App[int]):
         if pages is not None and pages.border_title != title:
             pages.border_title = title
 
+    def _show_loading(self, text: str) -> None:
+        """Clear every panel and say ``text`` on the status line: no result to show."""
+        self.result = None
+        self.view = None
+        self.loading = text
+        pages = self.query_one(PagesView)
+        pages.border_title = "pages by host"
+        for panel in self._panels:
+            panel.update(None)
+
     def seek_to(self, t: float) -> None:
         """Jump to ``t`` (timeline click or drag); playing goes on from there."""
         self.show(t)
@@ -327,6 +345,8 @@ class CrawlApp(App[int]):
         if generation != self._generation:
             return
         self.simulating = False
+        if self.result is None:  # nothing of this source to go back to
+            self._show_loading(f"cannot run {self.source.name}: {err} (c picks another scenario)")
         if self.result is not None and self.result.knobs is not None:
             self.source.knobs = self.result.knobs
         self.notify(f"cannot run that: {err}", severity="error")
@@ -341,6 +361,7 @@ class CrawlApp(App[int]):
             return  # a later key press superseded this run
         previous = self.result
         self.simulating = False
+        self.loading = ""
         if previous is None or self._fresh:
             self._fresh = False
             previous = None
@@ -365,10 +386,9 @@ class CrawlApp(App[int]):
     # -- keys ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """What-if keys are shown but off (dimmed) when replaying a trace."""
-        if action in WHAT_IF_ACTIONS and self.source.knobs is None:
-            return None
-        return True
+        """Keys that cannot work on this source are off and left out of the
+        key bar: the what-if keys on a trace or a live crawl (nothing to rerun)."""
+        return not (action in WHAT_IF_ACTIONS and self.source.knobs is None)
 
     def action_play_pause(self) -> None:
         if not self.playing and self.t >= self.end:
@@ -459,8 +479,12 @@ class CrawlApp(App[int]):
         self.open_scenario(scenario)
 
     def open_scenario(self, scenario: Scenario) -> None:
-        """Switch to another scenario, with its own settings, from t = 0."""
+        """Switch to another scenario, with its own settings, from t = 0.
+
+        Until its first run is ready the screen says it is loading: the last
+        scenario's pages never stand under the new one's name."""
         self._begin(ScenarioSource(scenario), at=0.0, playing=True, speed=0.0)
+        self._show_loading(f"⟳ simulating {scenario.name} — {scenario.title} …")
         self.refresh_bindings()
         self.query_one(KeyBar).refresh(layout=True)  # what-if keys come back on after a trace
         self._open()

@@ -4,6 +4,7 @@ timeline, and the key bar that replaces Textual's one-line footer."""
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 
 from rich.text import Text
 from textual import events
@@ -39,6 +40,11 @@ from crawlsim.tui.base import (
 
 class StatusBar(Panel):
     """Scenario, play state, the knobs, and the what-if finish comparison."""
+
+    def placeholder(self) -> list[Text]:
+        """What is loading (or why it could not), while no run is drawn."""
+        loading = str(getattr(self.app, "loading", ""))
+        return [Text(f" {loading}", style="bold yellow")] if loading else []
 
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         first = Runs()
@@ -105,7 +111,7 @@ class CountersBar(Panel):
 def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str, str]]:
     """(label, value, style) of each counter, most important first; some only
     when they are not zero, some only when there is room (not ``narrow``)."""
-    wasted_unit = "w·s"
+    wasted_unit = "w·s" if narrow else "worker-seconds"  # w·s: the lanes' title spells it out
     items = [
         ("fetched", fetched_text(c), STATE_STYLE[PageState.FAILED] if c.lost else STATE_STYLE[PageState.DONE]),
         ("dup", duplicates_text(c), STATE_STYLE[PageState.DUPLICATE] if c.duplicates else ""),
@@ -296,8 +302,11 @@ class KeyBar(Widget):
     """Every key, wrapped over as many lines as the width needs.
 
     Textual's Footer is one line and cuts keys off at 80 columns; this one
-    wraps instead, dims keys that are off (what-if keys on a trace), and
-    runs a key when its label is clicked."""
+    wraps instead, lists only the keys that work (the app leaves the others
+    out), and runs a key when its label is clicked.  A binding's tooltip is
+    its longer description, shown on terminals at least :attr:`ROOMY` wide."""
+
+    ROOMY = 120
 
     DEFAULT_CSS = """
     KeyBar { height: auto; dock: bottom; background: $footer-background; }
@@ -307,15 +316,19 @@ class KeyBar(Widget):
         super().__init__(id=id)
         self._spots: list[tuple[int, int, int, str]] = []
 
-    def items(self) -> list[tuple[str, str, bool, str]]:
-        """(key display, description, enabled, key) per action, in binding order."""
+    def items(self, width: int | None = None) -> list[tuple[str, str, bool, str]]:
+        """(key display, description, enabled, key) per action, in binding
+        order, for a bar ``width`` cells wide (default: as wide as it is)."""
         seen: set[str] = set()
         out: list[tuple[str, str, bool, str]] = []
+        roomy = (self.size.width if width is None else width) >= self.ROOMY
         for _, binding, enabled, _ in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
             display = binding.key_display or self.app.get_key_display(binding)
+            if roomy and binding.tooltip:
+                binding = replace(binding, description=binding.tooltip)
             if out and out[-1][1] == binding.description:
                 # a pair of keys for one knob: "+/- workers"
                 prev = out[-1]
@@ -327,8 +340,8 @@ class KeyBar(Widget):
     def layout_lines(self, width: int) -> list[list[tuple[str, str, bool, str]]]:
         lines: list[list[tuple[str, str, bool, str]]] = [[]]
         used = 0
-        for item in self.items():
-            size = len(item[0]) + len(item[1]) + 3
+        for item in self.items(width):
+            size = len(item[0]) + len(item[1]) + 4  # " key " "description " and a space: as render() draws it
             if used and used + size > width:
                 lines.append([])
                 used = 0

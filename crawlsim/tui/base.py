@@ -170,8 +170,9 @@ class Panel(Widget):
     def view(self) -> ViewState | None:
         return cast("ViewState | None", getattr(self.app, "view", None))
 
-    def update(self, view: ViewState) -> list[int]:
-        """Draw ``view`` and repaint the lines that changed; their row numbers."""
+    def update(self, view: ViewState | None) -> list[int]:
+        """Draw ``view`` (None: nothing to show yet) and repaint the lines that
+        changed; their row numbers."""
         width, height = self.size
         if not width or not height:
             self.refresh(layout=True)
@@ -184,7 +185,7 @@ class Panel(Widget):
     def _set_lines(self, view: ViewState | None, width: int, height: int) -> list[int]:
         """Draw the panel's lines for ``view`` at this size; the rows that changed."""
         self._drawn = (view, width, height)
-        lines = self.draw_lines(view, width, height) if view is not None else []
+        lines = self.draw_lines(view, width, height) if view is not None else self.placeholder()
         keys = [(line.plain, line.style, line.spans) for line in lines]
         old = self._keys
         changed = [y for y in range(max(len(keys), len(old))) if y >= len(keys) or y >= len(old) or keys[y] != old[y]]
@@ -225,6 +226,10 @@ class Panel(Widget):
         self._base_style = None
         self._strips.clear()
 
+    def placeholder(self) -> list[Text]:
+        """The lines shown while there is no run to draw (default: none)."""
+        return []
+
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         """The panel's lines for one frame (default: :meth:`draw`, split or wrapped)."""
         text = self.draw(view, width, height)
@@ -240,7 +245,7 @@ class Panel(Widget):
         """What the panel shows, without colours (for tests)."""
         view = self.view
         if view is None:
-            return ""
+            return "\n".join(line.plain for line in self.placeholder())
         return self.draw(view, self.size.width or 160, self.size.height or 40).plain
 
 

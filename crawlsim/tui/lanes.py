@@ -84,8 +84,9 @@ class LanesView(Panel):
         runs = Runs()
         runs.parts = list(prefix.parts)
         filled = prefix.filled
+        named = prefix.named
         for span in replay.lanes[slot][prefix.spans : replay.started_count(slot, t)]:
-            filled = paint_span(runs, span, t, scale, bar_w, filled)
+            filled, named = paint_span(runs, span, t, scale, bar_w, filled, named)
         now = min(bar_w, cursor + 1)
         if now > filled:
             runs.add("─" * (now - filled), "grey35")
@@ -97,10 +98,7 @@ class LanesView(Panel):
             runs.add("idle".ljust(label_w), "grey50")
         else:
             style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
-            label = (
-                current.host + "/robots.txt" if current.kind == "robots" else host_and_path(current.url, current.host)
-            )
-            runs.add(fit(label, label_w).ljust(label_w), style)
+            runs.add(fit(span_label(current), label_w).ljust(label_w), style)
         return runs.text()
 
     def _settled(self, replay: Replay, slot: int, t: float, bar_w: int, scale: float) -> _Settled:
@@ -111,15 +109,17 @@ class LanesView(Panel):
         settled = self._settled_by_slot.get(slot)
         if settled is None or settled.replay is not replay or settled.bar_w != bar_w or settled.spans > ended:
             head = Runs()
-            head.add(f"w{slot:<3}"[:4].ljust(5), "bold")
+            head.add(worker_name(slot).ljust(5), "bold")
             head.add("▕", "dim")
-            settled = _Settled(replay, bar_w, 0, 0, head.parts)
+            settled = _Settled(replay, bar_w, 0, 0, head.parts, "")
             self._settled_by_slot[slot] = settled
         if settled.spans < ended:
             runs = Runs()
             runs.parts = settled.parts
             for span in replay.lanes[slot][settled.spans : ended]:
-                settled.filled = paint_span(runs, span, math.inf, scale, bar_w, settled.filled)
+                settled.filled, settled.named = paint_span(
+                    runs, span, math.inf, scale, bar_w, settled.filled, settled.named
+                )
             settled.spans = ended
         return settled
 
@@ -221,36 +221,73 @@ def spark_columns(replay: Replay, index: int, bar_w: int) -> tuple[list[int], in
 @dataclass
 class _Settled:
     """A lane's fetches finished by some time, painted: the first ``spans``
-    of the lane fill ``filled`` columns with ``parts`` (label included)."""
+    of the lane fill ``filled`` columns with ``parts`` (label included);
+    ``named`` is the host the lane last wrote out."""
 
     replay: Replay
     bar_w: int
     spans: int
     filled: int
     parts: list[tuple[str, str]]
+    named: str
 
 
-def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, filled: int) -> int:
+def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, filled: int, named: str) -> tuple[int, str]:
     """Add fetch ``span`` as seen at ``t`` to a lane already ``filled``
-    columns long (idle time before it as a thin line); the columns now filled."""
+    columns long (idle time before it as a thin line), the lane having last
+    written out host ``named``; the columns now filled and the host named."""
     c0 = min(bar_w - 1, int(span.start * scale))
     stop = min(span.end, t)
     c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
     if c1 <= filled:
-        return filled
+        return filled, named
     c0 = max(c0, filled)
     if c0 > filled:
         runs.add("─" * (c0 - filled), "grey35")
     style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
+    body, named = span_body(span, c1 - c0, named)
+    runs.add(body, style)
+    return c1, named
+
+
+def span_body(span: Span, cells: int, named: str) -> tuple[str, str]:
+    """A fetch's ``cells`` columns and the host the lane names after it.
+
+    Host and path when they fit; else just the path when the lane's last
+    named host is this one (a lane names a host once, then paths, until it
+    moves to another host), cut short if need be.  Always a space at the
+    end, so back-to-back fetches stay apart; a thin bar when not even two
+    letters fit."""
     label = span_label(span)
-    cells = c1 - c0
-    # the label if it fits; else a thin bar so back-to-back fetches stay apart
-    body = label if cells > len(label) else ("▏" if cells >= 2 else "")
-    runs.add((body + " " * cells)[:cells], style)
-    return c1
+    if cells > len(label):
+        return label.ljust(cells), span.host
+    text = span_label(span, with_host=False) if named == span.host else label
+    if cells > len(text):
+        return text.ljust(cells), span.host
+    if cells >= 3:
+        return fit(text, cells - 1) + " ", span.host
+    return ("▏".ljust(cells) if cells >= 2 else " " * cells), named
 
 
-def span_label(span: Span) -> str:
+def span_label(span: Span, *, with_host: bool = True) -> str:
+    """``a.com/docs``: host and path, since ``/`` alone may be any host's
+    (``/docs`` without the host, for a lane that has just named it)."""
     if span.kind == "robots":
-        return "/robots.txt"
-    return short_url(span.url, span.host)
+        return f"{span.host}/robots.txt" if with_host else "/robots.txt"
+    return host_and_path(span.url, span.host) if with_host else short_url(span.url, span.host)
+
+
+def worker_name(slot: int) -> str:
+    """``w1`` for slot 0: workers are numbered from 1 in every view (the
+    event log, the narrator, the notebook and the GIF too)."""
+    return f"w{slot + 1}"
+
+
+TITLE = "workers over time, in simulated seconds · w·s = worker-seconds"
+"""The lanes' title: the units of the time axis and of the counters' ``w·s``
+(on top, so a short terminal, which drops the panels' bottom edges, shows it)."""
+LEGEND = (
+    f"[{SPAN_STYLE['ok']}] ok [/] [{SPAN_STYLE['duplicate']}] duplicate [/] [{SPAN_STYLE['failed']}] failed/retry [/] "
+    f"[{SPAN_STYLE['robots']}] robots.txt [/] [{SPAN_STYLE['open']}] fetching [/] ─ idle"
+)
+"""The lanes' key, under them: what each colour means."""
