@@ -40,6 +40,7 @@ from crawlsim.tui.widgets import (
     LanesView,
     PagesView,
     Panel,
+    SeenView,
     StatusBar,
     Timeline,
     ViewState,
@@ -172,6 +173,7 @@ class CrawlApp(App[int]):
             yield PagesView(id="pages")
             with Vertical(id="side"):
                 yield HostsView(id="hosts")
+                yield SeenView(id="seen")
                 yield EventLog(id="log")
         yield LanesView(id="lanes")
         yield BoundsView(id="bounds")

@@ -10,6 +10,7 @@ from crawlsim.tui.bars import BoundsView, CountersBar, EventLog, KeyBar, StatusB
 from crawlsim.tui.base import Panel, ViewState
 from crawlsim.tui.lanes import LanesView
 from crawlsim.tui.pages import HostsView, PagesView
+from crawlsim.tui.seen import SeenView
 
 __all__ = [
     "BoundsView",
@@ -20,6 +21,7 @@ __all__ = [
     "LanesView",
     "PagesView",
     "Panel",
+    "SeenView",
     "StatusBar",
     "Timeline",
     "ViewState",
