@@ -101,7 +101,11 @@ class SeenView(Panel):
         sets = seen_sets(view.replay)
         frontier, flight = inner_boxes(sets, width)
         rest = width - len(frontier[0]) - len(flight[0])
-        labels = (f" fetched, failed or refused {sets.rest}", f" others {sets.rest}")
+        labels = (
+            f" fetched, failed or refused {sets.rest}",
+            f" fetched or dropped {sets.rest}",
+            f" others {sets.rest}",
+        )
         rest_label = next((label for label in labels if len(label) <= rest), "")
         rows = []
         for i in range(2):
