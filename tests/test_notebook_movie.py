@@ -53,6 +53,7 @@ def see_it_off() -> Result:
     return run("see-it", normalize="off")
 
 
+@pytest.mark.slow  # renders several frames (3-4 s)
 def test_still_frames_at_named_moments_exist_and_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["see-it", "--normalize", "off", "--frames", "start,first-duplicate,end", "-o", str(tmp_path / "s.png"),
             "--dpi", "40"]
@@ -204,6 +205,7 @@ def test_the_count_axis_has_integer_ticks_only() -> None:
     assert len(shown) >= 2 and all(float(t).is_integer() for t in shown)
 
 
+@pytest.mark.slow  # renders several frames (3-4 s)
 def test_blitted_frames_match_a_full_redraw(see_it_off: Result) -> None:
     figure = snapshot("see-it", normalize="off", dpi=40)
     times = [0.0, 2.5, see_it_off.finish / 2, see_it_off.finish]
