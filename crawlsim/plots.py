@@ -197,9 +197,9 @@ def _shade_impossible(ax: Axes, series: Sequence[SweepSeries], first: int) -> No
 def _legend(ax: Axes) -> None:
     """The lines' labels, then one grey patch for the shaded region."""
     handles, labels = ax.get_legend_handles_labels()
-    if any(c.get_gid() == IMPOSSIBLE_GID for c in ax.collections):
-        finishes = sum(1 for line in ax.get_lines() if line.get_gid() == FINISH_GID)
-        text = IMPOSSIBLE_LABEL if finishes == 1 else "shaded: below each line's largest bound, impossible"
+    fills = sum(1 for c in ax.collections if c.get_gid() == IMPOSSIBLE_GID)
+    if fills:
+        text = IMPOSSIBLE_LABEL if fills == 1 else "shaded: below each line's largest bound, impossible"
         handles.append(Patch(facecolor=IMPOSSIBLE_COLOUR, alpha=IMPOSSIBLE_ALPHA * 2, label=text))
         labels.append(text)
     ax.legend(handles, labels, fontsize=8, loc="upper right", framealpha=0.9)
