@@ -122,7 +122,11 @@ def apply_flags(config: ClusterConfig, nodes: object = None, partition: object =
         changes["nodes"] = int(text)
     if partition is not None:
         changes["partition"] = partition
-    return config.with_(**changes) if changes else config
+    try:
+        return config.with_(**changes) if changes else config
+    except ClusterConfigError as err:
+        flag = err.key.replace("cluster.", "--")
+        raise ClusterConfigError(flag if flag.removeprefix("--") in changes else err.key, err.message) from None
 
 
 __all__ = ["PARTITIONS", "ClusterConfig", "ClusterConfigError", "apply_flags", "cluster_from_table"]

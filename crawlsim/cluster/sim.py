@@ -67,6 +67,8 @@ class ClusterRun:
     node_traces: list[list[Event]] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     found: list[str] | None = None
+    at_detection: tuple[bool, int] | None = None
+    """(every node idle, messages in transit) at the moment of detection: (True, 0) when correct."""
 
     @property
     def detection_delay(self) -> float:
@@ -112,7 +114,9 @@ class _Cluster:
         politeness_matters = opts.per_host is not None or opts.gap > 0 or opts.robots
         self.watch = PolitenessWatch(opts) if many and politeness_matters else None
         self.nodes = [Node(i, self, opts, route=many) for i in range(config.nodes)]
-        self.ring = SafraRing(config.nodes, lambda i: self.nodes[i].idle, self._send_token)
+        self.ring = SafraRing(config.nodes, lambda i: self.nodes[i].idle, self._send_token, self._detected)
+        self.at_detection: tuple[bool, int] | None = None
+        """(every node idle, messages in transit) when the ring declared the end."""
         self.last_activity = 0.0
         self.in_transit = 0
         self.messages = 0
@@ -181,6 +185,9 @@ class _Cluster:
         self.ring.received(dst)
         self.nodes[dst].receive(items, size, now)
 
+    def _detected(self, now: float) -> None:
+        self.at_detection = (all(n.idle for n in self.nodes), self.in_transit)
+
     def _send_token(self, src: int, dst: int, arrive: Callable[[float], None]) -> None:
         took = self.config.link_latency.sample(self.link_rng)
         self.timeout(took).callbacks.append(lambda _: arrive(self.env.now))
@@ -247,6 +254,7 @@ class _Cluster:
             node_traces=traces,
             failures=failures,
             found=found,
+            at_detection=self.at_detection,
         )
 
 

@@ -49,12 +49,14 @@ class SafraRing:
         nodes: int,
         is_idle: Callable[[int], bool],
         send_token: Callable[[int, int, Callable[[float], None]], None],
+        on_detect: Callable[[float], None] | None = None,
     ) -> None:
         self.nodes = nodes
         self.counter = [0] * nodes
         self.black = [False] * nodes
         self.is_idle = is_idle
         self._send = send_token
+        self._on_detect = on_detect
         self.holder: int | None = 0
         """The node holding the token (None: the token is in transit)."""
         self.q = 0
@@ -88,10 +90,10 @@ class SafraRing:
         if self.probing:
             self.probing = False
             if not self.token_black and not self.black[0] and self.q + self.counter[0] == 0:
-                self.detected_at = now
+                self._detect(now)
                 return
         if self.nodes == 1:  # a ring of one: idle and no messages is the end
-            self.detected_at = now
+            self._detect(now)
             return
         self.rounds += 1
         self.probing = True
@@ -99,6 +101,11 @@ class SafraRing:
         self.token_black = False
         self.black[0] = False
         self._pass(0, self.nodes - 1)
+
+    def _detect(self, now: float) -> None:
+        self.detected_at = now
+        if self._on_detect is not None:
+            self._on_detect(now)
 
     def _pass(self, src: int, dst: int) -> None:
         self.holder = None

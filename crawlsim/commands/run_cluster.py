@@ -1,0 +1,95 @@
+"""``crawlsim run SCENARIO --nodes N``: the crawl on N simulated crawler
+nodes (:mod:`crawlsim.cluster`), summarised like one crawl plus the
+cluster's own figures -- per node, politeness violations, messages, the
+termination detector's cost and the node bound."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
+from crawlsim.commands.summary import render_summary, seconds, summary_dict
+from crawlsim.errors import UsageError
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+
+
+def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfig:
+    """The scenario's ``[cluster]`` table with ``--nodes``/``--partition`` applied."""
+    try:
+        return apply_flags(
+            cluster_from_table(scenario.data.get("cluster")),
+            getattr(args, "nodes", None),
+            getattr(args, "partition", None),
+        )
+    except ClusterConfigError as err:
+        raise UsageError(f"{err.key}: {err.message}") from None
+
+
+def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
+    """Simulate the cluster and print its summary (or ``--json``)."""
+    from crawlsim.cluster.report import cluster_fields
+    from crawlsim.cluster.sim import simulate_cluster
+    from crawlsim.sim.coverage import coverage_of
+
+    run = simulate_cluster(scenario, config)
+    coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
+    data = summary_dict(run, None, scenario=scenario, top=args.top, coverage=coverage)
+    data.update(cluster_fields(run))
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from crawlsim.commands.common import stdout_console
+
+        stdout_console().print(Group(render_summary(data), *render_cluster(data)))
+    return 0
+
+
+def render_cluster(data: Mapping[str, Any]) -> list[Any]:
+    """The per-node table and the cluster's lines, for the readable summary."""
+    cluster = data["cluster"]
+    table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
+    for name in ("node", "fetches", "busy", "messages", "bytes", "peak frontier", "bound"):
+        table.add_column(name, justify="right" if name != "node" else "left")
+    top = data["busiest_node"]["node"]
+    for row in data["nodes"]:
+        style = "bold" if row["node"] == top else ""
+        bound = seconds(row["bound"]) + (f" ({row['bound_host']})" if row["bound_host"] else "")
+        table.add_row(
+            f"node {row['node']}", f"{row['fetches']:,}", seconds(row["busy_time"]), f"{row['messages']:,}",
+            f"{row['bytes']:,}", f"{row['peak_frontier']:,}", bound, style=style,
+        )
+    violations = data["politeness_violations"]
+    lines = [
+        Text(""),
+        Text(f"{cluster['nodes']} nodes, {cluster['partition']}", style="bold"),
+        table,
+        Text(
+            f"node bound {seconds(data['node_bound'])} (node {top}: no crawl on this partition can finish sooner)",
+            style="dim",
+        ),
+        Text(f"messages {data['messages']:,} ({data['message_bytes']:,} bytes)"),
+        Text(
+            f"politeness violations {violations:,}" + (" (a host's limits held across the cluster)" if not violations else ""),
+            style="bold red" if violations else "",
+        ),
+        Text(
+            f"termination detected {seconds(data['detection_delay'])} after the true end, "
+            f"{data['control_messages']:,} control messages ({data['termination_rounds']} round{'' if data['termination_rounds'] == 1 else 's'} of Safra's token)",
+            style="dim",
+        ),
+    ]
+    return lines
+
+
+__all__ = ["cluster_config", "render_cluster", "run_cluster"]
