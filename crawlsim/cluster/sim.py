@@ -217,25 +217,12 @@ class _Cluster:
 
     def result(self) -> ClusterRun:
         nodes = self.nodes
-        stats = _summed([n.sched.stats for n in nodes])
-        host_busy: Counter[str] = Counter()
-        host_fetches: Counter[str] = Counter()
-        for n in nodes:
-            host_busy.update(n.host_busy)
-            host_fetches.update(n.host_fetches)
         traces = [n.events for n in nodes]
-        merged = traces[0] if len(traces) == 1 else list(heapq.merge(*traces, key=lambda e: e.t))
-        failures: dict[str, str] = {}
-        for n in nodes:
-            failures.update(n.sched.failures)
-        found = None
-        if self.opts.seen == "exact" and self.tracing:
-            found = sorted({u for n in nodes for u in n.sched.found()})
         watch = self.watch
         return ClusterRun(
             options=self.opts,
             config=self.config,
-            stats=stats,
+            stats=_summed([n.sched.stats for n in nodes]),
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),
             control_messages=self.ring.control_messages,
@@ -243,19 +230,30 @@ class _Cluster:
             nodes=[n.figures() for n in nodes],
             busy_time=sum(n.busy for n in nodes),
             wasted_time=sum(n.wasted for n in nodes),
-            host_busy=dict(host_busy),
-            host_fetches=dict(host_fetches),
             node_host_busy=[dict(n.host_busy) for n in nodes],
             politeness_violations=watch.violations if watch else 0,
             violations_by_host=watch.by_host if watch else Counter(),
             messages=self.messages,
             message_bytes=self.message_bytes,
-            trace=merged,
+            trace=traces[0] if len(traces) == 1 else list(heapq.merge(*traces, key=lambda e: e.t)),
             node_traces=traces,
-            failures=failures,
-            found=found,
             at_detection=self.at_detection,
+            **self._merged(),
         )
+
+    def _merged(self) -> dict[str, Any]:
+        """The per-host figures, failures and URLs found, over all nodes."""
+        host_busy: Counter[str] = Counter()
+        host_fetches: Counter[str] = Counter()
+        failures: dict[str, str] = {}
+        for n in self.nodes:
+            host_busy.update(n.host_busy)
+            host_fetches.update(n.host_fetches)
+            failures.update(n.sched.failures)
+        found = None
+        if self.opts.seen == "exact" and self.tracing:
+            found = sorted({u for n in self.nodes for u in n.sched.found()})
+        return {"host_busy": dict(host_busy), "host_fetches": dict(host_fetches), "failures": failures, "found": found}
 
 
 def _summed(all_stats: list[CrawlStats]) -> CrawlStats:
