@@ -11,6 +11,8 @@ message between two nodes costs.
     batch = 16                   # URLs per message (a full batch is sent at once)
     flush = 0.05                 # seconds a node waits to fill a batch
     vnodes = 64                  # virtual nodes per node on the consistent-hash ring
+    fail = [{node = 2, at = 30.0, recover = 60.0}]   # node 2 dies at 30 s (recover: optional)
+    checkpoint = 10.0            # each node saves its state every 10 s; a recovering node resumes from it
 
 Every value is checked here once; a mistake is a :class:`ClusterConfigError`
 naming the key and what was expected (the scenario loader adds the file).
@@ -27,7 +29,8 @@ from crawlsim.core.options import did_you_mean, show_value
 from crawlsim.sim.latency import Fixed, LatencyModel, LatencySpecError, latency_from_spec
 
 PARTITIONS = ("host-hash", "consistent-hash", "url-hash", "round-robin")
-KEYS = ("nodes", "partition", "link_latency", "batch", "flush", "vnodes")
+KEYS = ("nodes", "partition", "link_latency", "batch", "flush", "vnodes", "fail", "checkpoint")
+FAIL_KEYS = ("node", "at", "recover")
 MAX_NODES = 1024
 """A simulated cluster's size: each node is a scheduler and a SimPy lane set."""
 MAX_BATCH = 1_000_000
@@ -47,6 +50,21 @@ class ClusterConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Failure:
+    """Node ``node`` stops at ``at`` seconds; it comes back at ``recover`` (None: never)."""
+
+    node: int
+    at: float
+    recover: float | None = None
+
+    def as_table(self) -> dict[str, Any]:
+        table: dict[str, Any] = {"node": self.node, "at": self.at}
+        if self.recover is not None:
+            table["recover"] = self.recover
+        return table
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     """A checked cluster description (``nodes = 1``: today's single process)."""
 
@@ -58,27 +76,33 @@ class ClusterConfig:
     flush: float = 0.0
     """Seconds a node holds a part-filled batch before sending it (0: at once)."""
     vnodes: int = 64
+    fail: tuple[Failure, ...] = ()
+    checkpoint: float | None = None
+    """Seconds between each node's saves of its scheduler (None: no saves)."""
 
     def with_(self, **changes: Any) -> ClusterConfig:
         """A copy with ``changes`` applied, each checked as in a file."""
-        table = {k: getattr(self, k) for k in KEYS}
+        table = {k: getattr(self, k) for k in KEYS if k not in ("fail", "checkpoint")}
         table["link_latency"] = self.link_latency.to_spec()
+        table["fail"] = [f.as_table() for f in self.fail]
+        if self.checkpoint is not None:
+            table["checkpoint"] = self.checkpoint
         table.update(changes)
         return cluster_from_table(table)
 
 
-def _integer(table: Mapping[str, Any], key: str, default: int, low: int, high: int) -> int:
+def _integer(table: Mapping[str, Any], key: str, default: int, low: int, high: int, where: str = "cluster") -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ClusterConfigError(f"cluster.{key}", f"expected a whole number {low:,}-{high:,}, got {show_value(value)}")
+        raise ClusterConfigError(f"{where}.{key}", f"expected a whole number {low:,}-{high:,}, got {show_value(value)}")
     return value
 
 
-def _seconds(table: Mapping[str, Any], key: str, default: float) -> float:
+def _seconds(table: Mapping[str, Any], key: str, default: float, where: str = "cluster") -> float:
     value = table.get(key, default)
     ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
     if not ok or not 0 <= value <= MAX_SECONDS:
-        raise ClusterConfigError(f"cluster.{key}", f"expected seconds 0-{MAX_SECONDS:,.0f}, got {show_value(value)}")
+        raise ClusterConfigError(f"{where}.{key}", f"expected seconds 0-{MAX_SECONDS:,.0f}, got {show_value(value)}")
     return float(value)
 
 
@@ -101,14 +125,52 @@ def cluster_from_table(table: object) -> ClusterConfig:
     except LatencySpecError as err:
         key = "cluster.link_latency" + (f".{err.key}" if err.key else "")
         raise ClusterConfigError(key, err.message) from None
+    nodes = _integer(table, "nodes", 1, 1, MAX_NODES)
+    checkpoint = None
+    if "checkpoint" in table:
+        checkpoint = _seconds(table, "checkpoint", 0.0)
+        if checkpoint <= 0:
+            raise ClusterConfigError("cluster.checkpoint", "expected seconds between saves, above 0")
     return ClusterConfig(
-        nodes=_integer(table, "nodes", 1, 1, MAX_NODES),
+        nodes=nodes,
+        fail=_failures(table.get("fail", []), nodes),
+        checkpoint=checkpoint,
         partition=partition,
         link_latency=latency,
         batch=_integer(table, "batch", 1, 1, MAX_BATCH),
         flush=_seconds(table, "flush", 0.0),
         vnodes=_integer(table, "vnodes", 64, 1, MAX_VNODES),
     )
+
+
+def _failures(value: object, nodes: int) -> tuple[Failure, ...]:
+    """The ``fail`` list: each node at most once, never node 0 (it runs the
+    termination detector), ``recover`` after ``at``."""
+    if not isinstance(value, list):
+        raise ClusterConfigError("cluster.fail", f"expected a list such as [{{node = 1, at = 30.0}}], got {show_value(value)}")
+    out: list[Failure] = []
+    for i, item in enumerate(value):
+        key = f"cluster.fail[{i}]"
+        if not isinstance(item, Mapping):
+            raise ClusterConfigError(key, f"expected a table such as {{node = 1, at = 30.0}}, got {show_value(item)}")
+        for name in item:
+            if name not in FAIL_KEYS:
+                raise ClusterConfigError(f"{key}.{name}", f"unknown key; expected one of {', '.join(FAIL_KEYS)}")
+        if "node" not in item or "at" not in item:
+            raise ClusterConfigError(key, "expected both node and at")
+        if nodes < 2:
+            raise ClusterConfigError(f"{key}.node", "a failure needs a cluster of at least 2 nodes (cluster.nodes)")
+        node = _integer(item, "node", 1, 1, nodes - 1, key) if item["node"] != 0 else -1
+        if node < 0:
+            raise ClusterConfigError(f"{key}.node", "node 0 runs the termination detector and cannot fail; choose 1 or above")
+        at = _seconds(item, "at", 0.0, key)
+        recover = _seconds(item, "recover", 0.0, key) if "recover" in item else None
+        if recover is not None and recover <= at:
+            raise ClusterConfigError(f"{key}.recover", f"expected a time after at = {at:g}, got {show_value(item['recover'])}")
+        if any(f.node == node for f in out):
+            raise ClusterConfigError(f"{key}.node", f"node {node} already fails once; each node may fail once")
+        out.append(Failure(node, at, recover))
+    return tuple(out)
 
 
 def apply_flags(config: ClusterConfig, nodes: object = None, partition: object = None) -> ClusterConfig:
@@ -129,4 +191,4 @@ def apply_flags(config: ClusterConfig, nodes: object = None, partition: object =
         raise ClusterConfigError(flag if flag.removeprefix("--") in changes else err.key, err.message) from None
 
 
-__all__ = ["PARTITIONS", "ClusterConfig", "ClusterConfigError", "apply_flags", "cluster_from_table"]
+__all__ = ["PARTITIONS", "ClusterConfig", "Failure", "ClusterConfigError", "apply_flags", "cluster_from_table"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import Event
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import Scheduler
+from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
     import simpy
@@ -40,6 +40,14 @@ class Node:
         self.sched = Scheduler(
             opts, page_of=web.page_of if use_truth else None, route=self.route if route else None
         )
+        self.alive = True
+        self.epoch = 0
+        """Bumped when the node fails: fetches and timers of an older epoch are void."""
+        self.flying: set[int] | None = set() if cluster.config.checkpoint is not None else None
+        """Fetch ids in flight, kept when checkpoints are on (a restored
+        scheduler's in-flight fetches never answer: they are retried)."""
+        self.retired: list[CrawlStats] = []
+        """Counters of schedulers this node lost (a failure), still part of its figures."""
         self.events: list[Event] = []
         self.wake_at = _INF
         self.busy = 0.0
@@ -69,7 +77,9 @@ class Node:
                 self.wasted += took
             if cl.watch is not None:
                 cl.watch.started(self, fetch, now)
-            cl.timeout(took, (fetch, now, took)).callbacks.append(self.on_done)
+            if self.flying is not None:
+                self.flying.add(fetch.id)
+            cl.timeout(took, (fetch, now, took, self.epoch)).callbacks.append(self.on_done)
         if cl.tracing:
             self.events.extend(self.sched.drain_events())
         wake = self.sched.next_wakeup()
@@ -79,10 +89,18 @@ class Node:
         cl.after(self, now)
 
     def on_done(self, event: simpy.Event) -> None:
-        fetch, started, took = event.value  # type: ignore[misc]
+        fetch, started, took, epoch = event.value  # type: ignore[misc]
         now = started + took
         cl = self.cluster
+        if epoch != self.epoch:  # the node failed while this fetch was in flight: its answer is lost
+            if cl.watch is not None:
+                cl.watch.finished(fetch)
+            return
         cl.activity(now)
+        if self.flying is not None:
+            self.flying.discard(fetch.id)
+        if cl.fetched is not None and fetch.kind == "page":
+            cl.fetched[fetch.url] += 1
         self.busy += took
         self.host_busy[fetch.host] = self.host_busy.get(fetch.host, 0.0) + took
         self.host_fetches[fetch.host] = self.host_fetches.get(fetch.host, 0) + 1
@@ -104,13 +122,20 @@ class Node:
         self.dispatch(now)
 
     def on_wake(self, _: simpy.Event) -> None:
+        if not self.alive:
+            return
         self.wake_at = _INF
         self.dispatch(self.cluster.env.now)
 
     @property
     def idle(self) -> bool:
-        """Nothing queued, in flight, pending retry or waiting in an outbox."""
-        return self.pending == 0 and self.sched.done
+        """Nothing queued, in flight, pending retry or waiting in an outbox
+        (a failed node is idle: it does nothing)."""
+        return not self.alive or (self.pending == 0 and self.sched.done)
+
+    def stats(self) -> list[CrawlStats]:
+        """Every scheduler's counters this node has had (the live one last)."""
+        return [*self.retired, self.sched.stats]
 
     # -- messages --------------------------------------------------------------
 
@@ -183,18 +208,18 @@ class Node:
 
     def figures(self) -> dict[str, Any]:
         """This node's figures for the report."""
-        stats = self.sched.stats
+        stats = self.stats()
         return {
             "node": self.index,
-            "fetches": stats.fetches,
-            "robots_fetches": stats.robots_fetches,
-            "pages_fetched": stats.pages_fetched,
+            "fetches": sum(s.fetches for s in stats),
+            "robots_fetches": sum(s.robots_fetches for s in stats),
+            "pages_fetched": sum(s.pages_fetched for s in stats),
             "busy_time": self.busy,
             "messages_sent": self.sent,
             "messages_received": self.received,
             "bytes_sent": self.bytes_sent,
             "bytes_received": self.bytes_received,
-            "peak_frontier": stats.peak_frontier,
+            "peak_frontier": max(s.peak_frontier for s in stats),
             "hosts": len(self.host_fetches),
         }
 

@@ -53,7 +53,11 @@ class Partition:
 
     def without(self, node: int) -> Partition:
         """The partition after ``node`` failed (its share reassigned)."""
-        return type(self)(self.nodes, [n for n in self.alive if n != node])
+        return self.with_alive([n for n in self.alive if n != node])
+
+    def with_alive(self, alive: Sequence[int]) -> Partition:
+        """The same kind of partition over the nodes ``alive``."""
+        return type(self)(self.nodes, sorted(alive))
 
 
 class HostHash(Partition):
@@ -87,8 +91,8 @@ class ConsistentHash(Partition):
         i = bisect_left(self._points, stable_hash(host, _SALT))
         return self._owners[i % len(self._owners)]
 
-    def without(self, node: int) -> Partition:
-        return ConsistentHash(self.nodes, [n for n in self.alive if n != node], self.vnodes)
+    def with_alive(self, alive: Sequence[int]) -> Partition:
+        return ConsistentHash(self.nodes, sorted(alive), self.vnodes)
 
 
 class RoundRobin(Partition):

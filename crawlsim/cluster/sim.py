@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from crawlsim.cluster.config import ClusterConfig
+from crawlsim.cluster.failure import Failures
 from crawlsim.cluster.node import Item, Node
 from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.politeness import PolitenessWatch
 from crawlsim.cluster.termination import SafraRing
 from crawlsim.core.events import Event
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import CrawlStats
+from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
 from crawlsim.sim.hashing import salt_of
 
@@ -67,6 +68,10 @@ class ClusterRun:
     node_traces: list[list[Event]] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     found: list[str] | None = None
+    failures_seen: list[dict[str, Any]] = field(default_factory=list)
+    """One record per node failure (see :class:`crawlsim.cluster.failure.FailureRecord`)."""
+    refetched: int = 0
+    """Page fetches answered for a URL already answered before (counted when a node may fail)."""
     at_detection: tuple[bool, int] | None = None
     """(every node idle, messages in transit) at the moment of detection: (True, 0) when correct."""
 
@@ -113,7 +118,11 @@ class _Cluster:
         many = config.nodes > 1
         politeness_matters = opts.per_host is not None or opts.gap > 0 or opts.robots
         self.watch = PolitenessWatch(opts) if many and politeness_matters else None
+        self.route = many
         self.nodes = [Node(i, self, opts, route=many) for i in range(config.nodes)]
+        self.fetched: Counter[str] | None = Counter() if config.fail else None
+        """Page fetches answered per URL, counted only when a node may fail (refetches)."""
+        self.outages = Failures(self)
         self.ring = SafraRing(config.nodes, lambda i: self.nodes[i].idle, self._send_token, self._detected)
         self.at_detection: tuple[bool, int] | None = None
         """(every node idle, messages in transit) when the ring declared the end."""
@@ -182,8 +191,20 @@ class _Cluster:
         now = self.env.now
         self.in_transit -= 1
         self.activity(now)
+        if not self.nodes[dst].alive:
+            self.ring.dropped(dst)
+            self.outages.dropped(dst)
+            return
         self.ring.received(dst)
         self.nodes[dst].receive(items, size, now)
+
+    def new_scheduler(self, node: Node) -> Scheduler:
+        """An empty scheduler for ``node`` (a restart without a checkpoint):
+        the crawl's scope, no seeds, nothing seen."""
+        use_truth = self.web.variants is not None or self.opts.record_events
+        sched = Scheduler(self.opts, page_of=self.web.page_of if use_truth else None, route=node.route if self.route else None)
+        sched.add_scope(list(self.sim.seeds))
+        return sched
 
     def _detected(self, now: float) -> None:
         self.at_detection = (all(n.idle for n in self.nodes), self.in_transit)
@@ -210,6 +231,7 @@ class _Cluster:
             node.sched.add_seeds(mine, 0.0)
         for node in self.nodes:
             node.dispatch(0.0)
+        self.outages.start()
         self.env.run()
         for node in self.nodes:
             if not self.tracing:
@@ -222,7 +244,9 @@ class _Cluster:
         return ClusterRun(
             options=self.opts,
             config=self.config,
-            stats=_summed([n.sched.stats for n in nodes]),
+            stats=_summed([s for n in nodes for s in n.stats()]),
+            failures_seen=[r.as_dict() for r in self.outages.records.values()],
+            refetched=sum(c - 1 for c in self.fetched.values() if c > 1) if self.fetched is not None else 0,
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),
             control_messages=self.ring.control_messages,

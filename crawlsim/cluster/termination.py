@@ -63,6 +63,10 @@ class SafraRing:
         self.token_black = False
         self.probing = False
         """A probe is out (the token left node 0 and has not been judged)."""
+        self.alive = [True] * nodes
+        """A failed node is skipped by the token; its counter still counts
+        (messages it sent may still arrive; those sent to it are dropped,
+        see :meth:`dropped`)."""
         self.control_messages = 0
         self.rounds = 0
         self.detected_at: float | None = None
@@ -73,6 +77,22 @@ class SafraRing:
     def received(self, node: int) -> None:
         self.counter[node] -= 1
         self.black[node] = True
+
+    def dropped(self, node: int) -> None:
+        """A message reached ``node`` after it failed and was lost: it is no
+        longer in transit (the node is not woken, so it stays white)."""
+        self.counter[node] -= 1
+
+    def failed(self, node: int) -> None:
+        self.alive[node] = False
+
+    def recovered(self, node: int) -> None:
+        """``node`` restarts with work and no message woke it: Safra's model
+        has no such step, so the node tells the detector, which spoils the
+        probe in progress (the node may already have been visited)."""
+        self.alive[node] = True
+        self.black[node] = True
+        self.token_black = True
 
     def idle(self, node: int, now: float) -> None:
         """``node`` may have become idle at ``now``: pass the token on if it holds it."""
@@ -108,6 +128,11 @@ class SafraRing:
             self._on_detect(now)
 
     def _pass(self, src: int, dst: int) -> None:
+        while dst > 0 and not self.alive[dst]:  # a failed node's share of the count, read by the sender
+            self.q += self.counter[dst]
+            self.token_black = self.token_black or self.black[dst]
+            self.black[dst] = False
+            dst -= 1
         self.holder = None
         self.control_messages += 1
 
