@@ -9,6 +9,7 @@ bound is never above the finish time.  Url-hash breaks politeness (a case)."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from crawlsim.cli import main
 from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
+from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.report import cluster_fields, node_bounds
 from crawlsim.cluster.sim import ClusterRun, simulate_cluster
 from crawlsim.core.events import FetchFinished, FetchStarted, event_to_dict
@@ -60,17 +62,25 @@ def webs(draw: st.DrawFn, polite: bool = False) -> dict[str, Any]:
 
 
 @st.composite
-def clusters(draw: st.DrawFn, partitions: tuple[str, ...] = PARTITIONS) -> ClusterConfig:
+def clusters(draw: st.DrawFn, partitions: tuple[str, ...] = PARTITIONS, failures: bool = False) -> ClusterConfig:
     latency = draw(st.one_of(st.sampled_from([0.0, 0.001, 0.5, 3.0]), st.just({"model": "uniform", "low": 0.0, "high": 2.0})))
-    return cluster_from_table(
-        {
-            "nodes": draw(st.integers(2, 5)),
-            "partition": draw(st.sampled_from(partitions)),
-            "link_latency": latency,
-            "batch": draw(st.sampled_from([1, 2, 8])),
-            "flush": draw(st.sampled_from([0.0, 0.0, 0.2, 2.0])),
-        }
-    )
+    nodes = draw(st.integers(2, 5))
+    table: dict[str, Any] = {
+        "nodes": nodes,
+        "partition": draw(st.sampled_from(partitions)),
+        "link_latency": latency,
+        "batch": draw(st.sampled_from([1, 2, 8])),
+        "flush": draw(st.sampled_from([0.0, 0.0, 0.2, 2.0])),
+    }
+    if failures and draw(st.booleans()):
+        at = draw(st.sampled_from([0.0, 0.5, 2.0, 5.0]))
+        failure: dict[str, Any] = {"node": draw(st.integers(1, nodes - 1)), "at": at}
+        if draw(st.booleans()):
+            failure["recover"] = at + draw(st.sampled_from([0.1, 1.0, 4.0]))
+            if draw(st.booleans()):
+                table["checkpoint"] = draw(st.sampled_from([0.3, 1.0]))
+        table["fail"] = [failure]
+    return cluster_from_table(table)
 
 
 def nodes_fetching(run: ClusterRun) -> dict[str, set[int]]:
@@ -111,13 +121,15 @@ def test_host_hash_fetches_every_page_once_and_the_same_pages_as_one_process(dat
 
 
 @settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
-@given(webs(), clusters())
+@given(webs(), clusters(failures=True))
 def test_termination_is_never_detected_early(data: dict[str, Any], config: ClusterConfig) -> None:
     run = simulate_cluster(scenario_from_dict(data, path="<random>"), config, trace=True)
     last_fetch = max((e.t for e in run.trace if isinstance(e, FetchFinished)), default=0.0)
     assert run.at_detection == (True, 0)  # every node idle, no message in transit
     assert run.detected_at >= run.finish_time >= last_fetch
-    assert run.control_messages >= config.nodes  # at least one full round of the token
+    live = config.nodes - sum(1 for r in run.failures_seen if r["recovered_at"] is None)
+    assert run.control_messages >= live  # at least one full round of the token over the live nodes
+    assert all(r["recovered_at"] is None or r["recovered_at"] <= run.detected_at for r in run.failures_seen)
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
@@ -128,9 +140,9 @@ def test_whole_host_partitions_keep_politeness_across_the_cluster(data: dict[str
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), clusters())
+@given(st.data(), clusters(failures=True))
 def test_the_node_bound_is_a_lower_bound(data: st.DataObject, config: ClusterConfig) -> None:
-    """Also under robots.txt, Crawl-delay, failures, throttling and retries."""
+    """Also under robots.txt, Crawl-delay, failures, throttling and retries, and node failures."""
     web = data.draw(webs())
     web["crawl"] = {**data.draw(crawl_options()), "scope": "any"}
     web["hosts"] = {**web["hosts"], **data.draw(hosts())}
@@ -159,6 +171,70 @@ def test_url_hash_spreads_a_host_over_nodes_and_breaks_its_limits() -> None:
     assert spread.finish_time < whole.finish_time  # impoliteness is what bought the speed
 
 
+# -- node failure ------------------------------------------------------------------------
+
+
+@settings(max_examples=50)
+@given(st.lists(st.from_regex(r"[a-z]{1,8}\.(com|org)", fullmatch=True), min_size=1, max_size=60, unique=True),
+       st.integers(2, 8), st.data())
+def test_consistent_hashing_moves_only_the_failed_nodes_hosts(names: list[str], nodes: int, data: st.DataObject) -> None:
+    dead = data.draw(st.integers(0, nodes - 1))
+    before = make_partition("consistent-hash", nodes)
+    after = before.without(dead)
+    for name in names:
+        owner = before.host_owner(name)
+        assert after.host_owner(name) == owner if owner != dead else after.host_owner(name) != dead
+
+
+def test_host_hash_moves_most_hosts_when_a_node_fails() -> None:
+    names = [f"h{i}.example" for i in range(400)]
+    before, after = make_partition("host-hash", 4), make_partition("host-hash", 4).without(3)
+    moved = sum(before.host_owner(n) != after.host_owner(n) for n in names)
+    share = sum(before.host_owner(n) == 3 for n in names)
+    assert moved > 2 * share  # mod 3 instead of mod 4: far more than the dead node's quarter
+
+
+def failed(partition: str, **failure: float) -> ClusterRun:
+    table: dict[str, Any] = {"nodes": 4, "partition": partition, "fail": [{"node": 2, "at": 30.0, **failure}]}
+    if "recover" in failure:
+        table["checkpoint"] = 10.0
+    return simulate_cluster(load_scenario("busiest-host"), cluster_from_table(table), trace=False)
+
+
+def test_a_failure_loses_work_and_a_checkpoint_saves_some() -> None:
+    base = simulate_cluster(load_scenario("busiest-host"), ClusterConfig(nodes=4, partition="consistent-hash"), trace=False)
+    gone = failed("consistent-hash")
+    (record,) = gone.failures_seen
+    assert record["urls_lost"] > 0 and gone.refetched > 0 and gone.stats.fetches > base.stats.fetches
+    assert gone.distinct_pages_answered == base.stats.pages_fetched  # the others found every page again
+    empty = simulate_cluster(
+        load_scenario("busiest-host"),
+        cluster_from_table({"nodes": 4, "partition": "consistent-hash", "fail": [{"node": 2, "at": 30.0, "recover": 60.0}]}),
+        trace=False,
+    )
+    saved = failed("consistent-hash", recover=60.0)
+    assert saved.failures_seen[0]["restored_from"] == 20.0 and saved.checkpoint_bytes > 0
+    assert saved.refetched < empty.refetched  # the save remembered what it had seen
+    assert saved.at_detection == empty.at_detection == (True, 0)
+
+
+def test_run_reports_the_failure_cost(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "fail.toml"
+    path.write_text(
+        'start = "http://a.com/"\n[crawl]\nworkers = 2\nper_host = 1\nscope = "any"\n[hosts."*"]\nlatency = 1.0\n'
+        '[pages]\n"http://a.com/" = ["http://b.com/", "http://c.com/", "/1"]\n"http://a.com/1" = ["/2"]\n'
+        '"http://a.com/2" = ["/3"]\n"http://a.com/3" = []\n"http://b.com/" = ["/1", "http://c.com/x"]\n'
+        '"http://b.com/1" = []\n"http://c.com/" = []\n"http://c.com/x" = []\n'
+        "[cluster]\nnodes = 3\npartition = \"consistent-hash\"\nfail = [{node = 1, at = 1.5}]\n"
+    )
+    assert main(["run", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cost = data["failure_cost"]
+    assert set(cost) == {"finish_time_without_failures", "finish_cost", "pages_lost", "pages_refetched"}
+    assert data["failures_seen"][0]["node"] == 1
+    assert cost["finish_cost"] == pytest.approx(data["finish_time"] - cost["finish_time_without_failures"], abs=1e-6)
+
+
 # -- configuration and the command line ---------------------------------------------
 
 
@@ -174,6 +250,12 @@ def test_url_hash_spreads_a_host_over_nodes_and_breaks_its_limits() -> None:
         ({"batch": 0}, "cluster.batch"),
         ({"nodez": 4}, "cluster.nodez"),
         ([4], "cluster"),
+        ({"nodes": 3, "fail": [{"node": 0, "at": 1.0}]}, "cluster.fail[0].node"),
+        ({"nodes": 3, "fail": [{"node": 3, "at": 1.0}]}, "cluster.fail[0].node"),
+        ({"nodes": 3, "fail": [{"node": 1, "at": 5.0, "recover": 5.0}]}, "cluster.fail[0].recover"),
+        ({"nodes": 3, "fail": [{"node": 1}]}, "cluster.fail[0]"),
+        ({"nodes": 3, "fail": [{"node": 1, "at": 1.0, "when": 2}]}, "cluster.fail[0].when"),
+        ({"checkpoint": 0}, "cluster.checkpoint"),
     ],
 )
 def test_a_bad_cluster_table_names_its_key(table: object, key: str) -> None:
@@ -181,7 +263,7 @@ def test_a_bad_cluster_table_names_its_key(table: object, key: str) -> None:
         cluster_from_table(table)
     assert err.value.key == key
     data = {"start": "http://a.com/", "pages": {"http://a.com/": []}, "cluster": table}
-    with pytest.raises(ScenarioError, match=key.replace(".", r"\.")):
+    with pytest.raises(ScenarioError, match=re.escape(key)):
         scenario_from_dict(data, path="x.toml")
 
 

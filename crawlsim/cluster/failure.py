@@ -15,7 +15,10 @@ At ``fail.recover`` the node comes back and takes its share back: with
 ``checkpoint = S`` from its last save (its scheduler as it was, at most
 ``S`` seconds old: what it fetched since is fetched again, what it queued
 before is not lost), otherwise empty.  The termination detector is told
-(:meth:`~crawlsim.cluster.termination.SafraRing.recovered`).
+(:meth:`~crawlsim.cluster.termination.SafraRing.recovered`).  A failed
+node counts as idle, so when the live nodes run out of work before it is
+back, the detector declares the end and the recovery comes too late (its
+``recovered_at`` stays None): the lost URLs are lost.
 
 A save pickles the node's scheduler (the web, the node and the options
 are written as references): exact, and its size in bytes is what a real
@@ -139,8 +142,8 @@ class Failures:
         cl = self.cluster
         node = cl.nodes[event.value]  # type: ignore[index]
         record = self.records.get(node.index)
-        if record is None or node.alive:
-            return  # it never failed (the crawl had ended first)
+        if record is None or node.alive or cl.ring.detected_at is not None:
+            return  # it never failed, or it comes back after the crawl was declared over: too late
         now = record.recovered_at = cl.env.now
         saved = self.saved.get(node.index)
         if saved is not None:

@@ -86,7 +86,31 @@ def cluster_fields(run: ClusterRun) -> dict[str, Any]:
         "termination_rounds": run.rounds,
         "detected_at": _round(run.detected_at),
         "detection_delay": _round(run.detection_delay),
+        **_failure_fields(run),
     }
 
 
-__all__ = ["busiest_node", "cluster_fields", "node_bounds"]
+def _failure_fields(run: ClusterRun) -> dict[str, Any]:
+    """What node failures cost, when the configuration has any."""
+    if not run.config.fail:
+        return {}
+    return {
+        "failures_seen": run.failures_seen,
+        "refetched": run.refetched,
+        "checkpoint": {"every": run.config.checkpoint, "saves": run.checkpoint_saves, "bytes": run.checkpoint_bytes},
+    }
+
+
+def failure_cost(run: ClusterRun, without: ClusterRun) -> dict[str, Any]:
+    """The failures' cost, measured against the same cluster without them
+    (``without``): finish time lost, pages never answered, pages answered again."""
+    answered = run.distinct_pages_answered or 0
+    return {
+        "finish_time_without_failures": _round(without.finish_time),
+        "finish_cost": _round(run.finish_time - without.finish_time),
+        "pages_lost": max(0, without.stats.pages_fetched - answered),
+        "pages_refetched": run.refetched,
+    }
+
+
+__all__ = ["busiest_node", "cluster_fields", "failure_cost", "node_bounds"]

@@ -70,6 +70,11 @@ class ClusterRun:
     found: list[str] | None = None
     failures_seen: list[dict[str, Any]] = field(default_factory=list)
     """One record per node failure (see :class:`crawlsim.cluster.failure.FailureRecord`)."""
+    checkpoint_saves: int = 0
+    checkpoint_bytes: int = 0
+    """Bytes of all the nodes' saves (pickled schedulers)."""
+    distinct_pages_answered: int | None = None
+    """URLs with at least one answered page fetch (counted when a node may fail)."""
     refetched: int = 0
     """Page fetches answered for a URL already answered before (counted when a node may fail)."""
     at_detection: tuple[bool, int] | None = None
@@ -246,6 +251,9 @@ class _Cluster:
             config=self.config,
             stats=_summed([s for n in nodes for s in n.stats()]),
             failures_seen=[r.as_dict() for r in self.outages.records.values()],
+            checkpoint_saves=self.outages.saves,
+            checkpoint_bytes=self.outages.saved_bytes,
+            distinct_pages_answered=len(self.fetched) if self.fetched is not None else None,
             refetched=sum(c - 1 for c in self.fetched.values() if c > 1) if self.fetched is not None else 0,
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),

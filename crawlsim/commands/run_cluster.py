@@ -37,7 +37,7 @@ def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfi
 
 def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
     """Simulate the cluster and print its summary (or ``--json``)."""
-    from crawlsim.cluster.report import cluster_fields
+    from crawlsim.cluster.report import cluster_fields, failure_cost
     from crawlsim.cluster.sim import simulate_cluster
     from crawlsim.sim.coverage import coverage_of
 
@@ -45,6 +45,8 @@ def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namesp
     coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
     data = summary_dict(run, None, scenario=scenario, top=args.top, coverage=coverage)
     data.update(cluster_fields(run))
+    if config.fail:  # measured: the same cluster without the failures
+        data["failure_cost"] = failure_cost(run, simulate_cluster(scenario, config.with_(fail=[]), trace=False))
     if args.json:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -89,6 +91,17 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
             style="dim",
         ),
     ]
+    cost = data.get("failure_cost")
+    if cost is not None:
+        for record in data["failures_seen"]:
+            back = f", back at {seconds(record['recovered_at'])}" if record["recovered_at"] is not None else ", never back"
+            saved = f" from its save at {seconds(record['restored_from'])}" if record["restored_from"] is not None else ""
+            lines.append(Text(f"node {record['node']} failed at {seconds(record['at'])}{back}{saved}: "
+                              f"{record['urls_lost']:,} URLs lost with it", style="yellow"))
+        lines.append(Text(
+            f"failure cost: finish {seconds(cost['finish_cost'])} later than without it "
+            f"({seconds(cost['finish_time_without_failures'])}), {cost['pages_lost']:,} pages lost, "
+            f"{cost['pages_refetched']:,} fetched again", style="yellow"))
     return lines
 
 
