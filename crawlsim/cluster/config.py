@@ -150,27 +150,32 @@ def _failures(value: object, nodes: int) -> tuple[Failure, ...]:
         raise ClusterConfigError("cluster.fail", f"expected a list such as [{{node = 1, at = 30.0}}], got {show_value(value)}")
     out: list[Failure] = []
     for i, item in enumerate(value):
-        key = f"cluster.fail[{i}]"
-        if not isinstance(item, Mapping):
-            raise ClusterConfigError(key, f"expected a table such as {{node = 1, at = 30.0}}, got {show_value(item)}")
-        for name in item:
-            if name not in FAIL_KEYS:
-                raise ClusterConfigError(f"{key}.{name}", f"unknown key; expected one of {', '.join(FAIL_KEYS)}")
-        if "node" not in item or "at" not in item:
-            raise ClusterConfigError(key, "expected both node and at")
-        if nodes < 2:
-            raise ClusterConfigError(f"{key}.node", "a failure needs a cluster of at least 2 nodes (cluster.nodes)")
-        node = _integer(item, "node", 1, 1, nodes - 1, key) if item["node"] != 0 else -1
-        if node < 0:
-            raise ClusterConfigError(f"{key}.node", "node 0 runs the termination detector and cannot fail; choose 1 or above")
-        at = _seconds(item, "at", 0.0, key)
-        recover = _seconds(item, "recover", 0.0, key) if "recover" in item else None
-        if recover is not None and recover <= at:
-            raise ClusterConfigError(f"{key}.recover", f"expected a time after at = {at:g}, got {show_value(item['recover'])}")
-        if any(f.node == node for f in out):
-            raise ClusterConfigError(f"{key}.node", f"node {node} already fails once; each node may fail once")
-        out.append(Failure(node, at, recover))
+        failure = _failure(item, f"cluster.fail[{i}]", nodes)
+        if any(f.node == failure.node for f in out):
+            raise ClusterConfigError(f"cluster.fail[{i}].node", f"node {failure.node} already fails once; each node may fail once")
+        out.append(failure)
     return tuple(out)
+
+
+def _failure(item: object, key: str, nodes: int) -> Failure:
+    """One ``{node, at, recover}`` table of the ``fail`` list, checked."""
+    if not isinstance(item, Mapping):
+        raise ClusterConfigError(key, f"expected a table such as {{node = 1, at = 30.0}}, got {show_value(item)}")
+    for name in item:
+        if name not in FAIL_KEYS:
+            raise ClusterConfigError(f"{key}.{name}", f"unknown key; expected one of {', '.join(FAIL_KEYS)}")
+    if "node" not in item or "at" not in item:
+        raise ClusterConfigError(key, "expected both node and at")
+    if nodes < 2:
+        raise ClusterConfigError(f"{key}.node", "a failure needs a cluster of at least 2 nodes (cluster.nodes)")
+    if item["node"] == 0 and not isinstance(item["node"], bool):
+        raise ClusterConfigError(f"{key}.node", "node 0 runs the termination detector and cannot fail; choose 1 or above")
+    node = _integer(item, "node", 1, 1, nodes - 1, key)
+    at = _seconds(item, "at", 0.0, key)
+    recover = _seconds(item, "recover", 0.0, key) if "recover" in item else None
+    if recover is not None and recover <= at:
+        raise ClusterConfigError(f"{key}.recover", f"expected a time after at = {at:g}, got {show_value(item['recover'])}")
+    return Failure(node, at, recover)
 
 
 def apply_flags(config: ClusterConfig, nodes: object = None, partition: object = None) -> ClusterConfig:

@@ -250,11 +250,6 @@ class _Cluster:
             options=self.opts,
             config=self.config,
             stats=_summed([s for n in nodes for s in n.stats()]),
-            failures_seen=[r.as_dict() for r in self.outages.records.values()],
-            checkpoint_saves=self.outages.saves,
-            checkpoint_bytes=self.outages.saved_bytes,
-            distinct_pages_answered=len(self.fetched) if self.fetched is not None else None,
-            refetched=sum(c - 1 for c in self.fetched.values() if c > 1) if self.fetched is not None else 0,
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),
             control_messages=self.ring.control_messages,
@@ -271,7 +266,19 @@ class _Cluster:
             node_traces=traces,
             at_detection=self.at_detection,
             **self._merged(),
+            **self._failure_figures(),
         )
+
+    def _failure_figures(self) -> dict[str, Any]:
+        """Failures seen, saves made, and pages answered again (None/0 without failures)."""
+        fetched = self.fetched
+        return {
+            "failures_seen": [r.as_dict() for r in self.outages.records.values()],
+            "checkpoint_saves": self.outages.saves,
+            "checkpoint_bytes": self.outages.saved_bytes,
+            "distinct_pages_answered": len(fetched) if fetched is not None else None,
+            "refetched": sum(c - 1 for c in fetched.values() if c > 1) if fetched is not None else 0,
+        }
 
     def _merged(self) -> dict[str, Any]:
         """The per-host figures, failures and URLs found, over all nodes."""
