@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from crawlsim.cli import main
 from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
 from crawlsim.cluster.partition import make_partition
-from crawlsim.cluster.report import cluster_fields, node_bounds
+from crawlsim.cluster.advice import cluster_advice
+from crawlsim.cluster.report import busiest_node, cluster_fields, node_bounds
 from crawlsim.cluster.sim import ClusterRun, simulate_cluster
 from crawlsim.core.events import FetchFinished, FetchStarted, event_to_dict
 from crawlsim.scenario import ScenarioError, list_scenarios, load_scenario, scenario_from_dict
@@ -306,3 +307,28 @@ def test_cluster_fields_agree_with_the_run() -> None:
     fields = cluster_fields(run)
     assert fields["messages"] == run.messages and fields["control_messages"] == run.control_messages
     assert fields["detection_delay"] == pytest.approx(run.detected_at - run.finish_time, abs=1e-6)
+
+
+# -- measured advice -----------------------------------------------------------------
+
+
+def test_advice_says_more_nodes_will_not_help_only_when_measured() -> None:
+    scenario = load_scenario("busiest-host")
+    config = ClusterConfig(nodes=4)
+    run = simulate_cluster(scenario, config, trace=False)
+    advice = cluster_advice(scenario, config, run, measure=True)
+    double = simulate_cluster(scenario, ClusterConfig(nodes=8), trace=False)
+    assert advice.measured == {"nodes": 8, "finish_time": round(double.finish_time, 6)}
+    node, host = busiest_node(run), node_bounds(run)[busiest_node(run)][1]
+    assert advice.lines[0].startswith(f"node {node} holds the crawl: it owns {host}")
+    assert double.finish_time >= 0.95 * run.finish_time and "more nodes will not help" in advice.lines[1]
+    assert cluster_advice(scenario, config, run, measure=False).lines == advice.lines[:1]
+
+
+def test_advice_quotes_what_more_nodes_buy_when_they_help() -> None:
+    scenario = load_scenario("busiest-host")
+    config = ClusterConfig(nodes=2, partition="url-hash")
+    run = simulate_cluster(scenario, config, trace=False)
+    advice = cluster_advice(scenario, config, run, measure=True)
+    assert advice.measured is not None and advice.measured["finish_time"] < 0.95 * run.finish_time
+    assert not any("will not help" in line for line in advice.lines)

@@ -37,6 +37,7 @@ def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfi
 
 def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
     """Simulate the cluster and print its summary (or ``--json``)."""
+    from crawlsim.cluster.advice import cluster_advice
     from crawlsim.cluster.report import cluster_fields, failure_cost
     from crawlsim.cluster.sim import simulate_cluster
     from crawlsim.sim.coverage import coverage_of
@@ -45,6 +46,10 @@ def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namesp
     coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
     data = summary_dict(run, None, scenario=scenario, top=args.top, coverage=coverage)
     data.update(cluster_fields(run))
+    from crawlsim.sim.advisor import MEASURE_LIMIT
+
+    measure = args.advise == "measure" or (args.advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
+    data["cluster_advice"] = cluster_advice(scenario, config, run, measure=measure).as_dict()
     if config.fail:  # measured: the same cluster without the failures
         data["failure_cost"] = failure_cost(run, simulate_cluster(scenario, config.with_(fail=[]), trace=False))
     if args.json:
@@ -91,6 +96,8 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
             style="dim",
         ),
     ]
+    for line in data.get("cluster_advice", {}).get("lines", []):
+        lines.append(Text(line, style="italic"))
     cost = data.get("failure_cost")
     if cost is not None:
         for record in data["failures_seen"]:
