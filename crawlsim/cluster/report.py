@@ -78,6 +78,7 @@ def cluster_fields(run: ClusterRun) -> dict[str, Any]:
         "nodes": nodes,
         "busiest_node": {"node": top, "bound": _round(bounds[top][0]), "host": bounds[top][1]},
         "node_bound": _round(bounds[top][0]),
+        "cluster_utilisation": _round(run.cluster_utilisation),
         "messages": run.messages,
         "message_bytes": run.message_bytes,
         "politeness_violations": run.politeness_violations,

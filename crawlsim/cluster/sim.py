@@ -85,7 +85,9 @@ class ClusterRun:
         return self.detected_at - self.finish_time
 
     @property
-    def utilisation(self) -> float:
+    def cluster_utilisation(self) -> float:
+        """Busy worker-seconds over all nodes' worker-seconds (named apart from a
+        single crawl's ``utilisation``, whose report counts one node's workers)."""
         capacity = self.options.workers * self.config.nodes * self.finish_time
         return self.busy_time / capacity if capacity > 0 else 0.0
 

@@ -79,7 +79,10 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
     violations = data["politeness_violations"]
     lines = [
         Text(""),
-        Text(f"{cluster['nodes']} nodes, {cluster['partition']}", style="bold"),
+        Text(f"{cluster['nodes']} nodes, {cluster['partition']}", style="bold").append(
+            f"  (utilisation {data['cluster_utilisation']:.0%} of {cluster['nodes']} x {data['options']['workers']} workers)",
+            style="dim",
+        ),
         table,
         Text(
             f"node bound {seconds(data['node_bound'])} (node {top}: no crawl on this partition can finish sooner)",
