@@ -110,7 +110,7 @@ def test_one_node_gives_the_single_process_trace(name: str) -> None:
 # -- properties over random webs ------------------------------------------------------
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(webs(), clusters(("host-hash",)))
 def test_host_hash_fetches_every_page_once_and_the_same_pages_as_one_process(data: dict[str, Any], config: ClusterConfig) -> None:
     scenario = scenario_from_dict(data, path="<random>")
@@ -121,7 +121,7 @@ def test_host_hash_fetches_every_page_once_and_the_same_pages_as_one_process(dat
     assert run.stats.pages_fetched == alone.stats.pages_fetched
 
 
-@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(webs(), clusters(failures=True))
 def test_termination_is_never_detected_early(data: dict[str, Any], config: ClusterConfig) -> None:
     run = simulate_cluster(scenario_from_dict(data, path="<random>"), config, trace=True)
@@ -133,14 +133,14 @@ def test_termination_is_never_detected_early(data: dict[str, Any], config: Clust
     assert all(r["recovered_at"] is None or r["recovered_at"] <= run.detected_at for r in run.failures_seen)
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(webs(polite=True), clusters(WHOLE_HOST))
 def test_whole_host_partitions_keep_politeness_across_the_cluster(data: dict[str, Any], config: ClusterConfig) -> None:
     run = simulate_cluster(scenario_from_dict(data, path="<random>"), config, trace=True)
     assert run.politeness_violations == 0
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), clusters(failures=True))
 def test_the_node_bound_is_a_lower_bound(data: st.DataObject, config: ClusterConfig) -> None:
     """Also under robots.txt, Crawl-delay, failures, throttling and retries, and node failures."""
