@@ -84,3 +84,14 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         key, value = parse_assignment(item)
         out[key] = value
     return out
+
+
+def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``--nodes N --partition P`` (override the scenario's ``[cluster]`` table)."""
+    from crawlsim.cluster.config import PARTITIONS
+
+    group = parser.add_argument_group("cluster (override the scenario's [cluster] table)")
+    group.add_argument("--nodes", dest="nodes", default=None, metavar="N",
+                       help="crawler nodes, each with the crawl's workers, per-host limit and gap (1: one process)")
+    group.add_argument("--partition", dest="partition", default=None, metavar="P",
+                       help=f"how URLs are split between nodes: {' | '.join(PARTITIONS)}")

@@ -46,6 +46,7 @@ from typing import Any
 
 from crawlsim.core.limits import BYTES_PER_HOST, BYTES_PER_PAGE, BYTES_PER_TRACED_PAGE, memory_budget, show_bytes
 from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_names
+from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
 from crawlsim.sim.compose import CombinedWeb, MirrorWeb
 from crawlsim.sim.explicit import ExplicitWeb, PageSpec
 from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
@@ -65,7 +66,7 @@ from crawlsim.sim.web import Web, rfc3986_identity
 DEFAULT_SCENARIO = "see-it"
 """The scenario every front end opens when none is named."""
 
-TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps")
+TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster")
 HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
 PAGE_KEYS = ("links", "content", "status", "headers")
@@ -413,6 +414,10 @@ class _Builder:
             web = CombinedWeb([*(MirrorWeb(host, of, web) for host, of in mirrors), web])
         seeds = self.start(data.get("start"), explicit or generated or web)
         options = self.options(data.get("crawl", {}), seed)
+        try:  # the [cluster] table: checked by its owner, crawlsim.cluster.config
+            cluster_from_table(data.get("cluster"))
+        except ClusterConfigError as err:
+            raise self.fail(err.key, err.message) from None
         size = self.size(explicit, generated, latency)
         size.check_fits(options, self.path)
         web.configure(seeds=seeds, policies=policies, variants=variants)

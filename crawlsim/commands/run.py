@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -59,6 +59,7 @@ def build_parser() -> ArgumentParser:
     add_seed_argument(parser)
     add_advise_argument(parser)
     add_crawler_flags(parser)
+    add_cluster_flags(parser)
     return parser
 
 
@@ -71,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
     if args.narrate:
         return narrate(scenario)
+    from crawlsim.commands.run_cluster import cluster_config, run_cluster
+
+    cluster = cluster_config(scenario, args)
+    if cluster.nodes > 1:
+        return run_cluster(scenario, cluster, args)
     run, bounds = simulate_with_bounds(scenario, args.advise)
     data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
     if args.json:
