@@ -214,7 +214,23 @@ def test_trace_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
         (["compare", "see-it"], "compare needs one or two --set"),
         (["trace", "see-it", "-o", "out.txt"], "expected a .jsonl or .json file"),
         (["trace", "see-it"], "the following arguments are required: -o/--output"),
-        (["sweep", "see-it", "--workers", "1,x"], "--workers: expected a whole number, got 'x'"),
+        (["sweep", "see-it", "--workers", "1,x"], 'workers: expected a whole number, got "x"'),
+        # enumerated values suggest the nearest allowed one, in every command and spelling
+        (["run", "see-it", "--normalize", "agressive"], "did you mean 'aggressive'?"),
+        (["run", "see-it", "--set", "normalize=rfc3986+sort_qeury"], "did you mean 'sort_query'?"),
+        (["sweep", "see-it", "--normalize", "off,agressive"], "did you mean 'aggressive'?"),
+        (["run", "see-it", "--order", "bsf"], "did you mean 'bfs'?"),
+        (["run", "see-it", "--seen", "blom"], "did you mean 'bloom'?"),
+        (["run", "see-it", "--frontier", "fifi"], "did you mean 'fifo'?"),
+        (["run", "see-it", "--advise", "mesure"], "argument --advise: expected one of auto, measure, infer; got 'mesure'; did you mean 'measure'?"),
+        (["crawl", "http://a.test/", "--content-dedup", "simhsh"], "did you mean 'simhash'?"),
+        (["serve", "see-it", "--layout", "adresses"], "did you mean 'addresses'?"),
+        (["trace", "see-it", "-o", "x.json", "--format", "chrom"], "did you mean 'chrome'?"),
+        # best-first: a named priority, or a clear refusal
+        (["run", "see-it", "--order", "best"], "needs a priority function: a name (shallowest, host-round-robin"),
+        (["run", "see-it", "--priority", "shalowest"], "did you mean 'shallowest'?"),
+        (["run", "see-it", "--order", "dfs", "--priority", "shallowest"], "a priority orders a best-first crawl only"),
+        (["run", "see-it", "--per-host", "nothing"], 'per_host: expected a whole number (or none), got "nothing"'),
     ],
 )
 def test_mistakes_are_one_line_and_exit_2(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -311,3 +327,72 @@ def test_bare_crawlsim_in_a_terminal_opens_the_app(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     assert cli.main([]) == 0
     assert calls == [("tui", [])]
+
+
+# -- one parser per option, whatever the spelling ---------------------------------------------
+
+
+SPELLED = [
+    ("per_host", "none"),
+    ("per_host", "3"),
+    ("gap", "0.5"),
+    ("depth_limit", "none"),
+    ("max_pages", "1e3"),
+    ("normalize", "rfc3986+sort_query"),
+    ("order", "dfs"),
+    ("priority", "host-round-robin"),
+    ("seen", "hash"),
+    ("retry_statuses", "429,500"),
+    ("robots", "true"),
+]
+
+
+def _option_spelled(spelling: str, key: str, text: str) -> object:
+    """Option ``key`` as ``text`` reaches the crawl through ``spelling``."""
+    import argparse
+
+    from crawlsim.cli_options import FLAGS, add_crawler_flags, overrides_from_args
+    from crawlsim.commands.sweep import build_parser as sweep_parser
+    from crawlsim.commands.sweep import grid_from_args, points
+    from crawlsim.scenario import load_scenario, parse_scenario
+
+    base = load_scenario("see-it")
+    if spelling == "toml":
+        order = 'order = "best"\n' if key == "priority" else ""
+        page = '[pages]\n"http://a.com/" = []\n'
+        text_toml = f'start = "http://a.com/"\n[crawl]\n{order}{key} = "{text}"\n{page}'
+        return getattr(parse_scenario(text_toml, "x.toml").options, key)
+    if spelling == "sweep":
+        if key == "retry_statuses":
+            text = f"[{text}]"  # in a sweep a comma separates the grid's values
+        grid = grid_from_args(sweep_parser().parse_args(["see-it", "--set", f"{key}={text}", "--workers", "2"]))
+        return getattr(base.with_options(**points(grid)[0]).options, key)
+    parser = argparse.ArgumentParser()
+    add_crawler_flags(parser)
+    if spelling == "flag" and key not in {name for name, _, _ in FLAGS}:
+        pytest.skip(f"{key} has no flag of its own")
+    argv = ["--" + key.replace("_", "-"), text] if spelling == "flag" else ["--set", f"{key}={text}"]
+    return getattr(base.with_options(**overrides_from_args(parser.parse_args(argv))).options, key)
+
+
+@pytest.mark.parametrize(("key", "text"), SPELLED)
+def test_every_spelling_of_an_option_means_the_same(key: str, text: str) -> None:
+    """`--per-host none`, `--set per_host=none`, `per_host = "none"` in a file and
+    `sweep --set per_host=none` give one value: one parser per option kind."""
+    values = {s: _option_spelled(s, key, text) for s in ("set", "toml", "sweep")}
+    if key in {"per_host", "gap", "depth_limit", "max_pages", "normalize", "order", "priority", "seen"}:
+        values["flag"] = _option_spelled("flag", key, text)
+    assert len({repr(v) for v in values.values()}) == 1, values
+    if text == "none":
+        assert values["set"] is None
+
+
+@pytest.mark.parametrize("spelling", ["flag", "set", "toml", "sweep"])
+def test_a_bad_value_is_refused_with_the_same_words_in_every_spelling(spelling: str) -> None:
+    from crawlsim.core.options import OptionError
+    from crawlsim.scenario import ScenarioError
+
+    with pytest.raises((OptionError, ScenarioError)) as caught:
+        _option_spelled(spelling, "normalize", "agressive")
+    assert "unknown normalization 'agressive'" in str(caught.value)
+    assert str(caught.value).endswith("did you mean 'aggressive'?")

@@ -27,6 +27,20 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value outside ``choices`` names the nearest allowed one, as an
+        unknown option or a typo in ``--order`` does."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib
+
+        allowed = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        name = "/".join(action.option_strings) or action.dest
+        self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
+
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
     from crawlsim.scenario import DEFAULT_SCENARIO

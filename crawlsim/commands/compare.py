@@ -19,7 +19,6 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.errors import UsageError
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
 from crawlsim.commands.common import (
     ArgumentParser,
@@ -31,6 +30,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
 _NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")

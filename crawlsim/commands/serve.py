@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawlsim.commands.common import ArgumentParser
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import check_seconds, check_writable, fail, scenario_flags
@@ -50,7 +51,7 @@ def describe_latency(spec: Any) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="crawlsim serve",
         description=(
             "Serve a scenario's web over real HTTP on loopback (127.0.0.0/8) only: one address per host, each "
@@ -94,7 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim serve SCENARIO [--port N]``; returns the exit status."""
     from crawlsim.scenario import ScenarioError
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as err:
+        return fail(err)
     try:
         _check_flags(args)
         scenario, server = _build_server(args)
