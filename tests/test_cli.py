@@ -396,3 +396,58 @@ def test_a_bad_value_is_refused_with_the_same_words_in_every_spelling(spelling: 
         _option_spelled(spelling, "normalize", "agressive")
     assert "unknown normalization 'agressive'" in str(caught.value)
     assert str(caught.value).endswith("did you mean 'aggressive'?")
+
+
+# -- progress: on a terminal's stderr only, never with --json ----------------------------------
+
+
+@pytest.fixture
+def terminal_stderr(monkeypatch: pytest.MonkeyPatch) -> Callable[[], str]:
+    """stderr as a terminal (a rich console that says it is one); returns what was drawn."""
+    import io
+
+    from rich.console import Console
+
+    import crawlsim.commands.common as common
+
+    buffer = io.StringIO()
+    monkeypatch.setattr(common, "stderr_console", lambda: Console(file=buffer, force_terminal=True, width=100))
+    return buffer.getvalue
+
+
+def test_sweep_counts_its_runs_on_a_terminal_and_is_quiet_otherwise(
+    tmp_path: Path, terminal_stderr: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["sweep", "see-it", "--workers", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path)]
+    assert main(argv) == 0
+    assert "see-it: 2 runs in 1 process" in terminal_stderr() and "2/2" in terminal_stderr()
+    drawn = len(terminal_stderr())
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    assert len(terminal_stderr()) == drawn  # --json: nothing drawn
+    assert [row["workers"] for row in json.loads(capsys.readouterr().out)] == [1, 2]
+
+
+def test_sweep_in_a_pipe_prints_no_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "see-it", "--workers", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_long_run_names_its_phase_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, terminal_stderr: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`crawlsim run million` takes most of a minute: on a terminal a spinner
+    names the phase (see-it stands in for it, with the threshold lowered)."""
+    import crawlsim.commands.common as common
+
+    monkeypatch.setattr(common, "LONG_RUN_PAGES", 10)
+    assert main(["run", "see-it", "--json"]) == 0
+    assert terminal_stderr() == ""
+    assert main(["run", "see-it"]) == 0
+    assert "see-it: simulating 14 pages" in terminal_stderr()
+    assert "see-it: bounds and advice (14 fetches in 19.0 simulated s)" in terminal_stderr()
+    assert "finish" in capsys.readouterr().out
+    monkeypatch.setattr(common, "LONG_RUN_PAGES", 50_000)
+    before = terminal_stderr()
+    assert main(["run", "see-it"]) == 0
+    assert terminal_stderr() == before  # a short run: no spinner flashing by

@@ -19,13 +19,14 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment, with_implied_order
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
+    progress_console,
     simulate_with_bounds,
     stdout_console,
 )
@@ -96,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         configs.insert(0, {})
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     summaries = []
+    progress = progress_console(quiet=args.json)
     for config in configs:
-        scenario = load(args.scenario, {**shared, **config}, args.seed)
-        run, bounds = simulate_with_bounds(scenario, args.advise)
+        scenario = load(args.scenario, with_implied_order({**shared, **config}), args.seed)
+        run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress)
         summaries.append(summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run)))
     a, b = summaries
     if args.json:

@@ -34,8 +34,8 @@ from crawlsim.commands.common import (
     add_seed_argument,
     load,
     portable_ref,
+    progress_console,
     simulate_with_bounds,
-    stderr_console,
     stdout_console,
 )
 from crawlsim.core.options import OptionError, did_you_mean, option_names
@@ -43,6 +43,8 @@ from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from crawlsim.scenario import Scenario
 
 DEFAULT_WORKERS = (1, 2, 4, 8, 16)
@@ -266,12 +268,17 @@ def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str
         client.close()
 
 
-def with_progress(rows: Iterator[dict[str, Any]], total: int, label: str) -> list[dict[str, Any]]:
+def with_progress(
+    rows: Iterator[dict[str, Any]], total: int, label: str, console: Console | None = None
+) -> list[dict[str, Any]]:
+    """The rows, sorted by index, counting them on a bar on ``console`` (a
+    terminal's stderr, :func:`~crawlsim.commands.common.progress_console`);
+    with None, nothing is drawn."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     out: list[dict[str, Any]] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=stderr_console(), transient=False) as progress:
+    with Progress(*columns, console=console, transient=False, disable=console is None) as progress:
         task = progress.add_task(label, total=total)
         for row in rows:
             out.append(row)
@@ -401,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
     tasks = _tasks(args, grid, scenario)
     rows_iter, where = _executor(args, tasks)
-    rows = with_progress(rows_iter, len(tasks), f"{scenario.name}: {len(tasks)} runs {where}")
+    label = f"{scenario.name}: {len(tasks)} runs {where}"
+    rows = with_progress(rows_iter, len(tasks), label, progress_console(quiet=args.json))
     out_dir = Path(args.output or f"sweep-{scenario.name}")
     written = _write_results(rows, grid, scenario, args, out_dir)
     if args.json:
