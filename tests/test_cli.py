@@ -451,3 +451,32 @@ def test_a_long_run_names_its_phase_on_a_terminal(
     before = terminal_stderr()
     assert main(["run", "see-it"]) == 0
     assert terminal_stderr() == before  # a short run: no spinner flashing by
+
+
+# -- serve's first line is a crawl command that works as printed ------------------------------
+
+
+def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Real HTTP on loopback: `crawlsim serve see-it --port 0` in a child process,
+    then its first line, unedited, run as `crawlsim` runs it: it reaches the
+    served hosts and crawls with the scenario's politeness, not crawl's defaults
+    (per host 2, robots.txt obeyed, start host only)."""
+    import shlex
+
+    serve = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0", "--time-scale", "0.02"]
+    proc = subprocess.Popen([*serve, "--duration", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # printed once every host listens
+        argv = shlex.split(first)
+        assert argv[:3] == ["crawlsim", "crawl", "http://a.com/"]
+        code = main(argv[1:])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 request at a time" in out
+    assert "4 workers in all; scope: any" in out
+    fetched = {line.split()[1] for line in out.splitlines() if line.startswith("  200  ")}
+    assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched

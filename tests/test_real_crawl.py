@@ -553,7 +553,8 @@ def test_serve_prints_the_start_url_first_and_crawl_follows_its_map(
 ) -> None:
     trace = tmp_path / "trace.jsonl"
     with served_see_it(tmp_path, "0.02") as (first, hosts_file):
-        assert first == "http://a.com/"
+        assert first.split()[:3] == ["crawlsim", "crawl", "http://a.com/"]  # serve's first line is a crawl command
+        first = first.split()[2]
         resolve = parse_resolve([], str(hosts_file))
         assert set(resolve) == {"a.com", "b.com"}
         assert all(ip.startswith("127.") for ip, _ in resolve.values())
