@@ -3,9 +3,9 @@
 Its first line is a ``crawlsim crawl`` command that works as printed: the
 start URL, the host map (``--resolve HOST=ADDR:PORT`` per host, or
 ``--hosts-file`` for many hosts) and the scenario's politeness and limits as
-flags (``--per-host``, ``--gap``, ``--no-robots``, ...), so copying it, or
-``$(crawlsim serve X | head -1)``, crawls the served web as the scenario's
-crawler would.  Then the host map, and it serves until Ctrl-C or
+flags (``--per-host``, ``--gap``, ``--no-robots``, ...), so pasting it into
+another terminal (or reading it from the pipe, as the tests do, while serve
+keeps running) crawls the served web as the scenario's crawler would.  Then the host map, and it serves until Ctrl-C or
 ``--duration``.  The server itself is :mod:`crawlsim.real.server`; this
 module parses the flags and prints.
 
