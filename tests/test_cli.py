@@ -516,3 +516,14 @@ def test_the_quick_lines_of_the_tour_run_as_written(
         assert main(argv[1:]) == 0, argv
         assert capsys.readouterr().err == "", argv
     assert (tmp_path / "out" / "see-it.json").is_file()
+
+
+def test_serve_spells_a_named_priority_for_crawl() -> None:
+    from crawlsim.real.flags import scenario_flags
+    from crawlsim.scenario import parse_scenario
+
+    text = 'start = "http://a.com/"\n[crawl]\norder = "best"\npriority = "shallowest"\n[pages]\n"http://a.com/" = []\n'
+    scenario = parse_scenario(text, "x.toml")
+    flags = scenario_flags(scenario.options, list(scenario.data["crawl"]))
+    assert flags[flags.index("--order") : flags.index("--order") + 2] == ["--order", "best"]
+    assert flags[flags.index("--priority") + 1] == "shallowest"
