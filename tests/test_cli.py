@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawlsim.cli import COMMANDS, main
 from crawlsim.scenario import list_scenarios
@@ -408,7 +410,7 @@ def terminal_stderr(monkeypatch: pytest.MonkeyPatch) -> Callable[[], str]:
 
     from rich.console import Console
 
-    import crawlsim.commands.common as common
+    from crawlsim.commands import common
 
     buffer = io.StringIO()
     monkeypatch.setattr(common, "stderr_console", lambda: Console(file=buffer, force_terminal=True, width=100))
@@ -438,7 +440,7 @@ def test_a_long_run_names_its_phase_on_a_terminal(
 ) -> None:
     """`crawlsim run million` takes most of a minute: on a terminal a spinner
     names the phase (see-it stands in for it, with the threshold lowered)."""
-    import crawlsim.commands.common as common
+    from crawlsim.commands import common
 
     monkeypatch.setattr(common, "LONG_RUN_PAGES", 10)
     assert main(["run", "see-it", "--json"]) == 0
@@ -527,3 +529,32 @@ def test_serve_spells_a_named_priority_for_crawl() -> None:
     flags = scenario_flags(scenario.options, list(scenario.data["crawl"]))
     assert flags[flags.index("--order") : flags.index("--order") + 2] == ["--order", "best"]
     assert flags[flags.index("--priority") + 1] == "shallowest"
+
+
+def _numeric_options() -> list[str]:
+    from crawlsim.core.options import RULES
+
+    return sorted(k for k, r in RULES.items() if r.kind in ("int", "number"))
+
+
+NUMERIC = _numeric_options()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(NUMERIC), st.one_of(st.integers(-10, 10**6), st.floats(allow_nan=True), st.none()))
+def test_text_and_file_values_agree_or_fail_alike(key: str, value: float | None) -> None:
+    """A number (or none) written as text -- a flag, --set, a TOML string -- and
+    the same number written natively in TOML: the same stored value, or the same
+    refusal."""
+    from crawlsim.core.options import OptionError, option_from_text, option_from_value
+
+    text = "none" if value is None else repr(value)
+    results = []
+    for read in (lambda: option_from_text(key, text), lambda: option_from_value(key, text), lambda: option_from_value(key, value)):
+        try:
+            results.append(("ok", read()))  # equal values (a TOML 0 stays an int, text 0 reads as 0.0)
+        except OptionError as err:
+            results.append(("error", err.message.split(", got")[0]))  # the same refusal (it quotes the input as given)
+    if value is None:
+        results = results[:2]  # TOML has no native none: only its text spelling
+    assert len(set(results)) == 1, results

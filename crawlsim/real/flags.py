@@ -209,7 +209,7 @@ def _flag_for(key: str, value: Any, flag_names: Collection[str]) -> list[str]:
     return [] if setting is None else ["--set", f"{key}={setting}"]
 
 
-def _number_or_text(value: int | float | str) -> str:
+def _number_or_text(value: float | str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
