@@ -102,5 +102,7 @@ def with_implied_order(overrides: dict[str, Any]) -> dict[str, Any]:
         return overrides
     order = overrides.setdefault("order", "best")
     if order != "best":
-        raise OptionError("priority", f"a priority orders a best-first crawl only; got --order {order} (use --order best)")
+        raise OptionError(
+            "priority", f"a priority orders a best-first crawl only; got --order {order} (use --order best)"
+        )
     return overrides

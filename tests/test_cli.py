@@ -224,7 +224,10 @@ def test_trace_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
         (["run", "see-it", "--order", "bsf"], "did you mean 'bfs'?"),
         (["run", "see-it", "--seen", "blom"], "did you mean 'bloom'?"),
         (["run", "see-it", "--frontier", "fifi"], "did you mean 'fifo'?"),
-        (["run", "see-it", "--advise", "mesure"], "argument --advise: expected one of auto, measure, infer; got 'mesure'; did you mean 'measure'?"),
+        (
+            ["run", "see-it", "--advise", "mesure"],
+            "argument --advise: expected one of auto, measure, infer; got 'mesure'; did you mean 'measure'?",
+        ),
         (["crawl", "http://a.test/", "--content-dedup", "simhsh"], "did you mean 'simhash'?"),
         (["serve", "see-it", "--layout", "adresses"], "did you mean 'addresses'?"),
         (["trace", "see-it", "-o", "x.json", "--format", "chrom"], "did you mean 'chrome'?"),

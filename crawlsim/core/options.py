@@ -198,9 +198,11 @@ def _check_normalize(key: str, value: Any, rule: Rule) -> str | frozenset[str]:
 def _normalize_hint(value: str | frozenset[str]) -> str:
     """``"; did you mean 'aggressive'?"`` for the first unknown word of a
     mode or step spec (``agressive``, ``rfc3986+sort_qeury``), else ``""``."""
-    words = [value] if isinstance(value, frozenset) else [re.sub(r"^[+-]", "", t).strip() for t in re.findall(r"[+-]?[^+-]+", value)]
-    flat = [w for item in words for w in (sorted(item) if isinstance(item, frozenset) else [item])]
-    unknown = [w for w in flat if w not in MODES and w not in STEPS]
+    if isinstance(value, frozenset):
+        words = sorted(value)
+    else:
+        words = [re.sub(r"^[+-]", "", t).strip() for t in re.findall(r"[+-]?[^+-]+", value)]
+    unknown = [w for w in words if w not in MODES and w not in STEPS]
     return did_you_mean(unknown[0], [*MODES, *STEPS]) if unknown else ""
 
 
@@ -211,12 +213,16 @@ def _check_priority(key: str, value: Any, rule: Rule) -> Callable[..., Any]:
         name = value.strip()
         if name not in PRIORITIES:
             names = ", ".join(PRIORITIES)
-            raise OptionError(key, f"expected one of {names} (or a function in Python); got {value!r}{did_you_mean(name, PRIORITIES)}")
+            hint = did_you_mean(name, PRIORITIES)
+            raise OptionError(key, f"expected one of {names} (or a function in Python); got {value!r}{hint}")
         return priority_named(name)
     if isinstance(value, NamedPriority):
         return value.fresh()
     if not callable(value):
-        raise OptionError(key, f"expected a priority name ({', '.join(PRIORITIES)}) or a function priority(url, depth) -> number, got {show_value(value)}")
+        names = ", ".join(PRIORITIES)
+        raise OptionError(
+            key, f"expected a priority name ({names}) or a function priority(url, depth), got {show_value(value)}"
+        )
     return value  # type: ignore[no-any-return]
 
 

@@ -95,7 +95,9 @@ PRIORITIES: dict[str, NamedPriority] = {
     p.name: p
     for p in (
         NamedPriority("shallowest", "lowest depth first (levels, across all hosts)", _shallowest),
-        NamedPriority("host-round-robin", "hosts take turns: each host's n-th URL after every host's (n-1)-th", _host_round_robin),
+        NamedPriority(
+            "host-round-robin", "hosts take turns: each host's n-th URL after every host's (n-1)-th", _host_round_robin
+        ),
         NamedPriority("shortest-url", "shortest URL first", _shortest_url),
     )
 }
