@@ -561,3 +561,10 @@ def test_text_and_file_values_agree_or_fail_alike(key: str, value: float | None)
     if value is None:
         results = results[:2]  # TOML has no native none: only its text spelling
     assert len(set(results)) == 1, results
+
+
+def test_compare_names_the_priority_and_none(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "see-it", "--set", "order=bfs", "--set", "priority=shallowest", "--advise", "infer"]) == 0
+    assert "options: order bfs -> best; priority none -> shallowest" in capsys.readouterr().out
+    assert main(["compare", "see-it", "--set", "per_host=none", "--set", "per_host=1", "--advise", "infer"]) == 0
+    assert "options: per_host none -> 1" in capsys.readouterr().out

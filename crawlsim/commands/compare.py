@@ -76,6 +76,8 @@ def describe(config: dict[str, Any]) -> str:
 
 
 def _show(value: Any) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, tuple):
@@ -163,9 +165,10 @@ def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -
         changed = left != right
         style = "bold yellow" if changed else ""
         table.add_row(Text(name, style="cyan"), Text(left, style=style), Text(right, style=style))
+    keys = dict.fromkeys([*a["options"], *b["options"]])  # "priority" is there only for best-first
     options = [
         (k, a["options"].get(k), b["options"].get(k))
-        for k in a["options"]
+        for k in keys
         if a["options"].get(k) != b["options"].get(k) and k != "seed"
     ]
     parts: list[Any] = [Text(f"{a.get('scenario')}: {a.get('title')}", style="bold")]
