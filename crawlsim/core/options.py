@@ -304,8 +304,8 @@ def option_from_text(key: str, text: str) -> Any:
 def option_from_value(key: str, value: Any) -> Any:
     """A value from a scenario file (TOML) as option ``key`` takes it.
 
-    TOML has no null and no infinity-free way to say "no limit", so a string
-    is read exactly as the same text on the command line would be: ``per_host
+    TOML has no null, so "no limit" has to be a string there; a string is
+    read exactly as the same text on the command line would be: ``per_host
     = "none"`` is ``--per-host none`` is ``--set per_host=none``, ``retry_statuses
     = "429,503"`` is ``--set retry_statuses=429,503``.  Strings of options
     that *are* text (``order``, ``scope``, ``user_agent``, ...) are kept as
@@ -400,7 +400,6 @@ class _FreshPriority:
 
     def __set__(self, obj: object, value: Any) -> None:
         obj.__dict__[self._slot] = value  # the frozen dataclass's __init__ and __post_init__ only
-
 
 
 @dataclass(frozen=True)
