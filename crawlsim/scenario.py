@@ -464,9 +464,9 @@ class _Builder:
 
     def options(self, value: object, seed: int) -> CrawlOptions:
         """The [crawl] table, checked by the core's one set of rules
-        (:data:`crawlsim.core.options.RULES`), a string read as the same text
-        on the command line would be (``per_host = "none"``); this only adds
-        the file's name."""
+        (:data:`crawlsim.core.options.RULES`), with ``"none"`` for "no limit"
+        as on the command line (``per_host = "none"``); this only adds the
+        file's name."""
         crawl = self.table(value, "crawl", "{workers = 4}")
         known = option_names()
         values: dict[str, Any] = {}

@@ -365,7 +365,8 @@ def _option_spelled(spelling: str, key: str, text: str) -> object:
     if spelling == "toml":
         order = 'order = "best"\n' if key == "priority" else ""
         page = '[pages]\n"http://a.com/" = []\n'
-        text_toml = f'start = "http://a.com/"\n[crawl]\n{order}{key} = "{text}"\n{page}'
+        literal = _toml_literal(key, text)
+        text_toml = f'start = "http://a.com/"\n[crawl]\n{order}{key} = {literal}\n{page}'
         return getattr(parse_scenario(text_toml, "x.toml").options, key)
     if spelling == "sweep":
         if key == "retry_statuses":
@@ -378,6 +379,16 @@ def _option_spelled(spelling: str, key: str, text: str) -> object:
         pytest.skip(f"{key} has no flag of its own")
     argv = ["--" + key.replace("_", "-"), text] if spelling == "flag" else ["--set", f"{key}={text}"]
     return getattr(base.with_options(**overrides_from_args(parser.parse_args(argv))).options, key)
+
+
+def _toml_literal(key: str, text: str) -> str:
+    """How a file writes ``text``: a string for text options and for none
+    (TOML has no null), else TOML's own number, boolean or list."""
+    from crawlsim.core.options import RULES
+
+    if text == "none" or RULES[key].kind in ("choice", "normalize", "text", "priority"):
+        return f'"{text}"'
+    return f"[{text}]" if key == "retry_statuses" else text
 
 
 @pytest.mark.parametrize(("key", "text"), SPELLED)
@@ -546,20 +557,19 @@ NUMERIC = _numeric_options()
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(NUMERIC), st.one_of(st.integers(-10, 10**6), st.floats(allow_nan=True), st.none()))
 def test_text_and_file_values_agree_or_fail_alike(key: str, value: float | None) -> None:
-    """A number (or none) written as text -- a flag, --set, a TOML string -- and
-    the same number written natively in TOML: the same stored value, or the same
-    refusal."""
+    """A number (or none) written as text -- a flag or --set -- and the same
+    number in a file (a TOML number; none as "none", TOML having no null): the
+    same stored value, or the same refusal."""
     from crawlsim.core.options import OptionError, option_from_text, option_from_value
 
     text = "none" if value is None else repr(value)
     results = []
-    for read in (lambda: option_from_text(key, text), lambda: option_from_value(key, text), lambda: option_from_value(key, value)):
+    native = "none" if value is None else value
+    for read in (lambda: option_from_text(key, text), lambda: option_from_value(key, native)):
         try:
             results.append(("ok", read()))  # equal values (a TOML 0 stays an int, text 0 reads as 0.0)
         except OptionError as err:
             results.append(("error", err.message.split(", got")[0]))  # the same refusal (it quotes the input as given)
-    if value is None:
-        results = results[:2]  # TOML has no native none: only its text spelling
     assert len(set(results)) == 1, results
 
 

@@ -273,7 +273,7 @@ PAGE = '\n[pages]\n"http://a.com/" = []\n'
         ),
         ('[crawl]\nworkers = "four"' + PAGE, 'bad.toml: crawl.workers: expected a whole number, got "four"'),
         ("[crawl]\nworkers = 0" + PAGE, "bad.toml: crawl.workers: expected a whole number >= 1, got 0"),
-        ('[crawl]\nrobots = "maybe"' + PAGE, 'bad.toml: crawl.robots: expected true or false, got "maybe"'),
+        ('[crawl]\nrobots = "yes"' + PAGE, 'bad.toml: crawl.robots: expected true or false, got "yes"'),
         ('[crawl]\nper_host = "nobody"' + PAGE, 'bad.toml: crawl.per_host: expected a whole number (or none), got "nobody"'),
         ('[crawl]\nnormalize = "rfc"' + PAGE, "bad.toml: crawl.normalize: unknown normalization 'rfc'"),
         (

@@ -304,17 +304,17 @@ def option_from_text(key: str, text: str) -> Any:
 def option_from_value(key: str, value: Any) -> Any:
     """A value from a scenario file (TOML) as option ``key`` takes it.
 
-    TOML has no null, so "no limit" has to be a string there; a string is
-    read exactly as the same text on the command line would be: ``per_host
-    = "none"`` is ``--per-host none`` is ``--set per_host=none``, ``retry_statuses
-    = "429,503"`` is ``--set retry_statuses=429,503``.  Strings of options
-    that *are* text (``order``, ``scope``, ``user_agent``, ...) are kept as
-    written; every other value goes to :func:`check_option` as it is."""
+    TOML has no null, so "no limit" is written as text there, as on the
+    command line: ``per_host = "none"`` is ``--per-host none`` is ``--set
+    per_host=none`` (``"null"`` too, any case).  Everything else keeps TOML's
+    own types -- a file has real numbers, booleans and lists, so ``robots =
+    "yes"`` or ``retry_statuses = "429"`` is a mistake to name, not a string
+    to guess at -- and goes to :func:`check_option` as it is."""
     rule = RULES.get(key)
     if rule is None:
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
-    if isinstance(value, str) and (rule.kind in _FROM_TEXT or (rule.optional and value.strip().lower() in _NONE_WORDS)):
-        return option_from_text(key, value)
+    if isinstance(value, str) and rule.optional and value.strip().lower() in _NONE_WORDS:
+        return check_option(key, None)
     return check_option(key, value)
 
 
