@@ -20,6 +20,7 @@ from crawlsim.commands.common import (
     add_scenario_argument,
     add_seed_argument,
     load,
+    progress_console,
     simulate_with_bounds,
     stdout_console,
 )
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     cluster = cluster_config(scenario, args)
     if cluster.nodes > 1:
         return run_cluster(scenario, cluster, args)
-    run, bounds = simulate_with_bounds(scenario, args.advise)
+    run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress_console(quiet=args.json))
     data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
     if args.json:
         json.dump(data, sys.stdout, indent=2)
