@@ -46,6 +46,7 @@ EXPECTED = [
     "15_folder_of_html_unreachable",
     "16_distributed",
     "17_a_crawl_never_ends",
+    "18_best_first_by_name",
 ]
 """Each notebook must run well under a minute (they take a few seconds)."""
 
