@@ -177,6 +177,16 @@ def test_the_time_slider_draws_that_moment(see_it_widget: CrawlWidget) -> None:
     assert w.counters.done
 
 
+def test_play_slows_to_what_the_kernel_can_draw() -> None:
+    w = CrawlWidget("isro", frames=10, interval_ms=1)  # no kernel draws a frame in 1 ms
+    w.time.value = 5  # what a Play tick does
+    assert w.play.interval > 1
+    slower = w.play.interval
+    w.play.interval = 10_000  # a user's slower choice is kept
+    w.time.value = 6
+    assert w.play.interval == 10_000 and slower < 10_000
+
+
 def test_frame_can_be_called_directly_and_reuses_the_artists(see_it_widget: CrawlWidget) -> None:
     w = see_it_widget
     nodes, bars = w.drawing.nodes, w.drawing.bars

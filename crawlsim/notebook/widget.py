@@ -25,6 +25,8 @@ without an interactive matplotlib backend.
 from __future__ import annotations
 
 import html
+import math
+import time
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -151,8 +153,8 @@ class CrawlWidget:
                                    layout=widgets.Layout(width=f"{width}px", height=f"{height}px"))
         # fixed heights, so the cell keeps its size whatever the caption says
         self.caption = widgets.HTML(value="", layout=widgets.Layout(width=f"{max(width - 300, 300)}px",
-                                                                     height="150px", overflow="auto"))
-        self.nested = widgets.HTML(value="", layout=widgets.Layout(width="290px", height="150px"))
+                                                                     height="190px", overflow="auto"))
+        self.nested = widgets.HTML(value="", layout=widgets.Layout(width="290px", height="190px"))
 
     # -- the controls -----------------------------------------------------------
 
@@ -184,7 +186,19 @@ class CrawlWidget:
     def _on_time(self, change: dict[str, Any]) -> None:
         if self._quiet or self.result is None:
             return
+        began = time.perf_counter()
         self.frame(self.time_of(int(change["new"])))
+        self._keep_up(time.perf_counter() - began)
+
+    def _keep_up(self, took: float) -> None:
+        """Slow Play down to what this kernel can draw: the browser ticks
+        every ``interval`` ms whether or not the last frame is drawn, and
+        ticks a slow kernel cannot keep up with queue, so the picture lags
+        and goes on moving after Pause.  (The browser reads the interval
+        before each tick, so this takes effect while playing.)"""
+        needed = math.ceil(took * 1000 * PLAY_HEADROOM)
+        if needed > self.play.interval:
+            self.play.interval = needed
 
     # -- runs and frames ------------------------------------------------------------
 
@@ -281,6 +295,9 @@ class CrawlWidget:
         return self.box._repr_mimebundle_(**kwargs)
 
 
+PLAY_HEADROOM = 1.3
+"""Play's interval is kept at least this many times a frame's drawing time."""
+
 LOST_SHOWN = 5
 """Lost pages named in the summary; the rest are counted."""
 
@@ -359,8 +376,8 @@ def _box(colour: str, title: str, names: tuple[str, ...], count: int) -> str:
     """One inner set: a coloured rounded box with its count and a few members."""
     listed = ", ".join(html.escape(n) for n in names)
     more = f" +{count - len(names)}" if count > len(names) else ""
-    members = f"<div style='font-size:10px;color:#495057'>{listed}{more}</div>" if names else ""
-    return (f"<div style='border:2px solid {colour};border-radius:8px;padding:2px 5px;margin:3px 0;"
+    members = f"<div style='font-size:10px;line-height:1.2;color:#495057'>{listed}{more}</div>" if names else ""
+    return (f"<div style='border:2px solid {colour};border-radius:8px;padding:1px 5px;margin:2px 0;"
             f"background:{colour}22'><b>{html.escape(title)}</b>{members}</div>")
 
 
@@ -377,9 +394,9 @@ def nested_sets_html(sets: SeenSets) -> str:
     ]
     if sets.other:
         inner.append(_box(STATE_COLOURS[PageState.SKIPPED], f"refused after being seen {sets.other}", (), sets.other))
-    return ("<div style='border:2px solid #495057;border-radius:10px;padding:3px 6px;font-size:12px'>"
+    return ("<div style='border:2px solid #495057;border-radius:10px;padding:2px 6px;font-size:12px;line-height:1.3'>"
             f"<b>seen {sets.seen}</b> <span style='font-size:10px;color:#495057'>"
-            "(every URL ever queued: a link to one of these is dropped)</span>" + "".join(inner) + "</div>")
+            "(every URL ever queued: links to these are dropped)</span>" + "".join(inner) + "</div>")
 
 
 def show(scenario: Scenario | str = "see-it", **kwargs: Any) -> CrawlWidget:
