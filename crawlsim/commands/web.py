@@ -13,6 +13,7 @@ one line and exit 2, not a page that fails for every student.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -70,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from textual_serve.server import Server
     except ImportError:
         raise UsageError("`crawlsim web` needs textual-serve: pip install textual-serve") from None
+    # each app's stdin/stdout are textual-serve's pipes, not a terminal: the
+    # app's "needs a terminal" guard is for people, not for this driver
+    os.environ["CRAWLSIM_TUI_FORCE"] = "1"
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     server = Server(app_command(args.scenario), host=args.host, port=args.port,
                     title=f"crawlsim: {args.scenario}", public_url=f"http://{shown_host}:{args.port}")
