@@ -223,8 +223,20 @@ class Scheduler:
     ``malformed`` with an event each.
     """
 
-    def __init__(self, options: CrawlOptions | None = None, *, page_of: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        options: CrawlOptions | None = None,
+        *,
+        page_of: Callable[[str], str] | None = None,
+        route: Callable[[str, Sequence[object], int, float], Sequence[object]] | None = None,
+    ) -> None:
         self.options = opts = options or CrawlOptions()
+        self._route = route
+        """``route(base, links, depth, now)``, called when a response's links
+        are about to be followed (not for a retried or content-duplicate
+        response): returns the links this scheduler admits itself.  A node of
+        a distributed crawl passes one that sends the others to their owner
+        nodes (:mod:`crawlsim.cluster`); None: every link is admitted here."""
         self.stats = CrawlStats()
         self._events: list[Event] = []
         self._record = opts.record_events
@@ -310,6 +322,33 @@ class Scheduler:
         for url in seeds:
             self._accept(url, None, 0, now)
 
+    def add_scope(self, urls: Iterable[str]) -> None:
+        """Put the hosts of ``urls`` in scope without queueing them, as seeds
+        would be: one node of a distributed crawl shares the crawl's scope
+        but queues only the seeds it owns.  Entries that are not strings or
+        not canonical http(s) URLs are ignored (``add_seeds`` reports them)."""
+        for href in _materialize(urls, "urls"):
+            if isinstance(href, str):
+                try:
+                    self._scope.add_seed(canonical_or_raise(href, None, self._steps))
+                except CanonicalizeError:
+                    pass
+
+    def add_links(self, base: str, links: Iterable[str], depth: int, now: float) -> int:
+        """Links found on page ``base`` (fetched at discovery depth ``depth``)
+        by another crawler process: canonicalized, deduplicated against the
+        seen set and admitted exactly as a response's links are (the same
+        per-link loop and events, with ``base`` as their parent).  Returns how
+        many were queued.  Checks every argument first, like ``on_response``."""
+        hrefs = _materialize(links, "links")
+        if not isinstance(base, str):
+            raise TypeError(f"base: expected the URL of the page the links were found on, got {_short(base)}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {_short(depth)}")
+        self._check_now(now)
+        self._now = now
+        return self._expand(base, hrefs, depth, now)
+
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
         if not (now.__class__ is float and self._now <= now < _INF):  # the common case, checked inline
@@ -382,7 +421,9 @@ class Scheduler:
             duplicate_of = self._pages.content_duplicate(fetch.url, content)
         new = 0
         if duplicate_of is None:
-            new = self._expand(final_url or fetch.url, hrefs, fetch.depth, now)
+            base = final_url or fetch.url
+            follow = hrefs if self._route is None else self._route(base, hrefs, fetch.depth, now)
+            new = self._expand(base, follow, fetch.depth, now)
         self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
         self._frontier.reconsider(host, now)
 
