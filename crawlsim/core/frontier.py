@@ -207,8 +207,10 @@ class PerHostFrontier:
         else:
             heappush(host.heap, (key, url, depth))
         self.size += 1
-        if host.in_flight < self.per_host:
-            self._refile_after_push(host, key, now)
+        if host.in_flight < self.per_host:  # (_refile_after_push, inline: once per new link)
+            filed = host.filed
+            if filed is _UNFILED or (filed is _READY and key < host.filed_key):  # type: ignore[operator]
+                self.reconsider(host, now)
 
     def _refile_after_push(self, host: HostState, key: Key, now: float) -> None:
         """Re-file a host below its limit after a push, only if that can change
