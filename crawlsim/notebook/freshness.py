@@ -115,20 +115,27 @@ def optimal_frequencies(rates: Sequence[float], budget: float) -> list[float]:
     if min(rates) <= 0:
         raise ValueError("optimal frequencies need every rate > 0")
     counts = Counter(rates)  # pages of one rate get one frequency: solve once per rate
-    low, high = 0.0, 1.0 / min(rates)
-    for _ in range(100):
+    low, high = 0.0, 2.0 / min(rates)  # at 1 / min(rates) itself rounding may still give a page some f
+    for _ in range(200):
         price = (low + high) / 2.0
+        if price in (low, high):
+            break  # adjacent floats: the bracket cannot shrink further
         if sum(n * _frequency_at(r, price) for r, n in counts.items()) > budget:
             low = price
         else:
             high = price
-    # ``low`` spends at least the budget (never nothing, as ``high`` may when
-    # one page takes it all).  Where the optimum gives a page far fewer visits
-    # than its changes, the gain curve is flat and floats place f only to
-    # about 1e-6: the last rounding goes to the budget, spent exactly.
-    share = {r: _frequency_at(r, low) for r in counts}
-    scale = budget / sum(n * share[r] for r, n in counts.items())
-    return [share[r] * scale for r in rates]
+    # The two ends of the bracket differ only for pages whose gain curve is
+    # flat at this price (a page changing much faster than it is visited
+    # gains about 1 / rate per visit, whatever f): there a tiny change of
+    # price moves f a lot.  ``high`` spends at most the budget, ``low`` at
+    # least; the blend of the two that spends it exactly gives the remainder
+    # to those flat pages and leaves every other page's share as it is.
+    at_low = {r: _frequency_at(r, low) for r in counts}
+    at_high = {r: _frequency_at(r, high) for r in counts}
+    spent_low = sum(n * at_low[r] for r, n in counts.items())
+    spent_high = sum(n * at_high[r] for r, n in counts.items())
+    blend = (budget - spent_high) / (spent_low - spent_high) if spent_low > spent_high else 0.0
+    return [at_high[r] + blend * (at_low[r] - at_high[r]) for r in rates]
 
 
 def _revisit_order(frequencies: Sequence[float], slots: int) -> list[int]:
