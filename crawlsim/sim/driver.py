@@ -186,6 +186,10 @@ class _Crawl:
         self.next_wakeup = sched.next_wakeup
         self.on_response = sched.on_response
         self.response = web.response
+        # Without content fingerprints a page fetch needs only status, headers
+        # and links: a web with no policies or variants gives them without a
+        # Response object (Web.plain_pages; None otherwise).
+        self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
         self.finished = self.on_done
         self.woken = self.on_wake
@@ -202,19 +206,23 @@ class _Crawl:
         """Start every fetch the core allows at ``now``, each as one SimPy
         timeout of its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
+        rng = self.rng
+        timeout = self.timeout
+        finished = self.finished
         for fetch in self.poll(now):
-            tally = tallies.get(fetch.host)
+            host = fetch.host
+            tally = tallies.get(host)
             if tally is None:
-                tally = tallies[fetch.host] = _HostTally(self.latency_for(fetch.host).sample)
+                tally = tallies[host] = _HostTally(self.latency_for(host).sample)
             tally.fetches += 1
-            took = tally.sample(self.rng)
+            took = tally.sample(rng)
             if fetch.duplicate:
                 self.wasted += took
             if fetch.depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = fetch.depth
             if self.measure_gaps and fetch.kind == "page":
-                tally.note_gap(self.host_states[fetch.host].ready_at - now)
-            self.timeout(took, (fetch, now, took, tally)).callbacks.append(self.finished)
+                tally.note_gap(self.host_states[host].ready_at - now)
+            timeout(took, (fetch, now, took, tally)).callbacks.append(finished)
         if self.tracing:
             self.events.extend(self.sched.drain_events())
         if self.series:
@@ -242,15 +250,19 @@ class _Crawl:
             tally.page_busy += took
             if took < tally.fastest_page:  # noqa: PLR1730 (hot path: no call)
                 tally.fastest_page = took
-            resp = self.response(fetch.url, fetch.attempt, now)
-            self.on_response(
-                fetch.id,
-                now,
-                status=resp.status,
-                links=resp.links,
-                headers=resp.headers,
-                content=resp.content if self.dedup_content else None,
-            )
+            if self.plain is not None:
+                status, headers, links = self.plain(fetch.url)
+                self.on_response(fetch.id, now, status=status, links=links, headers=headers)
+            else:
+                resp = self.response(fetch.url, fetch.attempt, now)
+                self.on_response(
+                    fetch.id,
+                    now,
+                    status=resp.status,
+                    links=resp.links,
+                    headers=resp.headers,
+                    content=resp.content if self.dedup_content else None,
+                )
         self.dispatch(now)
 
     def _robots_done(self, fetch: Fetch, now: float, took: float, tally: _HostTally) -> None:
