@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator
 
 from crawlsim.sim.hashing import LCG_A, LCG_C, M64, mix64, salt_of, stable_hash, unit
-from crawlsim.sim.policies import NO_HEADERS
 from crawlsim.sim.text import near_key
 from crawlsim.sim.web import Loc, Web, loose_identity
 
@@ -231,20 +230,19 @@ class PowerLawWeb(_DupMixin, Web):
             return ident, host, None
         return ident, host, (h << 32) | k
 
-    def _plain_page(self, url: str) -> tuple[int, Mapping[str, str], list[str]]:
+    def _plain_page(self, url: str) -> list[str] | None:
         """Web's ``_plain_page`` for this web's own spelling of a URL (what
         the crawler fetches almost always): one match, no identity or host
         string built; any other spelling takes the general path."""
         m = self._url_re.fullmatch(url)
-        if m is not None:
-            h = int(m[1])
-            if h < self.host_count:
-                page = m[2]
-                k = int(page) if page else 0
-                if k < self._sizes[h]:
-                    return 200, NO_HEADERS, self._links_at((h << 32) | k)
-                return 404, NO_HEADERS, []
-        return super()._plain_page(url)
+        if m is None:
+            return super()._plain_page(url)
+        host, page = m.group(1, 2)
+        h = int(host)
+        if h >= self.host_count:
+            return None
+        k = int(page) if page else 0
+        return self._links_at((h << 32) | k) if k < self._sizes[h] else None
 
     def _links_at(self, key: Hashable) -> list[str]:
         # The floor of a million-page simulation: each string is one

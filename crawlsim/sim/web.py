@@ -34,8 +34,8 @@ the host is known but the page does not exist (a 404)."""
 
 ROBOTS_PATH = "/robots.txt"
 
-PlainPage = Callable[[str], tuple[int, Mapping[str, str], list[str]]]
-"""``url -> (status, headers, links)``: what :meth:`Web.plain_pages` returns."""
+PlainPage = Callable[[str], list[str] | None]
+"""``url -> links of a plain 200 page, or None``: what :meth:`Web.plain_pages` returns."""
 _LOOSE_STEPS = parse_steps("aggressive-https")
 
 
@@ -270,34 +270,35 @@ class Web(ABC):
         return Response(status, headers, out, ident, source=(self, key))
 
     def plain_pages(self) -> PlainPage | None:
-        """A quicker :meth:`response` for a web whose answers need no draw:
-        ``url -> (status, headers, links)``, the same three fields ``response``
-        gives, or ``None`` when the web has active policies (failures,
-        throttling, dead links) or spelling variants.
+        """A quicker :meth:`response` for the common page: ``url -> links``,
+        the links of a page that answers 200 with no headers (what
+        ``response(url).links`` gives then), or ``None`` for any other answer
+        (a 404, a robots.txt path, a page with a status or headers of its
+        own), which ``response`` then gives in full.  ``None`` instead of the
+        function when the web has active policies (failures, throttling, dead
+        links) or spelling variants: each answer then needs a draw.
 
-        Why: a driver that reads only these fields (a simulation that does not
-        fingerprint content) should not pay for a :class:`Response` per fetch
-        -- a million of them in the ``million`` scenario.  Robots.txt paths
-        and every other case go through ``response`` itself; a web may
-        override :meth:`_plain_page` for its common URLs (``PowerLawWeb``
-        reads its own spelling without building an identity).
+        Why: a driver that does not fingerprint content needs only these
+        links, and should not pay for a :class:`Response` per fetch -- a
+        million of them in the ``million`` scenario.  A web may override
+        :meth:`_plain_page` for its common URLs (``PowerLawWeb`` reads its own
+        spelling without building an identity).
         """
         if self.policies.active or self.variants is not None:
             return None
         return self._plain_page
 
-    def _plain_page(self, url: str) -> tuple[int, Mapping[str, str], list[str]]:
-        """:meth:`response`'s status, headers and links, for a web with no
-        active policies and no variants (:meth:`plain_pages`)."""
+    def _plain_page(self, url: str) -> list[str] | None:
+        """The links of ``url`` when it answers a plain 200, else ``None``
+        (:meth:`plain_pages`; the web has no active policies or variants)."""
         if url.endswith(ROBOTS_PATH) or ROBOTS_PATH + "?" in url:
-            resp = self.response(url)
-            return resp.status, resp.headers, resp.links
+            return None
         loc = self._locate(url)
         if loc is None or loc[2] is None:
-            return 404, NO_HEADERS, []
+            return None
         key = loc[2]
         status, headers = self._status_at(key)
-        return status, headers, (self._links_at(key) if status == 200 else [])
+        return self._links_at(key) if status == 200 and not headers else None
 
     def _robots_response(self, url: str) -> Response | None:
         ident = rfc3986_identity(url)
