@@ -393,6 +393,24 @@ def test_latency_is_seeded() -> None:
     assert [model.sample(a) for _ in range(10)] == [model.sample(b) for _ in range(10)]
 
 
+@settings(max_examples=30)
+@given(
+    seed=st.integers(0, 2**32),
+    model=st.one_of(
+        st.builds(LogNormal, st.floats(0.001, 100.0), st.floats(0.0, 3.0)),
+        st.builds(lambda low, extra: Uniform(low, low + extra), st.floats(0.0, 10.0), st.floats(0.0, 10.0)),
+        st.builds(Fixed, st.floats(0.0, 100.0)),
+    ),
+)
+def test_a_sampler_draws_what_sample_draws(seed: int, model: LogNormal | Uniform | Fixed) -> None:
+    """The simulation draws through ``sampler`` (fewer calls per fetch); the
+    floats, and what is left of the stream, are those of ``sample``."""
+    a, b = random.Random(seed), random.Random(seed)
+    draw = model.sampler(b)
+    assert [draw() for _ in range(300)] == [model.sample(a) for _ in range(300)]
+    assert a.random() == b.random()
+
+
 @pytest.mark.parametrize(
     "spec",
     [

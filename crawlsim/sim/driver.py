@@ -27,6 +27,7 @@ from crawlsim.core.scheduler import CrawlStats, Scheduler
 if TYPE_CHECKING:
     from crawlsim.core.scheduler import Fetch
     from crawlsim.sim.inputs import SimInput
+    from crawlsim.sim.latency import LatencyModel
 
 _INF = float("inf")
 
@@ -121,9 +122,9 @@ class _HostTally:
         "smallest_gap",
     )
 
-    def __init__(self, sample: Callable[[random.Random], float]) -> None:
+    def __init__(self, sample: Callable[[], float]) -> None:
         self.sample = sample
-        """Draws one fetch's latency from the host's model."""
+        """Draws one fetch's latency from the host's model (with the crawl's generator)."""
         self.fetches = 0
         """Fetches started, robots.txt included."""
         self.robots_fetches = 0
@@ -166,6 +167,7 @@ class _Crawl:
         self.tracing = opts.record_events
         self.series = series
         self.tallies: dict[str, _HostTally] = {}
+        self.samplers: dict[int, tuple[LatencyModel, Callable[[], float]]] = {}
         self.completed: list[str] = []
         """Hosts in the order they first finished a fetch (the order of SimRun's dicts)."""
         self.events: list[Event] = []
@@ -186,6 +188,10 @@ class _Crawl:
         self.next_wakeup = sched.next_wakeup
         self.on_response = sched.on_response
         self.response = web.response
+        # Without content fingerprints a plain 200 page needs only its links:
+        # a web with no policies or variants gives them without a Response
+        # object (Web.plain_pages; None otherwise).
+        self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
         self.finished = self.on_done
         self.woken = self.on_wake
@@ -202,19 +208,24 @@ class _Crawl:
         """Start every fetch the core allows at ``now``, each as one SimPy
         timeout of its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
+        timeout = self.timeout
+        finished = self.finished
+        measure_gaps = self.measure_gaps
         for fetch in self.poll(now):
-            tally = tallies.get(fetch.host)
+            host = fetch.host
+            tally = tallies.get(host)
             if tally is None:
-                tally = tallies[fetch.host] = _HostTally(self.latency_for(fetch.host).sample)
+                tally = tallies[host] = self._new_tally(host)
             tally.fetches += 1
-            took = tally.sample(self.rng)
+            took = tally.sample()
             if fetch.duplicate:
                 self.wasted += took
-            if fetch.depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
-                self.deepest = fetch.depth
-            if self.measure_gaps and fetch.kind == "page":
-                tally.note_gap(self.host_states[fetch.host].ready_at - now)
-            self.timeout(took, (fetch, now, took, tally)).callbacks.append(self.finished)
+            depth = fetch.depth
+            if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
+                self.deepest = depth
+            if measure_gaps and fetch.kind == "page":
+                tally.note_gap(self.host_states[host].ready_at - now)
+            timeout(took, (fetch, now, took, tally)).callbacks.append(finished)
         if self.tracing:
             self.events.extend(self.sched.drain_events())
         if self.series:
@@ -223,6 +234,17 @@ class _Crawl:
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
             self.timeout(max(0.0, wake - now)).callbacks.append(self.woken)
+
+    def _new_tally(self, host: str) -> _HostTally:
+        """The tally of a host met for the first time.  Hosts with one latency
+        model share one sampler (a closure on the crawl's generator): ten
+        thousand hosts, one model, one closure."""
+        model = self.latency_for(host)
+        # keyed by identity, the model kept alive beside its sampler (so its id is not reused)
+        shared = self.samplers.get(id(model))
+        if shared is None:
+            shared = self.samplers[id(model)] = (model, model.sampler(self.rng))
+        return _HostTally(shared[1])
 
     def on_done(self, event: simpy.Event) -> None:
         """A fetch's timeout fired: report its response to the core, then dispatch.
@@ -242,16 +264,25 @@ class _Crawl:
             tally.page_busy += took
             if took < tally.fastest_page:  # noqa: PLR1730 (hot path: no call)
                 tally.fastest_page = took
-            resp = self.response(fetch.url, fetch.attempt, now)
-            self.on_response(
-                fetch.id,
-                now,
-                status=resp.status,
-                links=resp.links,
-                headers=resp.headers,
-                content=resp.content if self.dedup_content else None,
-            )
+            plain = self.plain
+            links = plain(fetch.url) if plain is not None else None
+            if links is not None:  # a plain 200 (Web.plain_pages)
+                self.on_response(fetch.id, now, links=links)
+            else:
+                self._respond(fetch, now)
         self.dispatch(now)
+
+    def _respond(self, fetch: Fetch, now: float) -> None:
+        """Report the web's full :class:`~crawlsim.sim.web.Response` to ``fetch``."""
+        resp = self.response(fetch.url, fetch.attempt, now)
+        self.on_response(
+            fetch.id,
+            now,
+            status=resp.status,
+            links=resp.links,
+            headers=resp.headers,
+            content=resp.content if self.dedup_content else None,
+        )
 
     def _robots_done(self, fetch: Fetch, now: float, took: float, tally: _HostTally) -> None:
         tally.robots_busy += took

@@ -19,9 +19,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 from crawlsim.core.options import did_you_mean, show_value
+
+_NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)
+"""The constant of ``random.normalvariate`` (``random.NV_MAGICCONST``), computed as it does."""
 
 
 class LatencySpecError(ValueError):
@@ -43,6 +47,13 @@ class LatencyModel(ABC):
     @abstractmethod
     def sample(self, rng: random.Random) -> float:
         """One latency drawn with the caller's generator."""
+
+    def sampler(self, rng: random.Random) -> Callable[[], float]:
+        """``sample`` bound to ``rng``: each call draws what ``self.sample(rng)``
+        would, the same numbers from the same stream.  A simulation draws once
+        per fetch (a million times for ``million``), so the models below give
+        a function that skips the method calls in between."""
+        return partial(self.sample, rng)
 
     @property
     @abstractmethod
@@ -73,6 +84,10 @@ class Fixed(LatencyModel):
     def sample(self, rng: random.Random) -> float:
         return float(self.value)
 
+    def sampler(self, rng: random.Random) -> Callable[[], float]:
+        value = float(self.value)
+        return lambda: value
+
     @property
     def mean(self) -> float:
         return float(self.value)
@@ -102,6 +117,10 @@ class Uniform(LatencyModel):
     def sample(self, rng: random.Random) -> float:
         return rng.uniform(self.low, self.high)
 
+    def sampler(self, rng: random.Random) -> Callable[[], float]:
+        low, high, draw = self.low, self.high, rng.random
+        return lambda: low + (high - low) * draw()  # random.Random.uniform, written out
+
     @property
     def mean(self) -> float:
         return (self.low + self.high) / 2
@@ -130,6 +149,24 @@ class LogNormal(LatencyModel):
 
     def sample(self, rng: random.Random) -> float:
         return rng.lognormvariate(self._mu, self.sigma)
+
+    def sampler(self, rng: random.Random) -> Callable[[], float]:
+        """``rng.lognormvariate(mu, sigma)`` written out: ``exp`` of
+        ``normalvariate``'s Kinderman-Monahan draw, the same operations on the
+        same ``rng.random()`` numbers, so the same floats (a test compares
+        them with ``sample`` over many seeds)."""
+        mu, sigma, draw = self._mu, self.sigma, rng.random
+        log, exp = math.log, math.exp
+
+        def lognormal() -> float:
+            while True:
+                u1 = draw()
+                u2 = 1.0 - draw()
+                z = _NV_MAGICCONST * (u1 - 0.5) / u2
+                if z * z / 4.0 <= -log(u2):
+                    return exp(mu + z * sigma)
+
+        return lognormal
 
     @property
     def mean(self) -> float:

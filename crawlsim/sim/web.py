@@ -20,7 +20,7 @@ URL once and then work with integers.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import NamedTuple, Self
 
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise, host_key, parse_steps
@@ -33,6 +33,9 @@ Loc = tuple[str, str, Hashable | None]
 the host is known but the page does not exist (a 404)."""
 
 ROBOTS_PATH = "/robots.txt"
+
+PlainPage = Callable[[str], list[str] | None]
+"""``url -> links of a plain 200 page, or None``: what :meth:`Web.plain_pages` returns."""
 _LOOSE_STEPS = parse_steps("aggressive-https")
 
 
@@ -266,6 +269,37 @@ class Web(ABC):
             out = self.variants.apply(ident, out)
         return Response(status, headers, out, ident, source=(self, key))
 
+    def plain_pages(self) -> PlainPage | None:
+        """A quicker :meth:`response` for the common page: ``url -> links``,
+        the links of a page that answers 200 with no headers (what
+        ``response(url).links`` gives then), or ``None`` for any other answer
+        (a 404, a robots.txt path, a page with a status or headers of its
+        own), which ``response`` then gives in full.  ``None`` instead of the
+        function when the web has active policies (failures, throttling, dead
+        links) or spelling variants: each answer then needs a draw.
+
+        Why: a driver that does not fingerprint content needs only these
+        links, and should not pay for a :class:`Response` per fetch -- a
+        million of them in the ``million`` scenario.  A web may override
+        :meth:`_plain_page` for its common URLs (``PowerLawWeb`` reads its own
+        spelling without building an identity).
+        """
+        if self.policies.active or self.variants is not None:
+            return None
+        return self._plain_page
+
+    def _plain_page(self, url: str) -> list[str] | None:
+        """The links of ``url`` when it answers a plain 200, else ``None``
+        (:meth:`plain_pages`; the web has no active policies or variants)."""
+        if url.endswith(ROBOTS_PATH) or ROBOTS_PATH + "?" in url:
+            return None
+        loc = self._locate(url)
+        if loc is None or loc[2] is None:
+            return None
+        key = loc[2]
+        status, headers = self._status_at(key)
+        return self._links_at(key) if status == 200 and not headers else None
+
     def _robots_response(self, url: str) -> Response | None:
         ident = rfc3986_identity(url)
         if ident is None:
@@ -279,4 +313,4 @@ class Web(ABC):
         return Response(200, NO_HEADERS, [], ident, ident, text)
 
 
-__all__ = ["ROBOTS_PATH", "Loc", "Response", "Unlisted", "Web", "loose_identity", "rfc3986_identity"]
+__all__ = ["ROBOTS_PATH", "Loc", "PlainPage", "Response", "Unlisted", "Web", "loose_identity", "rfc3986_identity"]
