@@ -30,7 +30,7 @@ An event that does not fit (a subclass, a value of an unexpected type, an
 integer beyond 32 bits) is kept as the object itself, so what is read back
 always equals what was appended -- the property ``tests/test_eventlog.py``
 checks on random crawls.  Reading in order decodes as it goes; reading
-event ``i`` decodes from the checkpoint (``_marks``, every 64 events) before
+event ``i`` decodes from the checkpoint (``_marks``, every 128 events) before
 it.
 """
 
@@ -54,10 +54,10 @@ from crawlsim.core.events import (
 )
 
 _NEW_TIME = 0x80
-_STEP = 64
+_STEP = 128
 """Events between checkpoints: reading event ``i`` decodes at most this many."""
-_STATE = 5
-"""A checkpoint's fields: data offset, time index, float offset, last parent, last fetch id."""
+_STATE = 6
+"""A checkpoint's fields: data offset, time index, float offset, last parent, last fetch id, last depth."""
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _NONE = -1
 """String index of ``None`` (a seed's parent, no ``duplicate_of``)."""
@@ -68,15 +68,15 @@ _DEFER = ("gap", "crawl-delay", "retry-after")
 
 # Class codes (the low bits of a code byte hold the class's variant).
 _SKIP_BASE = 0  # 7 reasons x 3 parents (none, same, given) x 3 hrefs (empty, the url, given) = 63
-_DISCOVERED = 63  # + host given * 3 + parent (0 none, 1 same as last, 2 given)
-_STARTED = 69  # + kind * 4 + duplicate * 2 + spelled out (else: host implied, ints packed, page = url, id = last + 1)
-_FINISHED = 77  # + kind * 8 + duplicate_of given * 4 + url = last parent * 2 + spelled out (host, ints)
-_FAILED = 93  # + kind * 2 + final
-_RETRY = 97
-_DEFERRED = 98  # + reason
-_ROBOTS = 101  # + crawl_delay given * 2 + disallow_all
-_DONE = 105
-_OPAQUE = 106  # the event object itself, in _objects
+_DISCOVERED = _SKIP_BASE + 63  # + depth given * 6 + host given * 3 + parent (0 none, 1 same as last, 2 given)
+_STARTED = _DISCOVERED + 12  # + kind * 4 + duplicate * 2 + spelled out (else: host implied, ints packed, page = url, id = last + 1)
+_FINISHED = _STARTED + 8  # + kind * 4 + duplicate_of given * 2 + spelled out (else: url = last parent, host implied, 200, ints packed)
+_FAILED = _FINISHED + 8  # + kind * 2 + final
+_RETRY = _FAILED + 4
+_DEFERRED = _RETRY + 1  # + reason
+_ROBOTS = _DEFERRED + 3  # + crawl_delay given * 2 + disallow_all
+_DONE = _ROBOTS + 4
+_OPAQUE = _DONE + 1  # the event object itself, in _objects
 
 
 def _is_int(*values: object) -> bool:
@@ -107,6 +107,7 @@ class Trace(Sequence[Event]):
     __slots__ = (
         "_codes",
         "_data",
+        "_depth",
         "_fid",
         "_floats",
         "_hosts",
@@ -133,6 +134,7 @@ class Trace(Sequence[Event]):
         self._last_t: float | None = None
         self._parent = _NONE
         self._fid = 0
+        self._depth = 0
         self.extend(events)
 
     # ------------------------------------------------------------------ writing
@@ -148,13 +150,13 @@ class Trace(Sequence[Event]):
         codes = self._codes
         if not len(codes) % _STEP:
             self._marks.extend(
-                (len(self._data), len(self._times) - 1, len(self._floats), self._parent, self._fid)
+                (len(self._data), len(self._times) - 1, len(self._floats), self._parent, self._fid, self._depth)
             )
         encode = _ENCODERS.get(event.__class__)
         t = event.t
         code = None
         if encode is not None and t.__class__ is float:
-            saved = (len(self._data), len(self._floats), self._parent, self._fid)
+            saved = (len(self._data), len(self._floats), self._parent, self._fid, self._depth)
             try:
                 code = encode(self, event)
             except OverflowError:
@@ -172,10 +174,10 @@ class Trace(Sequence[Event]):
             code |= _NEW_TIME
         codes.append(code)
 
-    def _rollback(self, data: int, floats: int, parent: int, fid: int) -> None:
+    def _rollback(self, data: int, floats: int, parent: int, fid: int, depth: int) -> None:
         del self._data[data:]
         del self._floats[floats:]
-        self._parent, self._fid = parent, fid
+        self._parent, self._fid, self._depth = parent, fid, depth
 
     def _intern(self, text: str) -> int:
         """The index of ``text`` in the string table, adding it if new."""
@@ -193,12 +195,12 @@ class Trace(Sequence[Event]):
         k = len(strings)
         strings.append(text)
         slots[i] = k
-        if 2 * len(strings) > len(slots):
+        if 3 * len(strings) > 2 * len(slots):
             self._grow()
         return k
 
     def _grow(self) -> None:
-        """Double the hash table (kept at most half full) and re-file every string."""
+        """Double the hash table (kept at most two thirds full) and re-file every string."""
         slots = array("i", [-1]) * (2 * len(self._slots))
         mask = len(slots) - 1
         for k, text in enumerate(self._strings):
@@ -281,8 +283,8 @@ class Trace(Sequence[Event]):
             return
         first = start - start % _STEP
         m = (first // _STEP) * _STATE
-        pos, ti, fpos, parent, fid = self._marks[m : m + _STATE]
-        state = _Cursor(self, pos, fpos, parent, fid)
+        pos, ti, fpos, parent, fid, depth = self._marks[m : m + _STATE]
+        state = _Cursor(self, pos, fpos, parent, fid, depth)
         codes, times = self._codes, self._times
         t = times[ti] if ti >= 0 else 0.0
         for i in range(first, stop):
@@ -299,9 +301,9 @@ class Trace(Sequence[Event]):
 class _Cursor:
     """Where decoding is: the next int and float, the last parent and fetch id."""
 
-    __slots__ = ("data", "fid", "floats", "fpos", "hosts", "objects", "parent", "pos", "strings")
+    __slots__ = ("data", "depth", "fid", "floats", "fpos", "hosts", "objects", "parent", "pos", "strings")
 
-    def __init__(self, trace: Trace, pos: int, fpos: int, parent: int, fid: int) -> None:
+    def __init__(self, trace: Trace, pos: int, fpos: int, parent: int, fid: int, depth: int) -> None:
         self.data = trace._data
         self.floats = trace._floats
         self.strings = trace._strings
@@ -311,6 +313,7 @@ class _Cursor:
         self.fpos = fpos
         self.parent = parent
         self.fid = fid
+        self.depth = depth
 
     def take(self, n: int) -> array[int]:
         pos = self.pos
@@ -360,12 +363,16 @@ def _enc_discovered(trace: Trace, e: Discovered) -> int | None:
     if e.url.__class__ is not str or e.host.__class__ is not str or not _is_int(e.depth):
         return None
     data = trace._data
-    data.extend((trace._intern(e.url), e.depth))
+    data.append(trace._intern(e.url))
+    depth_given = e.depth != trace._depth  # in BFS order, nearly always the last one's
+    if depth_given:
+        data.append(e.depth)
+        trace._depth = e.depth
     given = not trace._implied(e.url, e.host)
     if given:
         data.append(trace._intern(e.host))
     parent = trace._parent_variant(e.parent)
-    return None if parent is None else _DISCOVERED + given * 3 + parent
+    return None if parent is None else _DISCOVERED + depth_given * 6 + given * 3 + parent
 
 
 def _enc_started(trace: Trace, e: FetchStarted) -> int | None:
@@ -403,19 +410,16 @@ def _enc_finished(trace: Trace, e: FetchFinished) -> int | None:
     ):
         return None
     data = trace._data
-    data.append(e.fetch_id)
     url = trace._intern(e.url)
-    variant = _KINDS.index(e.kind) * 8 + (dup is not None) * 4
-    if url == trace._parent:
-        variant += 2
-    else:
-        data.append(url)
-    packed = _pack(e.status, 10, e.links, 11, e.new_links)
-    if packed is not None and trace._implied(e.url, e.host):
-        data.append(packed)
+    variant = _KINDS.index(e.kind) * 4 + (dup is not None) * 2
+    # the usual case, one int: a 200 whose fetch started lately (its id just below the last started)
+    packed = _pack(e.links, 11, e.new_links, 10, trace._fid - e.fetch_id) if e.status == 200 else None
+    compact = packed is not None and url == trace._parent and trace._implied(e.url, e.host)
+    if compact:
+        data.append(packed)  # type: ignore[arg-type]  # not None when compact
     else:
         variant += 1
-        data.extend((trace._intern(e.host), e.status, e.links, e.new_links))
+        data.extend((e.fetch_id, url, trace._intern(e.host), e.status, e.links, e.new_links))
     if dup is not None:
         data.append(trace._intern(dup))
     return _FINISHED + variant
@@ -498,11 +502,13 @@ def _dec_skipped(c: _Cursor, t: float, code: int) -> Event:
 
 
 def _dec_discovered(c: _Cursor, t: float, code: int) -> Event:
-    given, parent = divmod(code - _DISCOVERED, 3)
-    url_i, depth = c.take(2)
-    url = c.strings[url_i]
+    depth_given, rest = divmod(code - _DISCOVERED, 6)
+    given, parent = divmod(rest, 3)
+    url = c.strings[c.take(1)[0]]
+    if depth_given:
+        c.depth = c.take(1)[0]
     host = c.strings[c.take(1)[0]] if given else c.host_of(url)
-    return Discovered(t, url, host, depth, c.parent_of(parent))
+    return Discovered(t, url, host, c.depth, c.parent_of(parent))
 
 
 def _dec_started(c: _Cursor, t: float, code: int) -> Event:
@@ -524,17 +530,16 @@ def _dec_started(c: _Cursor, t: float, code: int) -> Event:
 def _dec_finished(c: _Cursor, t: float, code: int) -> Event:
     variant = code - _FINISHED
     strings = c.strings
-    fid = c.take(1)[0]
-    url = strings[c.parent if variant & 2 else c.take(1)[0]]
     if variant & 1:
-        host_i, status, links, new = c.take(4)
-        host = strings[host_i]
+        fid, url_i, host_i, status, links, new = c.take(6)
+        url, host = strings[url_i], strings[host_i]
     else:
         packed = c.take(1)[0]
-        status, links, new = packed & 0x3FF, (packed >> 10) & 0x7FF, packed >> 21
-        host = c.host_of(url)
-    dup = strings[c.take(1)[0]] if variant & 4 else None
-    return FetchFinished(t, fid, url, host, _KINDS[variant // 8], status, links, new, dup)  # type: ignore[arg-type]
+        links, new, fid = packed & 0x7FF, (packed >> 11) & 0x3FF, c.fid - (packed >> 21)
+        url = strings[c.parent]
+        host, status = c.host_of(url), 200
+    dup = strings[c.take(1)[0]] if variant & 2 else None
+    return FetchFinished(t, fid, url, host, _KINDS[variant // 4], status, links, new, dup)  # type: ignore[arg-type]
 
 
 def _dec_failed(c: _Cursor, t: float, code: int) -> Event:
