@@ -79,8 +79,19 @@ _DONE = _ROBOTS + 4
 _OPAQUE = _DONE + 1  # the event object itself, in _objects
 
 
+_REASON_CODES = {reason: i for i, reason in enumerate(_REASONS)}
+
+
 def _is_int(*values: object) -> bool:
-    return all(v.__class__ is int and _INT_MIN <= v <= _INT_MAX for v in values)  # type: ignore[operator]
+    """Each value an int (not a bool) that fits in 32 bits."""
+    for v in values:
+        if v.__class__ is not int or not _INT_MIN <= v <= _INT_MAX:  # type: ignore[operator]
+            return False
+    return True
+
+
+def _str_or_none(value: object) -> bool:
+    return value is None or value.__class__ is str
 
 
 def _pack(low: int, low_bits: int, mid: int, mid_bits: int, high: int) -> int | None:
@@ -115,6 +126,7 @@ class Trace(Sequence[Event]):
         "_marks",
         "_objects",
         "_parent",
+        "_parent_text",
         "_slots",
         "_strings",
         "_times",
@@ -133,6 +145,8 @@ class Trace(Sequence[Event]):
         """Host keys implied by a URL (its authority), by themselves: decoding shares one string per host."""
         self._last_t: float | None = None
         self._parent = _NONE
+        self._parent_text: str | None = None
+        """``_strings[_parent]``: a parent that is this very object needs no lookup."""
         self._fid = 0
         self._depth = 0
         self.extend(events)
@@ -154,15 +168,8 @@ class Trace(Sequence[Event]):
             )
         encode = _ENCODERS.get(event.__class__)
         t = event.t
-        code = None
-        if encode is not None and t.__class__ is float:
-            saved = (len(self._data), len(self._floats), self._parent, self._fid, self._depth)
-            try:
-                code = encode(self, event)
-            except OverflowError:
-                code = None
-            if code is None:
-                self._rollback(*saved)
+        # (an encoder checks every field before it writes anything: None means nothing written)
+        code = encode(self, event) if encode is not None and t.__class__ is float else None
         if code is None:
             self._data.append(len(self._objects))
             self._objects.append(event)
@@ -173,11 +180,6 @@ class Trace(Sequence[Event]):
             self._last_t = t
             code |= _NEW_TIME
         codes.append(code)
-
-    def _rollback(self, data: int, floats: int, parent: int, fid: int, depth: int) -> None:
-        del self._data[data:]
-        del self._floats[floats:]
-        self._parent, self._fid, self._depth = parent, fid, depth
 
     def _intern(self, text: str) -> int:
         """The index of ``text`` in the string table, adding it if new."""
@@ -218,16 +220,17 @@ class Trace(Sequence[Event]):
             self._hosts[host] = host
         return True
 
-    def _parent_variant(self, parent: str | None) -> int | None:
-        """0: no parent; 1: the last event's parent; 2: given (appended to data)."""
+    def _parent_variant(self, parent: str | None) -> int:
+        """0: no parent; 1: the last event's parent; 2: given (appended to data).
+        ``parent`` is None or a str (the caller checked)."""
         if parent is None:
             return 0
-        if parent.__class__ is not str:
-            return None
+        if parent is self._parent_text:  # the common case: the links of one page
+            return 1
         k = self._intern(parent)
         if k == self._parent:
             return 1
-        self._parent = k
+        self._parent, self._parent_text = k, self._strings[k]
         self._data.append(k)
         return 2
 
@@ -338,17 +341,16 @@ class _Cursor:
 
 # ---------------------------------------------------------------------- encoders
 # Each appends an event's fields and returns its code, or None when the event
-# does not fit (then append() rolls back and keeps the object).
+# does not fit (then it has written nothing, and append() keeps the object).
 
 
 def _enc_skipped(trace: Trace, e: Skipped) -> int | None:
-    url, href, reason = e.url, e.href, e.reason
-    if url.__class__ is not str or href.__class__ is not str or reason not in _REASONS:
+    url, href, parent = e.url, e.href, e.parent
+    reason = _REASON_CODES.get(e.reason) if e.reason.__class__ is str else None
+    if url.__class__ is not str or href.__class__ is not str or reason is None or not _str_or_none(parent):
         return None
     trace._data.append(trace._intern(url))
-    parent = trace._parent_variant(e.parent)
-    if parent is None:
-        return None
+    pv = trace._parent_variant(parent)
     if href == "":
         hv = 0
     elif href == url:
@@ -356,11 +358,13 @@ def _enc_skipped(trace: Trace, e: Skipped) -> int | None:
     else:
         hv = 2
         trace._data.append(trace._intern(href))
-    return _SKIP_BASE + _REASONS.index(reason) * 9 + parent * 3 + hv
+    return _SKIP_BASE + reason * 9 + pv * 3 + hv
 
 
 def _enc_discovered(trace: Trace, e: Discovered) -> int | None:
     if e.url.__class__ is not str or e.host.__class__ is not str or not _is_int(e.depth):
+        return None
+    if not _str_or_none(e.parent):
         return None
     data = trace._data
     data.append(trace._intern(e.url))
@@ -371,8 +375,7 @@ def _enc_discovered(trace: Trace, e: Discovered) -> int | None:
     given = not trace._implied(e.url, e.host)
     if given:
         data.append(trace._intern(e.host))
-    parent = trace._parent_variant(e.parent)
-    return None if parent is None else _DISCOVERED + depth_given * 6 + given * 3 + parent
+    return _DISCOVERED + depth_given * 6 + given * 3 + trace._parent_variant(e.parent)
 
 
 def _enc_started(trace: Trace, e: FetchStarted) -> int | None:
@@ -410,16 +413,15 @@ def _enc_finished(trace: Trace, e: FetchFinished) -> int | None:
     ):
         return None
     data = trace._data
-    url = trace._intern(e.url)
     variant = _KINDS.index(e.kind) * 4 + (dup is not None) * 2
     # the usual case, one int: a 200 whose fetch started lately (its id just below the last started)
     packed = _pack(e.links, 11, e.new_links, 10, trace._fid - e.fetch_id) if e.status == 200 else None
-    compact = packed is not None and url == trace._parent and trace._implied(e.url, e.host)
+    compact = packed is not None and e.url == trace._parent_text and trace._implied(e.url, e.host)
     if compact:
         data.append(packed)  # type: ignore[arg-type]  # not None when compact
     else:
         variant += 1
-        data.extend((e.fetch_id, url, trace._intern(e.host), e.status, e.links, e.new_links))
+        data.extend((e.fetch_id, trace._intern(e.url), trace._intern(e.host), e.status, e.links, e.new_links))
     if dup is not None:
         data.append(trace._intern(dup))
     return _FINISHED + variant
