@@ -1,7 +1,7 @@
 """ARCHITECTURE.md's layers and size limits, enforced rather than described.
 
 * Imports only point down the layers declared in pyproject.toml's
-  ``[tool.importlinter]`` contract (core < drivers/sim < session/replay <
+  ``[tool.importlinter]`` contract (core < drivers/sim < session/replay/plots <
   front ends < commands < cli, with ``crawlsim.errors`` below all), checked by
   import-linter on the installed package's source.
 * Every module of the package sits in some layer, so a new module cannot

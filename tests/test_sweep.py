@@ -103,3 +103,83 @@ def test_a_bad_value_in_the_grid_is_one_line(tmp_path: Path, capsys: pytest.Capt
     _, err = capsys.readouterr()
     assert code == 2
     assert err == "crawlsim: error: per_host: expected a whole number >= 1, got 0\n"
+
+
+# -- sweep.png's drawing: one style with the notebook's sweep_plot (crawlsim.plots) ----
+
+
+def _rows(per_host: int, busiest: float, finishes: list[float]) -> list[dict[str, Any]]:
+    """Rows as run_point writes them: workers 1..16, a 1.5 s depth bound
+    (it sits on the x-axis next to finish times of hundreds of seconds)."""
+    workers = [1, 2, 4, 8, 16]
+    return [
+        {"workers": w, "per_host": per_host, "finish_time": f, "depth": 1.5, "busiest_host": busiest,
+         "busiest_host_name": "h0.example", "work": 500.0 / w}
+        for w, f in zip(workers, finishes, strict=True)
+    ]
+
+
+def _bound_lines(ax: Any) -> dict[str, list[Any]]:
+    lines: dict[str, list[Any]] = {}
+    for line in ax.get_lines():
+        if line.get_gid() != "crawlsim-finish":
+            lines.setdefault(line.get_color(), []).append(line)
+    return lines
+
+
+def test_sweep_png_gives_each_bound_its_own_colour_and_shows_the_small_one() -> None:
+    from crawlsim.commands.sweep import sweep_figure
+    from crawlsim.plots import BOUND_COLOURS, IMPOSSIBLE_LABEL
+
+    rows = _rows(1, 153.0, [500.0, 273.0, 184.5, 154.0, 153.2])
+    figure = sweep_figure(rows, {"workers": [1, 2, 4, 8, 16]}, "busiest-host: The busiest host sets the pace",
+                          {"per_host": 1, "gap": 0.0})
+    (ax,) = figure.axes
+    labels = {str(line.get_label()): line for line in ax.get_lines()}
+    assert set(labels) == {"finish time", "depth bound", "h0.example bound", "work bound"}
+    colours = [line.get_color() for line in labels.values()]
+    styles = [labels[n].get_linestyle() for n in ("depth bound", "h0.example bound", "work bound")]
+    assert len(set(colours)) == 4 and len(set(styles)) == 3  # before: every line one blue
+    depth = labels["depth bound"]
+    assert depth.get_color() == BOUND_COLOURS["depth"]
+    # 1.5 s under a 500 s axis: drawn over the spine, and its value written beside it
+    assert depth.get_zorder() > ax.spines["bottom"].get_zorder() and not depth.get_clip_on()
+    assert any("depth bound 1.5 s" in t.get_text() and t.get_color() == depth.get_color() for t in ax.texts)
+    assert IMPOSSIBLE_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "busiest-host" in ax.get_title(loc="left") and "per_host=1" in ax.get_title(loc="left")
+    assert "seconds" in ax.get_ylabel()
+
+
+def test_sweep_png_series_get_their_own_colours_and_shared_bounds_are_drawn_once() -> None:
+    from crawlsim.commands.sweep import sweep_figure
+    from crawlsim.plots import BOUND_COLOURS
+
+    rows = _rows(1, 153.0, [500.0, 273.0, 184.5, 154.0, 153.2]) + _rows(4, 40.0, [500.0, 250.0, 126.0, 64.0, 40.0])
+    figure = sweep_figure(rows, {"workers": [1, 2, 4, 8, 16], "per_host": [1, 4]}, "busiest-host: t")
+    (ax,) = figure.axes
+    finishes = [line for line in ax.get_lines() if line.get_gid() == "crawlsim-finish"]
+    assert [line.get_label() for line in finishes] == ["per_host=1", "per_host=4"]
+    series_colours = {line.get_color() for line in finishes}
+    assert len(series_colours) == 2 and not series_colours & set(BOUND_COLOURS.values())
+    bounds = _bound_lines(ax)
+    assert len(bounds[BOUND_COLOURS["depth"]]) == 1 and len(bounds[BOUND_COLOURS["work"]]) == 1  # the same for both
+    assert len(bounds[BOUND_COLOURS["busiest_host"]]) == 2  # one per series, told apart by its marker
+    assert len({line.get_marker() for line in bounds[BOUND_COLOURS["busiest_host"]]}) == 2
+    assert "one line per per_host" in ax.get_title(loc="left")
+
+
+def test_sweep_png_and_the_notebook_sweep_plot_share_one_style() -> None:
+    from crawlsim.commands.sweep import sweep_figure
+    from crawlsim.notebook import sweep_plot
+
+    notebook = sweep_plot("see-it", workers=[1, 2, 4])
+    (ax_nb,) = notebook.figure.axes
+    rows = [{"workers": p.workers, "finish_time": p.finish, "depth": p.depth, "busiest_host": p.busiest_host,
+             "busiest_host_name": p.busiest_host_name, "work": p.work} for p in notebook.points]
+    (ax_cli,) = sweep_figure(rows, {"workers": [1, 2, 4]}, "see-it").axes
+
+    def look(ax: Any) -> list[tuple[Any, ...]]:
+        return [(line.get_label(), line.get_color(), line.get_linestyle()) for line in ax.get_lines()]
+
+    assert look(ax_nb) == look(ax_cli)
+    assert ax_nb.get_ylabel() == ax_cli.get_ylabel()

@@ -42,6 +42,8 @@ from crawlsim.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from crawlsim.scenario import Scenario
 
 DEFAULT_WORKERS = (1, 2, 4, 8, 16)
@@ -296,37 +298,45 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _label(options: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_cell(v)}" for k, v in options.items()) or "scenario"
+def plot(
+    rows: Sequence[dict[str, Any]],
+    grid: dict[str, list[Any]],
+    title: str,
+    path: Path,
+    base: dict[str, Any] | None = None,
+) -> None:
+    """Write :func:`sweep_figure` to ``path`` (sweep.png)."""
+    figure = sweep_figure(rows, grid, title, base)
+    figure.savefig(path)
 
 
-BOUND_STYLES = {"depth": ":", "busiest_host": "--", "work": "-."}
-"""Line style of each lower bound in sweep.png (drawn thin, in its series' colour)."""
-
-
-def plot(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, path: Path) -> None:
+def sweep_figure(
+    rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, base: dict[str, Any] | None = None
+) -> Figure:
     """Finish time against workers: one line per combination of the other grid
-    values, and its three bounds in the same colour, thinner."""
-    import matplotlib
+    values, each bound in its own colour and style (:mod:`crawlsim.plots`,
+    the notebook's ``sweep_plot`` look), the impossible region shaded.
+    ``title`` names the scenario; the options under it are ``base`` (the
+    scenario's own values) overridden by the grid's single values."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from crawlsim.plots import draw_sweep, options_text, series_from
 
     others = [k for k in grid if k != "workers"]
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (key, points_) in enumerate(_series(rows, others).items()):
-        label = _label(dict(zip(others, key, strict=True))) if others else "finish time"
-        _plot_series(ax, sorted(points_, key=lambda r: r["workers"]), colours[i % len(colours)], label)
-    _add_legend(ax)
-    _workers_axis(ax, sorted({r["workers"] for r in rows}))
-    ax.set_ylabel("finish time (simulated s)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    varied = [k for k in others if len(grid[k]) > 1]
+    fixed = {k: v for k, v in (base or {}).items() if k not in grid} | {k: grid[k][0] for k in others if k not in varied}
+    series = [
+        series_from(points_, options_text({k: v for k, v in zip(others, key, strict=True) if k in varied}) if varied
+                    else "finish time")
+        for key, points_ in _series(rows, others).items()
+    ]
+    subtitle = "; ".join([options_text(fixed)] * bool(fixed) + [f"one line per {' x '.join(varied)}"] * bool(varied))
+    figure = Figure(figsize=(8, 5), dpi=110)
+    FigureCanvasAgg(figure)  # its own canvas: no pyplot, no global state
+    draw_sweep(figure.add_subplot(), series, title=f"{title}\n{subtitle}" if subtitle else title)
+    figure.tight_layout()
+    return figure
 
 
 def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
@@ -337,35 +347,6 @@ def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple
         if "error" not in row:
             series.setdefault(tuple(_cell(row[k]) for k in others), []).append(row)
     return series
-
-
-def _plot_series(ax: Any, points_: Sequence[dict[str, Any]], colour: str, label: str) -> None:
-    """One series' finish times (thick, with markers) and its three bounds
-    (thin, same colour), so each finish time sits above its own bounds."""
-    xs = [r["workers"] for r in points_]
-    ax.plot(xs, [r["finish_time"] for r in points_], marker="o", color=colour, linewidth=2, label=label)
-    for bound, style in BOUND_STYLES.items():
-        ax.plot(xs, [r[bound] for r in points_], linestyle=style, color=colour, linewidth=1, alpha=0.7)
-
-
-def _add_legend(ax: Any) -> None:
-    """The series' labels, then one grey sample line per bound's style."""
-    from matplotlib.lines import Line2D
-
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [Line2D([], [], color="grey", linestyle=s, linewidth=1) for s in BOUND_STYLES.values()]
-    labels += ["depth bound", "busiest-host bound", "work bound"]
-    ax.legend(handles, labels, fontsize="small", loc="upper right")
-
-
-def _workers_axis(ax: Any, workers: Sequence[int]) -> None:
-    """Ticks at the workers swept; a log2 scale once they span 8x or more,
-    so 1, 2, 4, ..., 64 are evenly spaced."""
-    if len(workers) > 1 and workers[-1] / max(workers[0], 1) >= 8:
-        ax.set_xscale("log", base=2)
-    ax.set_xticks(workers)
-    ax.set_xticklabels([str(w) for w in workers])
-    ax.set_xlabel("workers")
 
 
 def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
@@ -457,7 +438,8 @@ def _write_results(
         }
         (out_dir / "sweep.json").write_text(json.dumps(document, indent=2, default=_cell) + "\n", encoding="utf-8")
         if not args.no_plot:
-            plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png")
+            base = {"per_host": scenario.options.per_host, "gap": scenario.options.gap}
+            plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png", base)
     except OSError as err:
         raise UsageError(f"{out_dir}: cannot write: {err.strerror or err}") from None
     return ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
@@ -472,4 +454,5 @@ __all__: list[str] = [
     "run_dask",
     "run_local",
     "run_point",
+    "sweep_figure",
 ]

@@ -6,6 +6,7 @@
     snapshot("see-it", t=9.0, normalize="off")   # one picture at t = 9 s
     sweep_plot("see-it", workers=[1, 2, 3, 4])    # finish time against workers, with the bounds
     animate("see-it", "crawl.gif")          # the same picture, animated, for slides
+    still_frames("see-it", "start,end", "slides/see-it.svg")  # stills at named moments
 
 The pieces: :mod:`~crawlsim.notebook.runs` (a run = the terminal app's
 ``run_session``), :mod:`~crawlsim.notebook.layout` (page positions),
@@ -26,7 +27,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crawlsim.notebook.movie import animate
+    from crawlsim.notebook.movie import animate, still_frames
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.runs import run, snapshot
     from crawlsim.notebook.steps import Step, crawl_steps, fetch_order
@@ -50,6 +51,7 @@ _WHERE = {
     "Table": "crawlsim.notebook.tables",
     "short": "crawlsim.notebook.tables",
     "animate": "crawlsim.notebook.movie",
+    "still_frames": "crawlsim.notebook.movie",
 }
 
 __all__ = [
@@ -67,6 +69,7 @@ __all__ = [
     "show",
     "snapshot",
     "sweep",
+    "still_frames",
     "sweep_plot",
 ]
 

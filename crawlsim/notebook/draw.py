@@ -3,9 +3,13 @@
 One :class:`CrawlFigure` owns one ``Figure`` for its whole life.  A new run
 (the widget's what-if, or a notebook cell) rebuilds its artists once; a new
 time only mutates them -- node colours with ``set_facecolor``, lane bars
-with ``set_verts``, curves with ``set_data`` -- and asks for ``draw_idle``.
-Redrawing from scratch per frame would be slower, would flicker in Jupyter,
-and would let the layout jump between frames.
+with ``set_verts``, curves with ``set_data``; the picture is rendered when
+it is asked for (:meth:`CrawlFigure.png`, :meth:`CrawlFigure.frames`), not
+on every update (the Agg canvas has no idle loop: ``draw_idle`` there is a
+full draw).  Redrawing from scratch per frame would be slower, would flicker
+in Jupyter, and would let the layout jump between frames.  Colours, bound
+styles, axis words and worker names come from :mod:`crawlsim.plots`, the
+look every chart shares.
 
 What is drawn comes from :class:`crawlsim.replay.Replay`, the same
 trace replay the terminal app uses, so the notebook and the terminal can
@@ -19,16 +23,19 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection, PolyCollection
 from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from crawlsim import plots
 from crawlsim.notebook.layout import Layout, compute_layout
 from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
@@ -67,7 +74,8 @@ SPAN_COLOURS: dict[str, str] = {
     "robots": "#868e96",
     "open": STATE_COLOURS[PageState.IN_FLIGHT],
 }
-BOUND_COLOURS = {"depth": "#1c7ed6", "busiest_host": "#c2255c", "work": "#2b8a3e"}
+BOUND_COLOURS = plots.BOUND_COLOURS
+"""Re-exported from :mod:`crawlsim.plots`: one colour per bound everywhere."""
 LABEL_LIMIT = 24
 """Pages are labelled with their path up to this many pages."""
 EDGE_LIMIT = 1500
@@ -100,10 +108,12 @@ class CrawlFigure:
         finish: float | None = None,
         bounds: Bounds | None = None,
         previous_finish: float | None = None,
+        subtitle: str = "",
     ) -> None:
         """Rebuild the drawing for ``replay`` (same Figure, new artists) and
         show its last moment.  ``previous_finish`` is drawn as a dashed line,
-        so a what-if shows how far the finish moved."""
+        so a what-if shows how far the finish moved.  ``subtitle`` (the
+        options, e.g. ``Knobs.describe()``) goes under the title."""
         fig = self.figure
         fig.clear()
         self.replay = replay
@@ -120,12 +130,14 @@ class CrawlFigure:
         self._spans = sorted((s for lane in replay.lanes for s in lane), key=lambda s: (s.start, s.fetch_id))
         self._duplicate_urls = {s.url for s in self._spans if s.duplicate}
 
-        grid = fig.add_gridspec(3, 1, height_ratios=[3.3, 1.25, 1.0], hspace=0.42, left=0.07, right=0.79, top=0.9, bottom=0.07)
+        grid = fig.add_gridspec(3, 1, height_ratios=[3.3, 1.25, 1.0], hspace=0.42, left=0.07, right=0.79, top=0.88, bottom=0.07)
         self.ax_graph = fig.add_subplot(grid[0])
         self.ax_lanes = fig.add_subplot(grid[1])
         self.ax_curves = fig.add_subplot(grid[2], sharex=self.ax_lanes)
-        fig.suptitle(title, x=0.07, ha="left", fontsize=12, fontweight="bold")
-        self.status = fig.text(0.07, 0.925, "", ha="left", va="bottom", fontsize=9, family="monospace")
+        fig.suptitle(title, x=0.07, y=0.99, ha="left", va="top", fontsize=12, fontweight="bold")
+        if subtitle:
+            fig.text(0.07, 0.953, subtitle, ha="left", va="top", fontsize=8.5, color="#495057")
+        self.status = fig.text(0.07, 0.905, "", ha="left", va="bottom", fontsize=9, family="monospace")
         self._build_graph()
         self._build_lanes()
         self._build_curves(finish, previous_finish, bounds)
@@ -176,9 +188,9 @@ class CrawlFigure:
         ax.set_ylim(lanes - 0.5, -0.5)
         ax.set_xlim(0, self.horizon)
         if lanes <= 10:
-            ax.set_yticks(range(lanes), [f"w{k + 1}" for k in range(lanes)], fontsize=7)
+            ax.set_yticks(range(lanes), [plots.worker_name(k) for k in range(lanes)], fontsize=7)
         else:
-            ax.set_yticks([0, lanes - 1], ["w1", f"w{lanes}"], fontsize=7)
+            ax.set_yticks([0, lanes - 1], [plots.worker_name(0), plots.worker_name(lanes - 1)], fontsize=7)
         ax.set_ylabel("workers", fontsize=8)
         ax.tick_params(axis="x", labelbottom=False)
         self.cursor_lanes = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
@@ -195,39 +207,46 @@ class CrawlFigure:
                                       label="in flight")
         top = max(1.0, float(self._series_frontier.max(initial=0)), float(self._series_flight.max(initial=0)))
         ax.set_ylim(0, top * 1.12)
+        plots.integer_ticks(ax.yaxis)  # counts: no tick at 2.5
+        ax.set_ylabel(plots.COUNT_AXIS, fontsize=8)
         ax.set_xlim(0, self.horizon)
-        ax.set_xlabel("simulated time (s)", fontsize=8)
+        ax.set_xlabel(plots.TIME_AXIS, fontsize=8)
         ax.tick_params(labelsize=7)
         self.ax_lanes.tick_params(labelsize=7)
         self.cursor_curves = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
 
+        self._build_marks(finish, previous_finish, bounds)
+
+    def _build_marks(self, finish: float, previous_finish: float | None, bounds: Bounds | None) -> None:
+        """The finish line (and the previous run's) across lanes and curves,
+        and each bound on the lanes in its own colour and style; a bound so
+        early it would hide against the y-axis is labelled with its value."""
         marks: list[Line2D] = []
-        for axis in (self.ax_lanes, ax):
-            line = axis.axvline(finish, color="#212529", linewidth=1.6, linestyle="-", alpha=0.85)
+        for axis in (self.ax_lanes, self.ax_curves):
+            line = axis.axvline(finish, color=plots.FINISH_COLOUR, linewidth=1.6, linestyle="-", alpha=0.85)
             if axis is self.ax_lanes:
-                line.set_label(f"finish {finish:.1f} s")
+                line.set_label(f"finish {plots.seconds(finish)}")
                 marks.append(line)
             if previous_finish is not None:
                 prev = axis.axvline(previous_finish, color="#868e96", linewidth=1.6, linestyle="--")
                 if axis is self.ax_lanes:
-                    prev.set_label(f"previous run {previous_finish:.1f} s")
+                    prev.set_label(f"previous run {plots.seconds(previous_finish)}")
                     marks.append(prev)
-        if bounds is not None:
-            names = {
-                "depth": "depth bound",
-                "busiest_host": f"{bounds.busiest_host_name or 'host'} bound",
-                "work": "work bound",
-            }
-            for key in ("depth", "busiest_host", "work"):
-                value = getattr(bounds, key)
-                if value <= 0:
-                    continue
-                style = "-." if key == bounds.binding else ":"
-                line = self.ax_lanes.axvline(value, color=BOUND_COLOURS[key], linewidth=1.4, linestyle=style,
-                                             label=f"{names[key]} {value:.1f} s" + (" (binds)" if key == bounds.binding else ""))
-                marks.append(line)
-        self.ax_lanes.legend(handles=marks, loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=7.5, frameon=False)
+        for key in plots.BOUND_KEYS if bounds is not None else ():
+            value = getattr(bounds, key)
+            if value <= 0:
+                continue
+            name = plots.bound_name(key, bounds.busiest_host_name)  # type: ignore[union-attr]
+            binds = key == bounds.binding  # type: ignore[union-attr]
+            line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
+                                         linestyle=plots.BOUND_STYLES[key], zorder=4,
+                                         label=f"{name} {plots.seconds(value)}" + (" (binds)" if binds else ""))
+            marks.append(line)
+            if plots.near_axis(value, 0.0, self.horizon):
+                plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
+        self.ax_lanes.legend(handles=marks, loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=7.5, frameon=False,
+                             title="times in simulated seconds", title_fontsize=7, alignment="left")
 
     # -- a moment: mutate the artists --------------------------------------------
 
@@ -276,7 +295,6 @@ class CrawlFigure:
         self.cursor_curves.set_xdata([t, t])
         counters = replay.counters()
         self.status.set_text(describe(counters, self.finish))
-        self.figure.canvas.draw_idle()
         return counters
 
     def _update_lanes(self, t: float) -> None:
@@ -312,6 +330,47 @@ class CrawlFigure:
 
     def _repr_png_(self) -> bytes:
         return self.png()
+
+    def save(self, path: str | Path, fmt: str | None = None) -> None:
+        """Write the current picture to ``path`` (PNG or SVG, from the suffix
+        unless ``fmt`` says): a still frame for a slide."""
+        self.figure.savefig(path, format=fmt)
+
+    def frames(self, times: Iterable[float]) -> Iterator[np.ndarray]:
+        """The picture at each of ``times``, as RGBA pixel arrays (height x
+        width x 4), for a movie.
+
+        Blitted: what never moves (axes, ticks, legends, titles, page labels)
+        is drawn once and copied back per frame; only the artists that change
+        with t (nodes, edges, lane bars, curves, cursors, the status line) and
+        the lines drawn over them are drawn again.  A full redraw per frame
+        spends most of its time laying out text that is the same every frame."""
+        moving = self._moving_artists()
+        for artist in moving:
+            artist.set_animated(True)
+        try:
+            self.canvas.draw()  # everything else, once
+            background = self.canvas.copy_from_bbox(self.figure.bbox)
+            for t in times:
+                self.update(t)
+                self.canvas.restore_region(background)
+                for artist in moving:
+                    self.figure.draw_artist(artist)
+                yield np.array(self.canvas.buffer_rgba())
+        finally:
+            for artist in moving:
+                artist.set_animated(False)
+
+    def _moving_artists(self) -> list[Artist]:
+        """The artists :meth:`update` changes, with the lines, collections
+        and spines that share their axes, in zorder as a full draw takes them
+        (a bound line stays over the lane bars, a spine over a curve at 0),
+        then the status line."""
+        moving: list[Artist] = []
+        for ax in (self.ax_graph, self.ax_lanes, self.ax_curves):
+            artists: list[Artist] = [*ax.collections, *ax.lines, *(ax.spines.values() if ax.axison else ())]
+            moving += sorted(artists, key=lambda a: a.get_zorder())
+        return [*moving, self.status]
 
 
 def describe(c: Counters, finish: float) -> str:

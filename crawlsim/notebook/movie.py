@@ -1,39 +1,46 @@
-"""`crawlsim animate`: export a crawl as a GIF or MP4 for slides.
+"""`crawlsim animate`: a crawl as a GIF or MP4, or as still frames, for slides.
 
 It lives with the notebook's drawing code because it is that drawing, played:
 the frames are the notebook's picture (:class:`crawlsim.notebook.draw.CrawlFigure`)
-at evenly spaced simulated times, written by a matplotlib movie writer:
-``PillowWriter`` for ``.gif`` (Pillow comes with matplotlib) and
-``FFMpegWriter`` for ``.mp4``.  The ffmpeg binary comes from the
-``imageio-ffmpeg`` wheel, so no system package is needed; an ``ffmpeg`` on
-``PATH`` is the fallback.
+at evenly spaced simulated times, rendered by blitting (only what moves is
+redrawn) and encoded by :mod:`crawlsim.notebook.writers` (Pillow for
+``.gif``, ffmpeg for ``.mp4``).  ``--frames`` writes still pictures instead,
+at named moments (:mod:`crawlsim.notebook.moments`) or times, as PNG or SVG:
 
     crawlsim animate see-it -o crawl.gif --workers 2 --normalize off
     crawlsim animate trap -o trap.mp4 --order dfs --layout level --seconds 12
+    crawlsim animate see-it --normalize off --frames start,first-duplicate,end -o slides/see-it.svg
+    crawlsim animate see-it --frames 0,1.5,end -o slides/ --format png
 
-A mistake (unknown extension, no ffmpeg, a bad scenario or option) prints one
-line ``crawlsim animate: error: ...`` and exits 2.
+A progress bar goes to stderr on a terminal (``--quiet`` turns it off); stdout
+gets one ``wrote FILE`` line per file.  A mistake (unknown extension or
+moment, a moment that never happens, no ffmpeg, a bad scenario or option)
+prints one line ``crawlsim animate: error: ...`` and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
+from crawlsim.notebook.progress import Stages, stages
+from crawlsim.notebook.writers import ffmpeg_path
 from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError
 
 if TYPE_CHECKING:
-    from matplotlib.animation import AbstractMovieWriter
-
+    from crawlsim.notebook.draw import CrawlFigure
+    from crawlsim.notebook.moments import Moment
     from crawlsim.scenario import Scenario
+    from crawlsim.session import Result
 
 FORMATS = (".gif", ".mp4")
+STILL_FORMATS = (".png", ".svg")
 HOLD_SECONDS = 1.5
 """The last frame is held this long, so a looping GIF shows the finish."""
 
@@ -44,33 +51,41 @@ class AnimateError(UsageError):
     command-line mistake type handles this one too."""
 
 
-def ffmpeg_path() -> str:
-    """The ffmpeg binary: imageio-ffmpeg's bundled one, else one on PATH."""
-    try:
-        import imageio_ffmpeg
-
-        return str(imageio_ffmpeg.get_ffmpeg_exe())
-    except (ImportError, RuntimeError):
-        found = shutil.which("ffmpeg")
-        if found:
-            return found
-    raise AnimateError("writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)")
-
-
-def movie_writer(path: Path, fps: int) -> AbstractMovieWriter:
-    """The matplotlib writer for ``path``'s extension."""
-    from matplotlib import animation, rcParams
-
+def _movie_suffix(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix == ".gif":
-        return animation.PillowWriter(fps=fps)
-    if suffix == ".mp4":
-        rcParams["animation.ffmpeg_path"] = ffmpeg_path()
-        # yuv420p: the pixel format every player (and slide software) accepts
-        return animation.FFMpegWriter(fps=fps, codec="libx264", extra_args=["-pix_fmt", "yuv420p"])
-    raise AnimateError(
-        f"cannot write {str(path)!r}: expected a file name ending in {' or '.join(FORMATS)}"
-    )
+    if suffix not in FORMATS:
+        raise AnimateError(
+            f"cannot write {str(path)!r}: expected a file name ending in {' or '.join(FORMATS)} "
+            f"(or {' or '.join(STILL_FORMATS)} with --frames)"
+        )
+    return suffix
+
+
+def _check_folder(folder: Path, out: Path) -> None:
+    if not folder.is_dir():
+        raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(folder)!r}")
+
+
+def _draw(
+    scenario: Scenario | str, overrides: dict[str, Any], *, layout: str, dpi: float, figsize: tuple[float, float],
+    steps: Stages,
+) -> tuple[Scenario, Result, CrawlFigure]:
+    """Simulate and build the picture (at its last moment).  The size is
+    rounded to even pixels: libx264 needs them."""
+    from crawlsim.notebook.draw import CrawlFigure
+    from crawlsim.notebook.runs import as_scenario, run
+    from crawlsim.plots import chart_title
+
+    scen = as_scenario(scenario, overrides)
+    steps.start(f"simulating {scen.name}")
+    result = run(scen)
+    width = 2 * round(figsize[0] * dpi / 2) / dpi
+    height = 2 * round(figsize[1] * dpi / 2) / dpi
+    drawing = CrawlFigure(figsize=(width, height), dpi=dpi)
+    subtitle = result.knobs.describe() if result.knobs is not None else ""
+    drawing.show_run(result.replay, title=chart_title(scen.name, scen.title), layout=layout, finish=result.finish,
+                     bounds=result.bounds, subtitle=subtitle + (f" · {result.note}" if result.note else ""))
+    return scen, result, drawing
 
 
 def animate(
@@ -82,51 +97,127 @@ def animate(
     layout: str = "host",
     dpi: float = 80,
     figsize: tuple[float, float] = (10.0, 7.2),
+    progress: bool = False,
     **overrides: Any,
 ) -> Path:
     """Write ``scenario``'s crawl (with crawler option ``overrides``) to
     ``path`` (.gif or .mp4): ``seconds`` of playback at ``fps`` frames per
-    second, then the final frame held for a moment.  Returns the path."""
-    from crawlsim.notebook.draw import CrawlFigure, frame_times
-    from crawlsim.notebook.runs import as_scenario, run
+    second, then the final frame held for a moment.  ``progress`` shows a
+    bar on a terminal.  Returns the path."""
+    from crawlsim.notebook.draw import SPAN_COLOURS, STATE_COLOURS, frame_times
+    from crawlsim.notebook.writers import palette_for, write_gif, write_mp4
+    from crawlsim.plots import BOUND_COLOURS, FINISH_COLOUR
 
     out = Path(path)
     if fps < 1:
         raise AnimateError(f"--fps: expected a whole number >= 1, got {fps}")
     if not seconds > 0:
         raise AnimateError(f"--seconds: expected a positive number of seconds, got {seconds:g}")
-    writer = movie_writer(out, fps)  # before the simulation: fail fast on a bad name
-    if not out.parent.is_dir():
-        raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(out.parent)!r}")
-    scen = as_scenario(scenario, overrides)
-    result = run(scen)
-    # libx264 needs even pixel sizes: round the figure to an even size at this dpi
-    width = 2 * round(figsize[0] * dpi / 2) / dpi
-    height = 2 * round(figsize[1] * dpi / 2) / dpi
-    drawing = CrawlFigure(figsize=(width, height), dpi=dpi)
-    drawing.show_run(result.replay, title=scen.title, layout=layout, finish=result.finish, bounds=result.bounds)
-    frames = max(1, round(fps * seconds) - 1)
-    times = frame_times(result.finish, frames) + [result.finish] * round(fps * HOLD_SECONDS)
-    with writer.saving(drawing.figure, str(out), dpi):
-        for t in times:
-            drawing.update(t)
-            writer.grab_frame()
+    suffix = _movie_suffix(out)  # before the simulation: fail fast on a bad name
+    if suffix == ".mp4":
+        ffmpeg_path()
+    _check_folder(out.parent, out)
+    with stages(progress) as steps:
+        _, result, drawing = _draw(scenario, overrides, layout=layout, dpi=dpi, figsize=figsize, steps=steps)
+        times = frame_times(result.finish, max(1, round(fps * seconds) - 1))
+        steps.start(f"drawing {len(times)} frames", total=len(times))
+        rendered = drawing.frames(times)
+
+        def counted() -> Any:
+            for frame in rendered:
+                steps.advance()
+                yield frame
+
+        if suffix == ".gif":
+            (fullest,) = drawing.frames([result.finish])
+            colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *BOUND_COLOURS.values(), FINISH_COLOUR]
+            write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
+        else:
+            write_mp4(out, counted(), fps, HOLD_SECONDS)
     return out
+
+
+def still_frames(
+    scenario: Scenario | str,
+    moments: str | Sequence[str],
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    layout: str = "host",
+    dpi: float = 100,
+    figsize: tuple[float, float] = (10.0, 7.2),
+    progress: bool = False,
+    **overrides: Any,
+) -> list[tuple[Path, Moment]]:
+    """Write the picture at each of ``moments`` (names such as ``start``,
+    ``first-duplicate``, ``busiest-host-saturated``, ``end``, or times in
+    seconds; a comma-separated string or a list) as PNG or SVG.
+
+    ``path`` is ``NAME.png``/``NAME.svg`` (files ``NAME-MOMENT.png``) or a
+    folder (files ``SCENARIO-MOMENT.FMT``); ``fmt`` is ``png`` or ``svg``.
+    Every moment is checked before anything is written.  Returns each file
+    written with its moment (its time, and why that time)."""
+    from crawlsim.notebook.moments import parse_moments, resolve
+
+    items = parse_moments(moments if isinstance(moments, str) else ",".join(moments))
+    out = Path(path)
+    folder, stem, suffix = _still_target(out, fmt)
+    _check_folder(folder, out)
+    with stages(progress) as steps:
+        scen, result, drawing = _draw(scenario, overrides, layout=layout, dpi=dpi, figsize=figsize, steps=steps)
+        chosen = resolve(items, result)
+        steps.start(f"writing {len(chosen)} still frame{'s' if len(chosen) != 1 else ''}", total=len(chosen))
+        written = []
+        for moment in chosen:
+            target = folder / f"{stem or scen.name}-{moment.label}{suffix}"
+            drawing.update(moment.t)
+            drawing.save(target, suffix[1:])
+            written.append((target, moment))
+            steps.advance()
+    return written
+
+
+def _still_target(out: Path, fmt: str | None) -> tuple[Path, str, str]:
+    """(folder, file-name stem or "" for the scenario's name, suffix) of the
+    still frames for ``-o out`` and ``--format fmt``."""
+    wanted = f".{fmt.lower().lstrip('.')}" if fmt else None
+    if wanted is not None and wanted not in STILL_FORMATS:
+        raise AnimateError(f"--format {fmt}: still frames are {' or '.join(s[1:] for s in STILL_FORMATS)}")
+    suffix = out.suffix.lower()
+    if suffix in STILL_FORMATS:
+        if wanted is not None and wanted != suffix:
+            raise AnimateError(f"-o {str(out)!r} is {suffix[1:]} but --format says {wanted[1:]}: pick one")
+        return out.parent, out.stem, suffix
+    if suffix in FORMATS:
+        raise AnimateError(
+            f"--frames writes still frames: -o NAME.png, NAME.svg or a folder, not {str(out)!r} "
+            f"(leave out --frames for a {suffix[1:]})"
+        )
+    return out, "", wanted or ".png"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crawlsim animate",
-        description="Export a simulated crawl as an animation (GIF or MP4) for slides.",
+        description="Export a simulated crawl as an animation (GIF or MP4), or as still frames at named "
+                    "moments (PNG or SVG), for slides.",
     )
     parser.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                         help=f"shipped scenario name or TOML path (default: {DEFAULT_SCENARIO})")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="crawl.gif or crawl.mp4")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="crawl.gif or crawl.mp4; with --frames NAME.png, NAME.svg or a folder")
+    parser.add_argument("--frames", metavar="MOMENTS", default=None,
+                        help="still frames instead of a movie: comma-separated moments, each start, "
+                             "first-duplicate, busiest-host-saturated, end, or a time in seconds (e.g. 0,1.5,end)")
+    parser.add_argument("--format", choices=("png", "svg"), default=None,
+                        help="still frame format when -o is a folder (default: png; else -o's suffix)")
     parser.add_argument("--fps", type=int, default=10, help="frames per second (default: 10)")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of the playback (default: 8)")
     parser.add_argument("--layout", choices=("host", "level"), default="host",
                         help="group pages by host or by BFS level (default: host)")
-    parser.add_argument("--dpi", type=float, default=80, help="pixels per inch of the 10x7.2 in figure (default: 80)")
+    parser.add_argument("--dpi", type=float, default=None,
+                        help="pixels per inch of the 10x7.2 in figure (default: 80 for a movie, 100 for stills)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     add_crawler_flags(parser)
     return parser
 
@@ -139,21 +230,38 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse printed usage and the error
         return int(exit_.code or 0)
     try:
-        overrides = overrides_from_args(args)
-        path = animate(args.scenario, args.output, fps=args.fps, seconds=args.seconds, layout=args.layout,
-                       dpi=args.dpi, **overrides)
-    except (AnimateError, ScenarioError, OptionError) as err:
+        lines = _export(args)
+    except (UsageError, ScenarioError, OptionError) as err:
         print(f"crawlsim animate: error: {err}", file=sys.stderr)
         return 2
     except OSError as err:
         print(f"crawlsim animate: error: cannot write {args.output!r}: {err.strerror or err}", file=sys.stderr)
         return 2
-    print(f"wrote {path}")
+    for line in lines:
+        print(line)
     return 0
+
+
+def _export(args: argparse.Namespace) -> list[str]:
+    """Write the files ``args`` ask for (still frames with ``--frames``, else
+    a movie); one line per file, saying what it shows."""
+    overrides = overrides_from_args(args)
+    progress = not args.quiet
+    if args.frames is not None:
+        stills = still_frames(args.scenario, args.frames, args.output, fmt=args.format, layout=args.layout,
+                              dpi=args.dpi or 100, progress=progress, **overrides)
+        return [f"wrote {path} (t = {moment.t:.2f} s: {moment.why})" for path, moment in stills]
+    if args.format is not None:
+        raise AnimateError(f"--format {args.format} is for still frames: add --frames (e.g. --frames start,end)")
+    if Path(args.output).suffix.lower() in STILL_FORMATS:
+        raise AnimateError(f"-o {args.output!r} is a still frame: say which moments with --frames, e.g. --frames end")
+    path = animate(args.scenario, args.output, fps=args.fps, seconds=args.seconds, layout=args.layout,
+                   dpi=args.dpi or 80, progress=progress, **overrides)
+    return [f"wrote {path}"]
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["AnimateError", "animate", "build_parser", "ffmpeg_path", "main", "movie_writer"]
+__all__ = ["AnimateError", "animate", "build_parser", "ffmpeg_path", "main", "still_frames"]

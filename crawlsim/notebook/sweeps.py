@@ -19,8 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from crawlsim.notebook.draw import BOUND_COLOURS
 from crawlsim.notebook.runs import as_scenario
+from crawlsim.plots import chart_title, draw_sweep, series_from
 from crawlsim.scenario import Scenario
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate
@@ -111,33 +111,24 @@ def sweep_plot(
     scen = as_scenario(scenario, overrides)
     points = sweep(scen, workers)
     if ax is None:
-        figure = Figure(figsize=(7.5, 4.2), dpi=100)
+        figure = Figure(figsize=(7.5, 4.4), dpi=100)
         FigureCanvasAgg(figure)
         ax = figure.add_subplot()
     else:
         figure = ax.figure  # type: ignore[assignment]
-    xs = [p.workers for p in points]
-    ax.plot(xs, [p.finish for p in points], marker="o", linewidth=2, color="#212529" if label is None else None,
-            label=label or "finish time", zorder=4)
-    if bounds:
-        host = next((p.busiest_host_name for p in points if p.busiest_host_name), "busiest host")
-        ax.plot(xs, [p.depth for p in points], linestyle=":", color=BOUND_COLOURS["depth"], label="depth bound")
-        ax.plot(xs, [p.busiest_host for p in points], linestyle="--", color=BOUND_COLOURS["busiest_host"],
-                label=f"{host} bound")
-        ax.plot(xs, [p.work for p in points], linestyle="-.", color=BOUND_COLOURS["work"], label="work bound")
-        ax.fill_between(xs, 0, [p.floor for p in points], color="#adb5bd", alpha=0.18, linewidth=0,
-                        label="below every bound: impossible")
-    if max(xs) / max(min(xs), 1) >= 8:
-        ax.set_xscale("log", base=2)
-    ax.set_xticks(xs, [str(x) for x in xs])
-    ax.set_xlabel("workers")
-    ax.set_ylabel("finish time (simulated s)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(scen.title, fontsize=11, loc="left")
-    ax.grid(alpha=0.25)
-    ax.legend(fontsize=8)
+    series = series_from((vars(p) for p in points), label or "finish time")
+    title = chart_title(scen.name, scen.title, _shown_options(scen, overrides))
+    draw_sweep(ax, [series], title=title if not ax.get_title(loc="left") else "", bounds=bounds)
     figure.tight_layout()
     return Sweep(scen.title, points, figure)
+
+
+def _shown_options(scen: Scenario, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The options a sweep's title names: the ones that shape the curve
+    (per-host limit, gap) and any the caller changed."""
+    shown = {"per_host": scen.options.per_host, "gap": scen.options.gap}
+    shown.update((k, v) for k, v in overrides.items() if k != "workers")
+    return shown
 
 
 __all__ = ["Sweep", "SweepPoint", "sweep", "sweep_plot"]
