@@ -92,7 +92,8 @@ async def real_run(name: str, scale: float, scenario: Scenario) -> tuple[float, 
         )
         try:
             assert proc.stdout is not None
-            start = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode().strip()
+            # serve's first line is `crawlsim crawl START --hosts-file ... FLAGS`
+            start = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode().split()[2]
             for _ in range(600):
                 if hosts_file.exists() and hosts_file.stat().st_size:
                     break

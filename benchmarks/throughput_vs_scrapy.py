@@ -176,7 +176,7 @@ def main() -> int:
         )
         try:
             assert server.stdout is not None
-            start = server.stdout.readline().strip()
+            start = server.stdout.readline().split()[2]  # serve's first line: `crawlsim crawl START ...`
             time.sleep(0.3)
             ours: list[tuple[int, float]] = []
             theirs: list[tuple[int, float]] = []

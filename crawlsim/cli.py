@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
     "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
+    "web": ("crawlsim.commands.web", "main", "serve the terminal app to browsers on a port (textual-serve)"),
     "notebooks": (
         "crawlsim.commands.notebooks",
         "main",

@@ -5,7 +5,14 @@ same thing everywhere and maps to the option of the same name.
 Flag values are read as text and handed to the core's one validation
 (:func:`crawlsim.core.options.option_from_text`), so ``--gap inf`` and
 ``--set gap=inf`` are refused with the same words as ``gap = inf`` in a
-scenario file."""
+scenario file (which reads a string such as ``per_host = "none"`` the same
+way: :func:`crawlsim.core.options.option_from_value`).  Enumerated values
+(``--order``, ``--normalize``, ``--priority``, ...) suggest the nearest
+allowed value on a typo.
+
+``--priority NAME`` picks a named best-first priority
+(:mod:`crawlsim.core.priorities`) and implies ``--order best`` when no
+order is given; with another order it is a mistake, not silently ignored."""
 
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from crawlsim.core.options import (
     CONTENT_DEDUP,
     FRONTIERS,
     ORDERS,
+    PRIORITIES,
     SCOPES,
     SEEN_KINDS,
     OptionError,
@@ -29,7 +37,8 @@ FLAGS: list[tuple[str, type, str]] = [
     ("per_host", int, "cap on fetches in flight to one host"),
     ("gap", float, "minimum seconds between request starts to one host"),
     ("normalize", str, "off | fragment | rfc3986 | aggressive, or steps like rfc3986-dot_segments"),
-    ("order", str, f"{' | '.join(o for o in ORDERS if o != 'best')}"),
+    ("order", str, f"{' | '.join(ORDERS)} (best needs --priority)"),
+    ("priority", str, f"best-first order: {' | '.join(PRIORITIES)} (implies --order best)"),
     ("frontier", str, " | ".join(FRONTIERS)),
     ("scope", str, " | ".join(SCOPES)),
     ("depth_limit", int, "skip links deeper than this"),
@@ -83,4 +92,28 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     for item in getattr(args, "set", None) or []:
         key, value = parse_assignment(item)
         out[key] = value
-    return out
+    return with_implied_order(out)
+
+
+def with_implied_order(overrides: dict[str, Any]) -> dict[str, Any]:
+    """A priority given without an order means ``order = "best"``; with
+    ``bfs`` or ``dfs`` it would be ignored, which is refused instead."""
+    if overrides.get("priority") is None:
+        return overrides
+    order = overrides.setdefault("order", "best")
+    if order != "best":
+        raise OptionError(
+            "priority", f"a priority orders a best-first crawl only; got --order {order} (use --order best)"
+        )
+    return overrides
+
+
+def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``--nodes N --partition P`` (override the scenario's ``[cluster]`` table)."""
+    from crawlsim.cluster.config import PARTITIONS
+
+    group = parser.add_argument_group("cluster (override the scenario's [cluster] table)")
+    group.add_argument("--nodes", dest="nodes", default=None, metavar="N",
+                       help="crawler nodes, each with the crawl's workers, per-host limit and gap (1: one process)")
+    group.add_argument("--partition", dest="partition", default=None, metavar="P",
+                       help=f"how URLs are split between nodes: {' | '.join(PARTITIONS)}")

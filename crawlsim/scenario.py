@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from crawlsim.core.limits import BYTES_PER_HOST, BYTES_PER_PAGE, BYTES_PER_TRACED_PAGE, memory_budget, show_bytes
-from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_names
+from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_from_value, option_names
+from crawlsim.core.priorities import PRIORITIES
+from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
 from crawlsim.sim.compose import CombinedWeb, MirrorWeb
 from crawlsim.sim.explicit import ExplicitWeb, PageSpec
 from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
@@ -65,7 +67,7 @@ from crawlsim.sim.web import Web, rfc3986_identity
 DEFAULT_SCENARIO = "see-it"
 """The scenario every front end opens when none is named."""
 
-TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps")
+TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster")
 HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
 PAGE_KEYS = ("links", "content", "status", "headers")
@@ -413,6 +415,10 @@ class _Builder:
             web = CombinedWeb([*(MirrorWeb(host, of, web) for host, of in mirrors), web])
         seeds = self.start(data.get("start"), explicit or generated or web)
         options = self.options(data.get("crawl", {}), seed)
+        try:  # the [cluster] table: checked by its owner, crawlsim.cluster.config
+            cluster_from_table(data.get("cluster"))
+        except ClusterConfigError as err:
+            raise self.fail(err.key, err.message) from None
         size = self.size(explicit, generated, latency)
         size.check_fits(options, self.path)
         web.configure(seeds=seeds, policies=policies, variants=variants)
@@ -463,20 +469,24 @@ class _Builder:
 
     def options(self, value: object, seed: int) -> CrawlOptions:
         """The [crawl] table, checked by the core's one set of rules
-        (:data:`crawlsim.core.options.RULES`); this only adds the file's name."""
+        (:data:`crawlsim.core.options.RULES`), with ``"none"`` for "no limit"
+        as on the command line (``per_host = "none"``); this only adds the
+        file's name."""
         crawl = self.table(value, "crawl", "{workers = 4}")
         known = option_names()
-        for k in crawl:
-            key = key_path("crawl", k)
+        values: dict[str, Any] = {}
+        for k, v in crawl.items():
             if k not in known:
-                raise self.fail(key, f"unknown crawler option{did_you_mean(k, known)}")
-            if k == "priority":
-                raise self.fail(key, 'a priority function cannot be written in a file; use order = "bfs" or "dfs"')
-        if crawl.get("order") == "best":
-            raise self.fail(
-                "crawl.order", 'order = "best" needs a priority function, which a file cannot give; use "bfs" or "dfs"'
-            )
-        values = dict(crawl)
+                raise self.fail(key_path("crawl", k), f"unknown crawler option{did_you_mean(k, known)}")
+            try:
+                values[k] = option_from_value(k, v)
+            except OptionError as err:
+                raise self.fail(f"crawl.{err.key}", err.message) from None
+        if values.get("order") == "best" and values.get("priority") is None:
+            names = ", ".join(f'"{n}"' for n in PRIORITIES)
+            raise self.fail("crawl.order", f'order = "best" needs a priority function: add priority = one of {names}')
+        if values.get("priority") is not None and values.get("order") != "best":
+            raise self.fail("crawl.priority", 'a priority orders a best-first crawl only; add order = "best"')
         values.setdefault("seed", seed)
         try:
             return CrawlOptions.from_mapping(values)

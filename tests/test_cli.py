@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawlsim.cli import COMMANDS, main
 from crawlsim.scenario import list_scenarios
@@ -214,7 +216,26 @@ def test_trace_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
         (["compare", "see-it"], "compare needs one or two --set"),
         (["trace", "see-it", "-o", "out.txt"], "expected a .jsonl or .json file"),
         (["trace", "see-it"], "the following arguments are required: -o/--output"),
-        (["sweep", "see-it", "--workers", "1,x"], "--workers: expected a whole number, got 'x'"),
+        (["sweep", "see-it", "--workers", "1,x"], 'workers: expected a whole number, got "x"'),
+        # enumerated values suggest the nearest allowed one, in every command and spelling
+        (["run", "see-it", "--normalize", "agressive"], "did you mean 'aggressive'?"),
+        (["run", "see-it", "--set", "normalize=rfc3986+sort_qeury"], "did you mean 'sort_query'?"),
+        (["sweep", "see-it", "--normalize", "off,agressive"], "did you mean 'aggressive'?"),
+        (["run", "see-it", "--order", "bsf"], "did you mean 'bfs'?"),
+        (["run", "see-it", "--seen", "blom"], "did you mean 'bloom'?"),
+        (["run", "see-it", "--frontier", "fifi"], "did you mean 'fifo'?"),
+        (
+            ["run", "see-it", "--advise", "mesure"],
+            "argument --advise: expected one of auto, measure, infer; got 'mesure'; did you mean 'measure'?",
+        ),
+        (["crawl", "http://a.test/", "--content-dedup", "simhsh"], "did you mean 'simhash'?"),
+        (["serve", "see-it", "--layout", "adresses"], "did you mean 'addresses'?"),
+        (["trace", "see-it", "-o", "x.json", "--format", "chrom"], "did you mean 'chrome'?"),
+        # best-first: a named priority, or a clear refusal
+        (["run", "see-it", "--order", "best"], "needs a priority function: a name (shallowest, host-round-robin"),
+        (["run", "see-it", "--priority", "shalowest"], "did you mean 'shallowest'?"),
+        (["run", "see-it", "--order", "dfs", "--priority", "shallowest"], "a priority orders a best-first crawl only"),
+        (["run", "see-it", "--per-host", "nothing"], 'per_host: expected a whole number (or none), got "nothing"'),
     ],
 )
 def test_mistakes_are_one_line_and_exit_2(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -249,7 +270,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and not line.startswith("  -")]
     assert listed == list(COMMANDS)
-    assert {"run", "compare", "sweep", "trace", "tui", "check", "serve", "crawl", "animate", "notebooks"} == set(COMMANDS)
+    assert {"run", "compare", "sweep", "trace", "tui", "check", "serve", "crawl", "animate", "web", "notebooks"} == set(COMMANDS)
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -311,3 +332,249 @@ def test_bare_crawlsim_in_a_terminal_opens_the_app(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     assert cli.main([]) == 0
     assert calls == [("tui", [])]
+
+
+# -- one parser per option, whatever the spelling ---------------------------------------------
+
+
+SPELLED = [
+    ("per_host", "none"),
+    ("per_host", "3"),
+    ("gap", "0.5"),
+    ("depth_limit", "none"),
+    ("max_pages", "1e3"),
+    ("normalize", "rfc3986+sort_query"),
+    ("order", "dfs"),
+    ("priority", "host-round-robin"),
+    ("seen", "hash"),
+    ("retry_statuses", "429,500"),
+    ("robots", "true"),
+]
+
+
+def _option_spelled(spelling: str, key: str, text: str) -> object:
+    """Option ``key`` as ``text`` reaches the crawl through ``spelling``."""
+    import argparse
+
+    from crawlsim.cli_options import FLAGS, add_crawler_flags, overrides_from_args
+    from crawlsim.commands.sweep import build_parser as sweep_parser
+    from crawlsim.commands.sweep import grid_from_args, points
+    from crawlsim.scenario import load_scenario, parse_scenario
+
+    base = load_scenario("see-it")
+    if spelling == "toml":
+        order = 'order = "best"\n' if key == "priority" else ""
+        page = '[pages]\n"http://a.com/" = []\n'
+        literal = _toml_literal(key, text)
+        text_toml = f'start = "http://a.com/"\n[crawl]\n{order}{key} = {literal}\n{page}'
+        return getattr(parse_scenario(text_toml, "x.toml").options, key)
+    if spelling == "sweep":
+        if key == "retry_statuses":
+            text = f"[{text}]"  # in a sweep a comma separates the grid's values
+        grid = grid_from_args(sweep_parser().parse_args(["see-it", "--set", f"{key}={text}", "--workers", "2"]))
+        return getattr(base.with_options(**points(grid)[0]).options, key)
+    parser = argparse.ArgumentParser()
+    add_crawler_flags(parser)
+    if spelling == "flag" and key not in {name for name, _, _ in FLAGS}:
+        pytest.skip(f"{key} has no flag of its own")
+    argv = ["--" + key.replace("_", "-"), text] if spelling == "flag" else ["--set", f"{key}={text}"]
+    return getattr(base.with_options(**overrides_from_args(parser.parse_args(argv))).options, key)
+
+
+def _toml_literal(key: str, text: str) -> str:
+    """How a file writes ``text``: a string for text options and for none
+    (TOML has no null), else TOML's own number, boolean or list."""
+    from crawlsim.core.options import RULES
+
+    if text == "none" or RULES[key].kind in ("choice", "normalize", "text", "priority"):
+        return f'"{text}"'
+    return f"[{text}]" if key == "retry_statuses" else text
+
+
+@pytest.mark.parametrize(("key", "text"), SPELLED)
+def test_every_spelling_of_an_option_means_the_same(key: str, text: str) -> None:
+    """`--per-host none`, `--set per_host=none`, `per_host = "none"` in a file and
+    `sweep --set per_host=none` give one value: one parser per option kind."""
+    values = {s: _option_spelled(s, key, text) for s in ("set", "toml", "sweep")}
+    if key in {"per_host", "gap", "depth_limit", "max_pages", "normalize", "order", "priority", "seen"}:
+        values["flag"] = _option_spelled("flag", key, text)
+    assert len({repr(v) for v in values.values()}) == 1, values
+    if text == "none":
+        assert values["set"] is None
+
+
+@pytest.mark.parametrize("spelling", ["flag", "set", "toml", "sweep"])
+def test_a_bad_value_is_refused_with_the_same_words_in_every_spelling(spelling: str) -> None:
+    from crawlsim.core.options import OptionError
+    from crawlsim.scenario import ScenarioError
+
+    with pytest.raises((OptionError, ScenarioError)) as caught:
+        _option_spelled(spelling, "normalize", "agressive")
+    assert "unknown normalization 'agressive'" in str(caught.value)
+    assert str(caught.value).endswith("did you mean 'aggressive'?")
+
+
+# -- progress: on a terminal's stderr only, never with --json ----------------------------------
+
+
+@pytest.fixture
+def terminal_stderr(monkeypatch: pytest.MonkeyPatch) -> Callable[[], str]:
+    """stderr as a terminal (a rich console that says it is one); returns what was drawn."""
+    import io
+
+    from rich.console import Console
+
+    from crawlsim.commands import common
+
+    buffer = io.StringIO()
+    monkeypatch.setattr(common, "stderr_console", lambda: Console(file=buffer, force_terminal=True, width=100))
+    return buffer.getvalue
+
+
+def test_sweep_counts_its_runs_on_a_terminal_and_is_quiet_otherwise(
+    tmp_path: Path, terminal_stderr: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["sweep", "see-it", "--workers", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path)]
+    assert main(argv) == 0
+    assert "see-it: 2 runs in 1 process" in terminal_stderr() and "2/2" in terminal_stderr()
+    drawn = len(terminal_stderr())
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    assert len(terminal_stderr()) == drawn  # --json: nothing drawn
+    assert [row["workers"] for row in json.loads(capsys.readouterr().out)] == [1, 2]
+
+
+def test_sweep_in_a_pipe_prints_no_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "see-it", "--workers", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_long_run_names_its_phase_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, terminal_stderr: Callable[[], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`crawlsim run million` takes most of a minute: on a terminal a spinner
+    names the phase (see-it stands in for it, with the threshold lowered)."""
+    from crawlsim.commands import common
+
+    monkeypatch.setattr(common, "LONG_RUN_PAGES", 10)
+    assert main(["run", "see-it", "--json"]) == 0
+    assert terminal_stderr() == ""
+    assert main(["run", "see-it"]) == 0
+    assert "see-it: simulating 14 pages" in terminal_stderr()
+    assert "see-it: bounds and advice (14 fetches in 19.0 simulated s)" in terminal_stderr()
+    assert "finish" in capsys.readouterr().out
+    monkeypatch.setattr(common, "LONG_RUN_PAGES", 50_000)
+    before = terminal_stderr()
+    assert main(["run", "see-it"]) == 0
+    assert terminal_stderr() == before  # a short run: no spinner flashing by
+
+
+# -- serve's first line is a crawl command that works as printed ------------------------------
+
+
+def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Real HTTP on loopback: `crawlsim serve see-it --port 0` in a child process,
+    then its first line, unedited, run as `crawlsim` runs it: it reaches the
+    served hosts and crawls with the scenario's politeness, not crawl's defaults
+    (per host 2, robots.txt obeyed, start host only)."""
+    import shlex
+
+    serve = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0", "--time-scale", "0.02"]
+    proc = subprocess.Popen([*serve, "--duration", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # printed once every host listens
+        argv = shlex.split(first)
+        assert argv[:3] == ["crawlsim", "crawl", "http://a.com/"]
+        code = main(argv[1:])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 request at a time" in out
+    assert "4 workers in all; scope: any" in out
+    fetched = {line.split()[1] for line in out.splitlines() if line.startswith("  200  ")}
+    assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched
+
+
+# -- README's tour ------------------------------------------------------------------------------
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def tour_lines() -> list[list[str]]:
+    """The commands of README's "A tour" block, comments dropped."""
+    import shlex
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("## A tour", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+
+
+def test_the_tour_writes_only_under_a_git_ignored_folder() -> None:
+    outputs = [argv[argv.index("-o") + 1] for argv in tour_lines() if "-o" in argv]
+    assert outputs and all(Path(o).parts[0] == "out" for o in outputs), outputs
+    ignored = (REPO / ".gitignore").read_text(encoding="utf-8").split()
+    assert "out/" in ignored
+
+
+def test_the_quick_lines_of_the_tour_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`run`, `compare` and `trace` lines, exactly as README prints them, in a
+    fresh folder (the others need a terminal, a server or a minute)."""
+    monkeypatch.chdir(tmp_path)
+    quick = [argv for argv in tour_lines() if argv[1:2] and argv[1] in {"run", "compare", "trace"}]
+    assert len(quick) >= 5
+    for argv in quick:
+        assert main(argv[1:]) == 0, argv
+        assert capsys.readouterr().err == "", argv
+    assert (tmp_path / "out" / "see-it.json").is_file()
+
+
+def test_serve_spells_a_named_priority_for_crawl() -> None:
+    from crawlsim.real.flags import scenario_flags
+    from crawlsim.scenario import parse_scenario
+
+    text = 'start = "http://a.com/"\n[crawl]\norder = "best"\npriority = "shallowest"\n[pages]\n"http://a.com/" = []\n'
+    scenario = parse_scenario(text, "x.toml")
+    flags = scenario_flags(scenario.options, list(scenario.data["crawl"]))
+    assert flags[flags.index("--order") : flags.index("--order") + 2] == ["--order", "best"]
+    assert flags[flags.index("--priority") + 1] == "shallowest"
+
+
+def _numeric_options() -> list[str]:
+    from crawlsim.core.options import RULES
+
+    return sorted(k for k, r in RULES.items() if r.kind in ("int", "number"))
+
+
+NUMERIC = _numeric_options()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(NUMERIC), st.one_of(st.integers(-10, 10**6), st.floats(allow_nan=True), st.none()))
+def test_text_and_file_values_agree_or_fail_alike(key: str, value: float | None) -> None:
+    """A number (or none) written as text -- a flag or --set -- and the same
+    number in a file (a TOML number; none as "none", TOML having no null): the
+    same stored value, or the same refusal."""
+    from crawlsim.core.options import OptionError, option_from_text, option_from_value
+
+    text = "none" if value is None else repr(value)
+    results = []
+    native = "none" if value is None else value
+    for read in (lambda: option_from_text(key, text), lambda: option_from_value(key, native)):
+        try:
+            results.append(("ok", read()))  # equal values (a TOML 0 stays an int, text 0 reads as 0.0)
+        except OptionError as err:
+            results.append(("error", err.message.split(", got")[0]))  # the same refusal (it quotes the input as given)
+    assert len(set(results)) == 1, results
+
+
+def test_compare_names_the_priority_and_none(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "see-it", "--set", "order=bfs", "--set", "priority=shallowest", "--advise", "infer"]) == 0
+    assert "options: order bfs -> best; priority none -> shallowest" in capsys.readouterr().out
+    assert main(["compare", "see-it", "--set", "per_host=none", "--set", "per_host=1", "--advise", "infer"]) == 0
+    assert "options: per_host none -> 1" in capsys.readouterr().out

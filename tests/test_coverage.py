@@ -280,6 +280,7 @@ def test_the_widget_names_the_lost_page() -> None:
     assert "14 pages reachable, 13 fetched" in summary
     assert "1 failed fetch " in summary.replace("<", " <")
     assert "1 page lost: http://a.com/docs/ (normalization" in summary
+    w.frame(w.result.finish)  # the widget opens at t = 0: look at the end
     c = w.result.replay.counters()
     assert "fetched 13/14, 1 lost" in describe(c, w.result.finish)
 

@@ -7,6 +7,7 @@ control's ``value`` (which fires the same observers) or call ``frame(t)``.
 
 from __future__ import annotations
 
+import html
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ from crawlsim.notebook.movie import main as animate_main
 from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
+from crawlsim.notebook.widget import CAPTION_LINES
+from crawlsim.narrate import narrate_trace, narration_line
 from crawlsim.replay import PageState, Replay
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
@@ -37,15 +40,119 @@ def see_it_widget() -> CrawlWidget:
 # -- the widget -----------------------------------------------------------------
 
 
-def test_widget_opens_on_the_finished_crawl() -> None:
+def test_widget_opens_at_the_start_of_the_crawl() -> None:
     w = CrawlWidget("see-it", frames=20)
     assert w.result is not None and w.result.finish == 19.0
     assert w.previous is None
-    assert w.time.value == w.time.max == w.play.max == 20
-    assert w.counters is not None and w.counters.done and w.counters.fetched == 14
+    assert w.t == 0.0 and w.time.value == w.play.value == 0 and w.time.max == w.play.max == 20
+    assert w.counters is not None and not w.counters.done and w.counters.fetched == 0
     assert bytes(w.image.value).startswith(PNG)
-    assert "19.0 s" in w.clock.value
+    assert "t = 0.0 s of 19.0 s" in w.clock.value
     assert "b.com" in w.summary.value
+
+
+def test_a_knob_keeps_the_moment_shown() -> None:
+    w = CrawlWidget("see-it", frames=20)
+    w.time.value = 10  # 9.5 s of 19 s
+    assert w.t == pytest.approx(9.5)
+    w.workers.value = 1  # a longer run (26 s): the same moment, not its start or end
+    assert w.result.finish == 26.0
+    assert w.t == pytest.approx(9.5) and w.counters.t == pytest.approx(9.5)
+    assert w.time.value == w.index_of(9.5) == 7
+    assert "t = 9.5 s of 26.0 s" in w.clock.value
+
+
+def test_a_knob_clamps_the_moment_to_a_shorter_run() -> None:
+    w = CrawlWidget("see-it", frames=20, workers=1)
+    assert w.result.finish == 26.0
+    w.time.value = 19  # 24.7 s
+    w.workers.value = 4  # finishes at 19 s: shown at its end
+    assert w.t == w.result.finish == 19.0 and w.counters.done
+    assert w.time.value == 20
+
+
+def _instants(trace_sentences: list[tuple[float, str]]) -> dict[float, list[str]]:
+    by_time: dict[float, list[str]] = {}
+    for t, line in trace_sentences:
+        by_time.setdefault(t, []).append(line)
+    return by_time
+
+
+def _narrated(result) -> dict[float, list[str]]:
+    """The narrator's lines for ``result``'s trace, by instant (the reference)."""
+    by_time: dict[float, list[str]] = {}
+    for e, said in narrate_trace(result.run.trace, result.options):
+        by_time.setdefault(e.t, []).append(narration_line(e, said))
+    return by_time
+
+
+def test_stepping_captions_each_instant_with_the_narrators_sentences() -> None:
+    w = CrawlWidget("isro", frames=10)
+    expected = _narrated(w.result)
+    assert w.caption_lines == expected[0.0]
+    shown = []
+    while w.t < w.result.replay.end:
+        w.step()
+        shown.append(w.t)
+        assert w.caption_lines == expected[w.t]
+        for line in w.caption_lines[:CAPTION_LINES]:
+            assert html.escape(line) in w.caption.value
+    assert shown == sorted(expected)[1:]  # every instant once, in order
+    w.step(-1)
+    assert w.caption_lines == expected[shown[-2]]
+
+
+def test_a_frame_between_instants_narrates_the_latest_one() -> None:
+    w = CrawlWidget("isro", frames=10)
+    w.frame(6.5)  # inside gaganyaan's fetch: the latest instant is t = 6
+    said = dict(narrate_trace(w.result.run.trace, w.result.options))
+    assert w.caption_lines == [narration_line(e, said[e]) for e in said if e.t == 6.0]
+    w.frame(w.result.finish)
+    assert w.caption_lines[-1].endswith(said[w.result.run.trace[-1]])  # the Done sentence
+
+
+@pytest.mark.parametrize("name", ["see-it", "polite", "trap", "busiest-host"])
+def test_the_story_tells_every_instant_as_the_narrator_does(name: str) -> None:
+    from crawlsim.notebook.steps import Story
+    from crawlsim.session import Knobs, interactive_cap, run_session
+
+    scenario = load_scenario(name)
+    result = run_session(scenario, Knobs.from_options(scenario.options), cap=interactive_cap(scenario))
+    story = Story(result.replay.events, result.options)
+    expected = _narrated(result)
+    for t, lines in expected.items():
+        assert story.caption(t) == lines
+    assert story.caption(-1.0) == [] and story.seen_at(-1.0) == 0
+
+
+@pytest.mark.parametrize("name", ["see-it", "isro", "polite", "trap", "variants"])
+def test_the_nested_sets_hold_the_invariant_at_every_instant(name: str) -> None:
+    from crawlsim.notebook.steps import Story, seen_sets
+    from crawlsim.session import Knobs, interactive_cap, run_session
+
+    scenario = load_scenario(name)
+    result = run_session(scenario, Knobs.from_options(scenario.options), cap=interactive_cap(scenario))
+    replay = result.replay
+    story = Story(replay.events, result.options)
+    for t in sorted(set(replay.times)):
+        replay.seek(t)
+        sets = seen_sets(replay, story)
+        assert sets.seen >= sets.frontier + sets.in_flight + sets.fetched  # seen holds the other three
+        c = replay.counters()
+        assert sets.frontier == c.frontier
+        assert sets.fetched == sum(replay.count(s) for s in (PageState.DONE, PageState.DUPLICATE, PageState.FAILED))
+    assert sets.frontier == sets.in_flight == 0 and sets.fetched == c.fetched + c.duplicates + c.failed
+
+
+def test_the_widget_draws_the_nested_sets_it_counts(see_it_widget: CrawlWidget) -> None:
+    w = see_it_widget
+    w.frame(1.0)
+    sets = w.sets
+    assert (sets.seen, sets.frontier, sets.in_flight, sets.fetched) == (4, 1, 2, 1)
+    assert sets.frontier_urls == ("a.com/y",) and sets.in_flight_urls == ("a.com/x", "b.com/")
+    for text in ("seen 4", "frontier 1", "in flight 2", "fetched 1", "a.com/y", "b.com/"):
+        assert text in w.nested.value
+    assert "added to the seen set (4 URLs)" in w.caption.value  # the caption and the box agree
 
 
 def test_changing_a_control_reruns_and_keeps_the_previous_finish() -> None:
@@ -68,6 +175,16 @@ def test_the_time_slider_draws_that_moment(see_it_widget: CrawlWidget) -> None:
     assert 0 < w.counters.fetched < 14
     w.time.value = 20
     assert w.counters.done
+
+
+def test_play_slows_to_what_the_kernel_can_draw() -> None:
+    w = CrawlWidget("isro", frames=10, interval_ms=1)  # no kernel draws a frame in 1 ms
+    w.time.value = 5  # what a Play tick does
+    assert w.play.interval > 1
+    slower = w.play.interval
+    w.play.interval = 10_000  # a user's slower choice is kept
+    w.time.value = 6
+    assert w.play.interval == 10_000 and slower < 10_000
 
 
 def test_frame_can_be_called_directly_and_reuses_the_artists(see_it_widget: CrawlWidget) -> None:
@@ -99,7 +216,9 @@ def test_polite_off_lifts_the_per_host_limit() -> None:
 
 def test_normalization_off_draws_duplicate_fetches_in_red() -> None:
     w = CrawlWidget("see-it", frames=10)
-    w.normalize.value = "off"
+    w.frame(w.result.finish)
+    w.normalize.value = "off"  # a longer run: its moment 19 s is before its end
+    w.frame(w.result.finish)
     assert w.result.run.stats.duplicate_fetches == 6
     assert w.counters.duplicates == 6
     red = to_rgba(STATE_COLOURS[PageState.DUPLICATE])

@@ -44,6 +44,9 @@ EXPECTED = [
     "13_backoff_jitter_retry_after",
     "14_bloom_filter_false_positives",
     "15_folder_of_html_unreachable",
+    "16_distributed",
+    "17_a_crawl_never_ends",
+    "18_best_first_by_name",
 ]
 """Each notebook must run well under a minute (they take a few seconds)."""
 

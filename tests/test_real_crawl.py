@@ -529,7 +529,7 @@ async def test_a_served_scenario_crawls_like_its_simulation(name: str, scale: fl
 
 @contextlib.contextmanager
 def served_see_it(tmp_path: Path, time_scale: str) -> Iterator[tuple[str, Path]]:
-    """`crawlsim serve see-it` in a child process: (its first line, its hosts file)."""
+    """`crawlsim serve see-it` in a child process: (the start URL of its first line, its hosts file)."""
     hosts_file = tmp_path / "hosts.json"
     command = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0"]
     command += ["--time-scale", time_scale, "--hosts-file", str(hosts_file), "--duration", "30"]
@@ -537,7 +537,7 @@ def served_see_it(tmp_path: Path, time_scale: str) -> Iterator[tuple[str, Path]]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
-        first = proc.stdout.readline().strip()
+        first = proc.stdout.readline().split()[2]  # the first line is `crawlsim crawl START ...`
         for line in proc.stdout:  # blocks until serve has written the map (no polling, no deadline)
             if line.startswith("host map written to"):
                 break

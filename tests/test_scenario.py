@@ -274,6 +274,7 @@ PAGE = '\n[pages]\n"http://a.com/" = []\n'
         ('[crawl]\nworkers = "four"' + PAGE, 'bad.toml: crawl.workers: expected a whole number, got "four"'),
         ("[crawl]\nworkers = 0" + PAGE, "bad.toml: crawl.workers: expected a whole number >= 1, got 0"),
         ('[crawl]\nrobots = "yes"' + PAGE, 'bad.toml: crawl.robots: expected true or false, got "yes"'),
+        ('[crawl]\nper_host = "nobody"' + PAGE, 'bad.toml: crawl.per_host: expected a whole number (or none), got "nobody"'),
         ('[crawl]\nnormalize = "rfc"' + PAGE, "bad.toml: crawl.normalize: unknown normalization 'rfc'"),
         (
             '[hosts."b.com"]\nlatency = {model = "lognormal", median = "fast"}' + PAGE,
@@ -319,7 +320,9 @@ PAGE = '\n[pages]\n"http://a.com/" = []\n'
             'start = "ftp://x"' + PAGE,
             'bad.toml: start: expected an absolute http(s) URL such as "http://a.com/", got "ftp://x"',
         ),
-        ('[crawl]\norder = "best"' + PAGE, 'bad.toml: crawl.order: order = "best" needs a priority function'),
+        ('[crawl]\norder = "best"' + PAGE, 'bad.toml: crawl.order: order = "best" needs a priority function: add priority = one of "shallowest"'),
+        ('[crawl]\npriority = "shallowest"' + PAGE, 'bad.toml: crawl.priority: a priority orders a best-first crawl only; add order = "best"'),
+        ('[crawl]\norder = "best"\npriority = "shalowest"' + PAGE, "bad.toml: crawl.priority: expected one of shallowest, host-round-robin, shortest-url (or a function in Python); got 'shalowest'; did you mean 'shallowest'?"),
         ("seed = 1", "bad.toml: expected a [pages] table (links by page) or a [web] table"),
         ("[crawl]\nworkers = \n" + PAGE, "bad.toml: line 2, column 11: invalid TOML:"),
         ('title = "x"\n[pages\n', "bad.toml: line 2, column 7: invalid TOML:"),

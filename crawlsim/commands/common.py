@@ -1,12 +1,18 @@
 """What the simulation commands share: the argument parser that reports
-mistakes on one line, loading a scenario with the user's overrides, and
-running it with its bounds."""
+mistakes on one line, loading a scenario with the user's overrides,
+running it with its bounds, and the progress shown while a long one runs.
+
+Progress goes to stderr, and only when stderr is a terminal and the command
+was not asked for ``--json``: in a pipe, a log or a script the output is
+exactly what it was without it."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -26,6 +32,20 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value outside ``choices`` names the nearest allowed one, as an
+        unknown option or a typo in ``--order`` does."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib
+
+        allowed = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        name = "/".join(action.option_strings) or action.dest
+        self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -94,18 +114,57 @@ def add_advise_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def simulate_with_bounds(scenario: Scenario, advise: str = "auto") -> tuple[SimRun, Bounds]:
+LONG_RUN_PAGES = 50_000
+"""A simulation that may discover more pages than this (``million``; a trap
+capped high) shows its phases on a terminal: it takes seconds to minutes."""
+
+
+def simulate_with_bounds(
+    scenario: Scenario, advise: str = "auto", *, progress: Console | None = None
+) -> tuple[SimRun, Bounds]:
     """Run the scenario once, then its bounds and the advisor's measured
     explanation (``advise``: see :mod:`crawlsim.sim.advisor`; the advice is
     ``bounds.advice``).  Events are recorded when the scenario's options say
     so (``record_events``), so ``run``, ``compare`` and ``sweep`` agree on
-    every figure, duplicate fetches included."""
+    every figure, duplicate fetches included.  With a ``progress`` console
+    (:func:`progress_console`) a long run names the phase it is in."""
     from crawlsim.sim.advisor import assess
     from crawlsim.sim.driver import simulate
 
     opts = scenario.options
-    run = simulate(scenario, trace=opts.record_events, series=False)
-    return run, assess(scenario, run, advise)[0]
+    pages = scenario.size.crawl_pages(opts)
+    long_run = pages is None or pages > LONG_RUN_PAGES
+    first = f"simulating {pages:,} pages" if pages is not None else "simulating"
+    with phases(scenario.name, first, progress if long_run else None) as phase:
+        run = simulate(scenario, trace=opts.record_events, series=False)
+        phase(f"bounds and advice ({run.stats.fetches:,} fetches in {run.finish_time:,.1f} simulated s)")
+        return run, assess(scenario, run, advise)[0]
+
+
+def progress_console(quiet: bool = False) -> Console | None:
+    """stderr's console when progress may be drawn -- stderr is a terminal and
+    ``quiet`` (``--json``) is off -- else None."""
+    if quiet:
+        return None
+    console = stderr_console()
+    return console if console.is_terminal else None
+
+
+@contextlib.contextmanager
+def phases(label: str, first: str, console: Console | None) -> Iterator[Callable[[str], None]]:
+    """A spinner with the elapsed time and the current phase, ``label: phase``
+    (``first`` to begin with), on ``console`` (nothing at all when it is None);
+    yields the function that names the next phase.  It disappears when done
+    (the result is the output)."""
+    if console is None:
+        yield lambda text: None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, refresh_per_second=4) as bar:
+        task = bar.add_task(f"{label}: {first}", total=None)
+        yield lambda text: bar.update(task, description=f"{label}: {text}")
 
 
 def stdout_console() -> Console:
@@ -128,7 +187,9 @@ __all__ = [
     "add_scenario_argument",
     "add_seed_argument",
     "load",
+    "phases",
     "portable_ref",
+    "progress_console",
     "simulate_with_bounds",
     "stderr_console",
     "stdout_console",

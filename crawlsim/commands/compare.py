@@ -19,18 +19,19 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.errors import UsageError
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment, with_implied_order
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
+    progress_console,
     simulate_with_bounds,
     stdout_console,
 )
 from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
 _NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
@@ -75,6 +76,8 @@ def describe(config: dict[str, Any]) -> str:
 
 
 def _show(value: Any) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, tuple):
@@ -96,9 +99,10 @@ def main(argv: list[str] | None = None) -> int:
         configs.insert(0, {})
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     summaries = []
+    progress = progress_console(quiet=args.json)
     for config in configs:
-        scenario = load(args.scenario, {**shared, **config}, args.seed)
-        run, bounds = simulate_with_bounds(scenario, args.advise)
+        scenario = load(args.scenario, with_implied_order({**shared, **config}), args.seed)
+        run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress)
         summaries.append(summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run)))
     a, b = summaries
     if args.json:
@@ -161,9 +165,10 @@ def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -
         changed = left != right
         style = "bold yellow" if changed else ""
         table.add_row(Text(name, style="cyan"), Text(left, style=style), Text(right, style=style))
+    keys = dict.fromkeys([*a["options"], *b["options"]])  # "priority" is there only for best-first
     options = [
         (k, a["options"].get(k), b["options"].get(k))
-        for k in a["options"]
+        for k in keys
         if a["options"].get(k) != b["options"].get(k) and k != "seed"
     ]
     parts: list[Any] = [Text(f"{a.get('scenario')}: {a.get('title')}", style="bold")]

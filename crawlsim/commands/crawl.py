@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.commands.common import ArgumentParser
 from crawlsim.core.events import Event, event_to_dict
 from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.errors import UsageError
@@ -77,7 +78,7 @@ class TraceWriter:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="crawlsim crawl",
         description=(
             "Crawl over real HTTP with the same scheduler the simulator runs: robots.txt obeyed under a clear "
@@ -219,7 +220,10 @@ def _tui_replayer() -> Callable[[list[str]], int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim crawl URL [crawler flags] [--json] [--tui] [-o FILE]``."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as err:
+        return fail(err)
     try:
         plan = plan_crawl(args)
     except (OptionError, UsageError, ValueError, OSError) as err:

@@ -13,13 +13,14 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
     add_scenario_argument,
     add_seed_argument,
     load,
+    progress_console,
     simulate_with_bounds,
     stdout_console,
 )
@@ -59,6 +60,7 @@ def build_parser() -> ArgumentParser:
     add_seed_argument(parser)
     add_advise_argument(parser)
     add_crawler_flags(parser)
+    add_cluster_flags(parser)
     return parser
 
 
@@ -71,7 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
     if args.narrate:
         return narrate(scenario)
-    run, bounds = simulate_with_bounds(scenario, args.advise)
+    from crawlsim.commands.run_cluster import cluster_config, run_cluster
+
+    cluster = cluster_config(scenario, args)
+    if cluster.nodes > 1:
+        return run_cluster(scenario, cluster, args)
+    run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress_console(quiet=args.json))
     data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
     if args.json:
         json.dump(data, sys.stdout, indent=2)

@@ -1,8 +1,11 @@
 """``crawlsim serve SCENARIO``: a scenario's web over real HTTP on loopback.
 
-It prints the start URL as its first line (so a script can take it with
-``head -1``), then the host map and a ready-made ``crawlsim crawl`` command
-that crawls with the scenario's own options, and serves until Ctrl-C or
+Its first line is a ``crawlsim crawl`` command that works as printed: the
+start URL, the host map (``--resolve HOST=ADDR:PORT`` per host, or
+``--hosts-file`` for many hosts) and the scenario's politeness and limits as
+flags (``--per-host``, ``--gap``, ``--no-robots``, ...), so pasting it into
+another terminal (or reading it from the pipe, as the tests do, while serve
+keeps running) crawls the served web as the scenario's crawler would.  Then the host map, and it serves until Ctrl-C or
 ``--duration``.  The server itself is :mod:`crawlsim.real.server`; this
 module parses the flags and prints.
 
@@ -23,6 +26,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawlsim.commands.common import ArgumentParser
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import check_seconds, check_writable, fail, scenario_flags
@@ -50,12 +54,12 @@ def describe_latency(spec: Any) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="crawlsim serve",
         description=(
             "Serve a scenario's web over real HTTP on loopback (127.0.0.0/8) only: one address per host, each "
             "with the scenario's latency, robots.txt, failures and 429/503 with Retry-After. The first line "
-            "printed is the URL to start crawling; then the host map and a crawl command."
+            "printed is a `crawlsim crawl` command that crawls it with the scenario's politeness; then the host map."
         ),
     )
     parser.add_argument("scenario", help="a shipped scenario name or a .toml path")
@@ -94,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim serve SCENARIO [--port N]``; returns the exit status."""
     from crawlsim.scenario import ScenarioError
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as err:
+        return fail(err)
     try:
         _check_flags(args)
         scenario, server = _build_server(args)
@@ -172,9 +179,27 @@ async def _until_stopped(duration: float | None) -> None:
         pass
 
 
+def crawl_command(server: Any, scenario: Any, hosts_file: str | None) -> list[str]:
+    """``crawlsim crawl START --resolve HOST=ADDR:PORT ... FLAGS``: a command
+    that crawls this server as the scenario's crawler would (its politeness,
+    scope and limits as flags), usable exactly as printed.  With many hosts the
+    map goes to a hosts file (written now, before the command is shown)."""
+    return [
+        "crawlsim",
+        "crawl",
+        scenario.seeds[0],
+        *_resolve_flags(server, hosts_file),
+        *scenario_flags(scenario.options, _crawl_table(scenario)),
+    ]
+
+
 def _announce(server: Any, args: argparse.Namespace, scenario: Any) -> None:
-    """What ``serve`` prints: the start URL first, then how to crawl it."""
-    print(scenario.seeds[0], flush=True)
+    """What ``serve`` prints: first the ``crawlsim crawl`` command that crawls
+    it (one line, to copy or to take with ``head -1``), then the host map."""
+    command = crawl_command(server, scenario, args.hosts_file)
+    print(shlex.join(command), flush=True)
+    if "--hosts-file" in command:
+        print(f"host map written to {command[command.index('--hosts-file') + 1]}")
     scale = f", time x{args.time_scale:g}" if args.time_scale != 1 else ""
     endpoints = server.endpoints
     print(f"serving {scenario.name} ({scenario.title}) on loopback: {len(endpoints)} hosts{scale}")
@@ -184,18 +209,11 @@ def _announce(server: Any, args: argparse.Namespace, scenario: Any) -> None:
         print(f"  {host:<{width}}  {ep.target:<21}  latency {describe_latency(model.to_spec())}")
     if len(endpoints) > SHOWN_HOSTS:
         print(f"  ... and {len(endpoints) - SHOWN_HOSTS} more (see the hosts file)")
-    resolve = _resolve_flags(server, args.hosts_file)
+    print(f"start URL: {scenario.seeds[0]}")
     for seed in scenario.seeds[1:]:
         print(f"also a start URL: {seed}")
-    command = [
-        "crawlsim",
-        "crawl",
-        scenario.seeds[0],
-        *resolve,
-        *scenario_flags(scenario.options, _crawl_table(scenario)),
-    ]
-    print("crawl it as the scenario does:\n  " + shlex.join(command))
-    print("(URLs keep the scenario's host names; --resolve sends each host's requests to its loopback address)")
+    print("the first line crawls it as the scenario does: the URLs keep the scenario's host names, and "
+          "--resolve (or --hosts-file) sends each host's requests to its loopback address")
     print("Ctrl-C stops the server.", flush=True)
 
 
@@ -208,7 +226,6 @@ def _resolve_flags(server: Any, hosts_file: str | None) -> list[str]:
         os.close(fd)
     if hosts_file is not None:
         server.write_hosts_file(hosts_file)
-        print(f"host map written to {hosts_file}")
         return ["--hosts-file", hosts_file]
     return [a for h, t in server.host_map().items() for a in ("--resolve", f"{h}={t}")]
 
@@ -219,4 +236,4 @@ def _crawl_table(scenario: Any) -> list[str]:
     return list(table) if isinstance(table, Mapping) else []
 
 
-__all__ = ["build_parser", "describe_latency", "main"]
+__all__ = ["build_parser", "crawl_command", "describe_latency", "main"]

@@ -53,10 +53,15 @@ def _round(value: float) -> float:
 
 def options_dict(options: Any) -> dict[str, Any]:
     """The crawler options as JSON values (sets and tuples become lists;
-    a best-first priority function, which has no JSON form, is left out)."""
+    a named best-first priority is its name, ``"priority": "shallowest"``;
+    no priority, or a Python function, which has no JSON form, is left out)."""
+    from crawlsim.core.priorities import priority_name
+
     out: dict[str, Any] = {}
     for key, value in options.as_mapping().items():
         if key == "priority":
+            if priority_name(value) is not None:
+                out[key] = priority_name(value)
             continue
         if isinstance(value, (frozenset, set)):
             value = sorted(value)
@@ -253,7 +258,8 @@ def options_line(options: Mapping[str, Any]) -> str:
     if isinstance(normalize, list):
         normalize = "+".join(normalize) or "off"
     parts.append(f"normalize {normalize}")
-    parts.append(str(options.get("order", "bfs")))
+    order = str(options.get("order", "bfs"))
+    parts.append(f"{order} ({options['priority']})" if order == "best" and options.get("priority") else order)
     parts.append(f"{options.get('frontier', 'per-host')} frontier")
     parts.append(f"scope {options.get('scope')}")
     if options.get("robots"):

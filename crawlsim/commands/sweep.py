@@ -26,9 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.errors import UsageError
 from crawlsim.cli_options import FLAGS, parse_assignment
-from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -36,13 +34,17 @@ from crawlsim.commands.common import (
     add_seed_argument,
     load,
     portable_ref,
+    progress_console,
     simulate_with_bounds,
-    stderr_console,
     stdout_console,
 )
+from crawlsim.core.options import OptionError, did_you_mean, option_names
+from crawlsim.core.priorities import NamedPriority
+from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from rich.console import Console
 
     from crawlsim.scenario import Scenario
 
@@ -143,31 +145,28 @@ def _add_grid_arguments(parser: ArgumentParser) -> None:
     )
 
 
-def _values(name: str, text: str, kind: type = str) -> list[Any]:
-    """``"1,2,4"`` -> ``[1, 2, 4]`` for option ``name``."""
+def _values(name: str, text: str) -> list[Any]:
+    """``"1,2,4"`` -> ``[1, 2, 4]`` for option ``name``: each value read by
+    the same parser as ``--set name=value`` (so ``--per-host none,1`` works
+    and ``--normalize agressive`` suggests ``aggressive``).  Named priorities
+    stay names, so the grid prints and pickles as it was written."""
     parts = [p.strip() for p in _TOP_COMMA.split(text) if p.strip()]
     if not parts:
         raise UsageError(f"--{name.replace('_', '-')}: expected one or more comma-separated values")
     out = []
     for part in parts:
-        if kind is str:
-            out.append(parse_assignment(f"{name}={part}")[1])
-            continue
-        try:
-            out.append(kind(part))
-        except ValueError:
-            what = "whole number" if kind is int else "number"
-            raise UsageError(f"--{name.replace('_', '-')}: expected a {what}, got {part!r}") from None
+        value = parse_assignment(f"{name}={part}")[1]
+        out.append(value.name if isinstance(value, NamedPriority) else value)
     return list(dict.fromkeys(out))  # keep order, drop repeats
 
 
 def grid_from_args(args: Any) -> dict[str, list[Any]]:
     """Option name -> its values, in flag order (``workers`` first)."""
     grid: dict[str, list[Any]] = {}
-    for name, kind, _ in FLAGS:
+    for name, _, _ in FLAGS:
         text = getattr(args, name, None)
         if text is not None:
-            grid[name] = _values(name, text, kind if kind in (int, float) else str)
+            grid[name] = _values(name, text)
     for name in ("robots", "randomize_gap"):
         text = getattr(args, name, None)
         if text is not None:
@@ -183,6 +182,8 @@ def grid_from_args(args: Any) -> dict[str, list[Any]]:
         if key not in option_names():
             raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
         grid[key] = _values(key, raw)
+    if "priority" in grid and "order" not in grid:
+        grid["order"] = ["best"]  # as --priority alone means for run (cli_options.with_implied_order)
     if "workers" not in grid:
         grid = {"workers": list(DEFAULT_WORKERS), **grid}
     return grid
@@ -268,12 +269,17 @@ def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str
         client.close()
 
 
-def with_progress(rows: Iterator[dict[str, Any]], total: int, label: str) -> list[dict[str, Any]]:
+def with_progress(
+    rows: Iterator[dict[str, Any]], total: int, label: str, console: Console | None = None
+) -> list[dict[str, Any]]:
+    """The rows, sorted by index, counting them on a bar on ``console`` (a
+    terminal's stderr, :func:`~crawlsim.commands.common.progress_console`);
+    with None, nothing is drawn."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     out: list[dict[str, Any]] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=stderr_console(), transient=False) as progress:
+    with Progress(*columns, console=console, transient=False, disable=console is None) as progress:
         task = progress.add_task(label, total=total)
         for row in rows:
             out.append(row)
@@ -360,7 +366,7 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
     for name in ("finish", "pages", "dup", "util", "binding", "eff"):
         table.add_column(name, justify="right")
     for row in rows:
-        cells = [str(_cell(row[k])) for k in grid]
+        cells = ["none" if row[k] is None else str(_cell(row[k])) for k in grid]
         if "error" in row:
             table.add_row(*cells, f"[red]{row['error']}[/]", "", "", "", "", "")
             continue
@@ -382,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
     tasks = _tasks(args, grid, scenario)
     rows_iter, where = _executor(args, tasks)
-    rows = with_progress(rows_iter, len(tasks), f"{scenario.name}: {len(tasks)} runs {where}")
+    label = f"{scenario.name}: {len(tasks)} runs {where}"
+    rows = with_progress(rows_iter, len(tasks), label, progress_console(quiet=args.json))
     out_dir = Path(args.output or f"sweep-{scenario.name}")
     written = _write_results(rows, grid, scenario, args, out_dir)
     if args.json:

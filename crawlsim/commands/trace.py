@@ -321,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     path = Path(args.output)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # -o out/see-it.json in a fresh checkout, as sweep -o out/
         with path.open("w", encoding="utf-8") as out:
             if fmt == "jsonl":
                 count = write_jsonl(run.trace, out)

@@ -30,18 +30,28 @@ whether it waits for its robots.txt, a :class:`~crawlsim.core.states.RobotsStatu
 from __future__ import annotations
 
 import heapq
+import itertools
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from heapq import heappop, heappush
 
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
+
+if TYPE_CHECKING:
+    from crawlsim.core.events import FetchKind
 
 Key = int | float | tuple[float, ...]
 """An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first), or a
 robots.txt entry's ``ROBOTS_NUMBER`` / ``ROBOTS_KEY``."""
 Entry = tuple[Key, str, int]
 """``(key, url, depth)``; a :class:`RobotsEntry` for a robots.txt fetch."""
+Taken = tuple["HostState", Key, str, int, "FetchKind"]
+"""What :meth:`PerHostFrontier.take` hands out: ``(host, key, url, depth, kind)``
+-- an entry spread out, with its kind, so the fetch's start needs no entry
+tuple (a fifo entry is stored as columns, not as a tuple)."""
 ROBOTS_KEY: tuple[float, ...] = (float("-inf"),)
 """A robots.txt entry's key among ``(priority, seq)`` keys: sorts first."""
 ROBOTS_NUMBER: float = float("-inf")
@@ -76,6 +86,12 @@ class CrawlOrder:
         self._priority = priority
         self._seq = 0
 
+    def counter(self) -> Callable[[], int] | None:
+        """For BFS, a call that returns the next key (the keys :meth:`key`
+        would give, without its arguments: one call per queued URL); None
+        for the other orders.  Use one or the other for a crawl, not both."""
+        return itertools.count(1).__next__ if self._order == "bfs" else None
+
     def key(self, url: str, depth: int, batch: int) -> Key:
         """The key of ``url`` (found at ``depth``, in batch number ``batch``), queued now."""
         self._seq += 1
@@ -100,13 +116,19 @@ class HostState:
     """Its host key (:func:`crawlsim.core.urls.host_key`)."""
     heap: list[Entry] = field(default_factory=list)
     """Waiting entries that arrived out of key order (a heap): retries, DFS
-    and best-first keys.  See ``fifo`` for the rest; :meth:`queued` lists both."""
-    fifo: list[Entry | None] = field(default_factory=list)
-    """Waiting entries that arrived in increasing key order (BFS discovery
-    order, the common case): a first-in first-out queue consumed from
-    ``fifo_head`` on.  Taking the next one is O(1) where a heap pop is
-    O(log n) -- a host with 100,000 queued pages would otherwise pay 17
-    levels of comparisons per fetch."""
+    and best-first keys, robots.txt entries.  See the fifo for the rest;
+    :meth:`queued` lists both."""
+    fifo_urls: list[str | None] = field(default_factory=list)
+    """Waiting page entries that arrived in increasing integer key order (BFS
+    discovery order, the common case): a first-in first-out queue consumed
+    from ``fifo_head`` on, stored as three columns -- URLs here, keys in
+    ``fifo_keys``, depths in ``fifo_depths``.  Taking the next one is O(1)
+    where a heap pop is O(log n) (a host with 100,000 queued pages would
+    otherwise pay 17 levels of comparisons per fetch), and a queued URL
+    costs 24 bytes where an ``(key, url, depth)`` tuple and its key cost
+    about 100 (a million-page crawl queues 370,000 at its peak)."""
+    fifo_keys: array[int] = field(default_factory=lambda: array("q"))
+    fifo_depths: array[int] = field(default_factory=lambda: array("q"))
     fifo_head: int = 0
     in_flight: int = 0
     ready_at: float = 0.0
@@ -129,7 +151,9 @@ class HostState:
 
     def queued(self) -> list[Entry]:
         """The host's waiting entries, best first (for views; not the hot path)."""
-        return sorted([*self.heap, *self.fifo[self.fifo_head :]])  # type: ignore[list-item]
+        i = self.fifo_head
+        fifo = zip(self.fifo_keys[i:], self.fifo_urls[i:], self.fifo_depths[i:], strict=True)
+        return sorted([*self.heap, *fifo])  # type: ignore[list-item]
 
 
 class PerHostFrontier:
@@ -152,40 +176,65 @@ class PerHostFrontier:
         self.waiting: list[tuple[float, str, HostState]] = []
         """Hosts waiting for a politeness time, by that time (a heap, same
         rules)."""
-        self._size = 0
+        self.size = 0
+        """Entries queued (read per page by the scheduler: an attribute, not a ``len()`` call)."""
 
     def __len__(self) -> int:
-        return self._size
+        return self.size
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
-        fifo = host.fifo
-        if not fifo or fifo[-1][0] < entry[0]:  # type: ignore[index, operator]
-            fifo.append(entry)
-        else:
-            heappush(host.heap, entry)
-        self._size += 1
-        # Re-file only if that can change anything: a host at its limit stays
-        # unfiled, and a filed host keeps its place unless the new entry beats
-        # its head (never, in BFS order).  A host filed as waiting whose time
-        # has come is re-filed by pop() before anything is picked.
+        """Queue ``entry`` (a page's ``(key, url, depth)``, or a robots.txt entry)."""
+        if entry.__class__ is tuple:
+            self.push_page(host, *entry, now)
+            return
+        heappush(host.heap, entry)
+        self.size += 1
         if host.in_flight < self.per_host:
+            self._refile_after_push(host, entry[0], now)
+
+    def push_page(self, host: HostState, key: Key, url: str, depth: int, now: float) -> None:
+        """Queue a page: :meth:`push` of ``(key, url, depth)`` without the tuple
+        (the scheduler's per-new-link path)."""
+        keys = host.fifo_keys
+        if key.__class__ is int and (not keys or keys[-1] < key):  # type: ignore[operator]
+            try:
+                keys.append(key)  # type: ignore[arg-type]
+            except OverflowError:  # beyond a 64-bit column (a DFS crawl of billions)
+                heappush(host.heap, (key, url, depth))
+            else:
+                host.fifo_urls.append(url)
+                host.fifo_depths.append(depth)
+        else:
+            heappush(host.heap, (key, url, depth))
+        self.size += 1
+        if host.in_flight < self.per_host:  # (_refile_after_push, inline: once per new link)
             filed = host.filed
-            if filed is _UNFILED or (filed is _READY and entry[0] < host.filed_key):  # type: ignore[operator]
+            if filed is _UNFILED or (filed is _READY and key < host.filed_key):  # type: ignore[operator]
                 self.reconsider(host, now)
+
+    def _refile_after_push(self, host: HostState, key: Key, now: float) -> None:
+        """Re-file a host below its limit after a push, only if that can change
+        anything: a filed host keeps its place unless the new entry beats its
+        head (never, in BFS order).  A host filed as waiting whose time has
+        come is re-filed by take() before anything is picked."""
+        filed = host.filed
+        if filed is _UNFILED or (filed is _READY and key < host.filed_key):  # type: ignore[operator]
+            self.reconsider(host, now)
 
     def reconsider(self, host: HostState, now: float) -> None:
         """Re-file ``host`` after its queue, in-flight count or ready time changed."""
-        fifo = host.fifo
         heap = host.heap
-        if fifo:
-            head = fifo[host.fifo_head]
-            if heap and heap[0][0] < head[0]:  # type: ignore[index, operator]
-                head = heap[0]
+        if host.fifo_keys:
+            key = host.fifo_keys[host.fifo_head]
+            head: Entry | None = heap[0] if heap and heap[0][0] < key else None  # type: ignore[operator]
         elif heap:
             head = heap[0]
         else:
             host.filed = _UNFILED
             return
+        if head is not None:
+            key = head[0]  # type: ignore[assignment]
+        # (the fifo holds pages only: a robots.txt entry is always in the heap)
         if host.in_flight >= self.per_host or (host.robots_status is _PENDING and head.__class__ is not RobotsEntry):
             host.filed = _UNFILED
             return
@@ -194,7 +243,6 @@ class PerHostFrontier:
                 host.filed, host.filed_key = _WAITING, host.ready_at
                 heappush(self.waiting, (host.ready_at, host.name, host))
             return
-        key = head[0]  # type: ignore[index]
         if host.filed is not _READY or host.filed_key != key:
             host.filed, host.filed_key = _READY, key
             heappush(self.ready, (key, host.name, host))
@@ -205,15 +253,26 @@ class PerHostFrontier:
         dropped = [e for e in entries if drop(e)]
         if dropped:
             host.heap = [e for e in entries if not drop(e)]  # sorted, so already a heap
-            host.fifo = []
+            host.fifo_urls.clear()
+            del host.fifo_keys[:]
+            del host.fifo_depths[:]
             host.fifo_head = 0
-            self._size -= len(dropped)
+            self.size -= len(dropped)
             host.filed = _UNFILED
             self.reconsider(host, now)
         return dropped
 
     def pop(self, now: float) -> tuple[HostState, Entry] | None:
         """The best entry that may start at ``now``, removed from its queue."""
+        taken = self.take(now)
+        if taken is None:
+            return None
+        host, key, url, depth, kind = taken
+        return host, (RobotsEntry((key, url, depth)) if kind == "robots" else (key, url, depth))
+
+    def take(self, now: float) -> Taken | None:
+        """:meth:`pop`, the entry spread out as ``(host, key, url, depth, kind)``
+        (the scheduler's once-per-fetch path: no entry tuple is built)."""
         waiting = self.waiting
         while waiting and waiting[0][0] <= now:
             at, _, host = heappop(waiting)
@@ -226,25 +285,31 @@ class PerHostFrontier:
             if host.filed is not _READY or host.filed_key != key:
                 continue  # stale: the host was re-filed since
             host.filed = _UNFILED
-            self._size -= 1
-            fifo = host.fifo
+            self.size -= 1
+            keys = host.fifo_keys
             heap = host.heap
-            if fifo:  # the head of the fifo, unless the heap's is better
-                i = host.fifo_head
-                entry = fifo[i]
-                if not heap or entry[0] < heap[0][0]:  # type: ignore[index, operator]
-                    i += 1
-                    if i == len(fifo):
-                        fifo.clear()
-                        i = 0
-                    else:
-                        fifo[i - 1] = None  # let the entry go
-                        if i >= _COMPACT_AT and 2 * i >= len(fifo):
-                            del fifo[:i]
-                            i = 0
-                    host.fifo_head = i
-                    return host, entry  # type: ignore[return-value]
-            return host, heappop(heap)
+            i = host.fifo_head
+            if keys and (not heap or keys[i] < heap[0][0]):  # the fifo's head, unless the heap's is better
+                urls = host.fifo_urls
+                url = urls[i]
+                depth = host.fifo_depths[i]
+                i += 1
+                if i == len(urls):
+                    urls.clear()
+                    del keys[:]
+                    del host.fifo_depths[:]
+                    i = 0
+                elif i >= _COMPACT_AT and 2 * i >= len(urls):
+                    del urls[:i]
+                    del keys[:i]
+                    del host.fifo_depths[:i]
+                    i = 0
+                else:
+                    urls[i - 1] = None  # let the URL go (a hash or bloom seen set holds no copy)
+                host.fifo_head = i
+                return host, key, url, depth, "page"  # type: ignore[return-value]
+            entry = heappop(heap)
+            return host, entry[0], entry[1], entry[2], "robots" if entry.__class__ is RobotsEntry else "page"
         return None
 
     def next_time(self) -> float | None:
@@ -274,11 +339,19 @@ class SingleQueueFrontier:
         self._heap: list[tuple[Entry, HostState]] = []
         """``(entry, host)``: ordered by the entry (key, then url, then depth)."""
 
+    @property
+    def size(self) -> int:
+        """Entries queued (as :attr:`PerHostFrontier.size`)."""
+        return len(self._heap)
+
     def __len__(self) -> int:
         return len(self._heap)
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
         heapq.heappush(self._heap, (entry, host))
+
+    def push_page(self, host: HostState, key: Key, url: str, depth: int, now: float) -> None:
+        heapq.heappush(self._heap, ((key, url, depth), host))
 
     def reconsider(self, host: HostState, now: float) -> None:
         """Nothing to re-file: only the head is ever looked at."""
@@ -303,6 +376,14 @@ class SingleQueueFrontier:
             return None
         entry, host = heapq.heappop(self._heap)
         return host, entry
+
+    def take(self, now: float) -> Taken | None:
+        """:meth:`pop`, spread out as :meth:`PerHostFrontier.take` hands it out."""
+        picked = self.pop(now)
+        if picked is None:
+            return None
+        host, (key, url, depth) = picked
+        return host, key, url, depth, "robots" if picked[1].__class__ is RobotsEntry else "page"
 
     def next_time(self) -> float | None:
         if not self._heap:

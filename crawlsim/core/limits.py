@@ -18,11 +18,16 @@ import os
 FALLBACK_MEMORY = 16 * 2**30
 """Assumed when the platform cannot say how much memory it has."""
 
-BYTES_PER_PAGE = 140
-"""Memory a crawl holds per page it discovers (seen set, frontier, stats), untraced."""
+BYTES_PER_PAGE = 145
+"""Memory a crawl holds per page it discovers (seen set, frontier, stats),
+untraced: peak RSS above the built web, measured at 1,000,000 pages by
+``benchmarks/ab_trees.py`` (145 B/page once the per-host queues became
+columns; 163 before)."""
 
-BYTES_PER_TRACED_PAGE = 900
-"""The same with every event recorded (about six events per page)."""
+BYTES_PER_TRACED_PAGE = 1450
+"""The same with every event recorded (about six events per page): about
+1,500 B/page was measured before the per-host queues became columns (which
+saves some 20 B/page); not re-measured since."""
 
 BYTES_PER_HOST = 400
 """Per-host state of the scheduler, the latency table and a generated web's size arrays."""

@@ -27,9 +27,10 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 from crawlsim.core.limits import bloom_bytes, memory_budget, show_bytes
+from crawlsim.core.priorities import PRIORITIES, NamedPriority, priority_named
 from crawlsim.core.urls import MODES, STEPS, parse_steps
 
 ORDERS = ("bfs", "dfs", "best")
@@ -40,6 +41,9 @@ CONTENT_DEDUP = ("off", "exact", "simhash")
 
 Priority = Callable[[str, int], float]
 """Best-first priority: ``priority(url, depth)``; lower values go first."""
+
+_NONE_WORDS = ("none", "null")
+"""How text (a flag, ``--set``, a TOML string) writes "no value" for an optional option."""
 
 
 class OptionError(ValueError):
@@ -78,7 +82,8 @@ def show_value(value: object) -> str:
 class Rule:
     """What one option accepts.  ``kind`` is one of ``int``, ``number``,
     ``bool``, ``choice``, ``text``, ``regexes``, ``statuses``, ``normalize``,
-    ``callable``; ``low``/``high`` bound numbers (inclusive); ``optional``
+    ``priority`` (a name of :data:`~crawlsim.core.priorities.PRIORITIES` or a
+    function); ``low``/``high`` bound numbers (inclusive); ``optional``
     allows ``None``; ``unit`` words the expectation (``"seconds"``)."""
 
     kind: str
@@ -99,7 +104,7 @@ RULES: dict[str, Rule] = {
     "gap": Rule("number", 0, 3600, unit="seconds"),
     "randomize_gap": Rule("bool"),
     "order": Rule("choice", choices=ORDERS),
-    "priority": Rule("callable", optional=True),
+    "priority": Rule("priority", optional=True),
     "frontier": Rule("choice", choices=FRONTIERS),
     "normalize": Rule("normalize"),
     "scope": Rule("choice", choices=SCOPES),
@@ -186,13 +191,38 @@ def _check_normalize(key: str, value: Any, rule: Rule) -> str | frozenset[str]:
     try:
         parse_steps(value)
     except ValueError as exc:
-        raise OptionError(key, str(exc)) from None
+        raise OptionError(key, f"{exc}{_normalize_hint(value)}") from None
     return value
 
 
-def _check_callable(key: str, value: Any, rule: Rule) -> Callable[..., Any]:
+def _normalize_hint(value: str | frozenset[str]) -> str:
+    """``"; did you mean 'aggressive'?"`` for the first unknown word of a
+    mode or step spec (``agressive``, ``rfc3986+sort_qeury``), else ``""``."""
+    if isinstance(value, frozenset):
+        words = sorted(value)
+    else:
+        words = [re.sub(r"^[+-]", "", t).strip() for t in re.findall(r"[+-]?[^+-]+", value)]
+    unknown = [w for w in words if w not in MODES and w not in STEPS]
+    return did_you_mean(unknown[0], [*MODES, *STEPS]) if unknown else ""
+
+
+def _check_priority(key: str, value: Any, rule: Rule) -> Callable[..., Any]:
+    """A name of :data:`~crawlsim.core.priorities.PRIORITIES` (a fresh copy of
+    it), a named priority, or any function ``priority(url, depth) -> number``."""
+    if isinstance(value, str):
+        name = value.strip()
+        if name not in PRIORITIES:
+            names = ", ".join(PRIORITIES)
+            hint = did_you_mean(name, PRIORITIES)
+            raise OptionError(key, f"expected one of {names} (or a function in Python); got {value!r}{hint}")
+        return priority_named(name)
+    if isinstance(value, NamedPriority):
+        return value.fresh()
     if not callable(value):
-        raise OptionError(key, f"expected a function priority(url, depth) -> number, got {show_value(value)}")
+        names = ", ".join(PRIORITIES)
+        raise OptionError(
+            key, f"expected a priority name ({names}) or a function priority(url, depth), got {show_value(value)}"
+        )
     return value  # type: ignore[no-any-return]
 
 
@@ -251,7 +281,7 @@ _CHECKS: dict[str, Callable[[str, Any, Rule], Any]] = {
     "regexes": _check_regexes,
     "statuses": _check_statuses,
     "normalize": _check_normalize,
-    "callable": _check_callable,
+    "priority": _check_priority,
 }
 """Rule kind -> its check: ``check(key, value, rule)`` returns the value as
 stored, or raises :class:`OptionError`."""
@@ -265,10 +295,27 @@ def option_from_text(key: str, text: str) -> Any:
     if rule is None:
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
     raw = text.strip()
-    if raw.lower() in ("none", "null") and rule.optional:
+    if raw.lower() in _NONE_WORDS and rule.optional:
         return check_option(key, None)
     read = _FROM_TEXT.get(rule.kind)
     return check_option(key, read(raw) if read is not None else raw)
+
+
+def option_from_value(key: str, value: Any) -> Any:
+    """A value from a scenario file (TOML) as option ``key`` takes it.
+
+    TOML has no null, so "no limit" is written as text there, as on the
+    command line: ``per_host = "none"`` is ``--per-host none`` is ``--set
+    per_host=none`` (``"null"`` too, any case).  Everything else keeps TOML's
+    own types -- a file has real numbers, booleans and lists, so ``robots =
+    "yes"`` or ``retry_statuses = "429"`` is a mistake to name, not a string
+    to guess at -- and goes to :func:`check_option` as it is."""
+    rule = RULES.get(key)
+    if rule is None:
+        raise OptionError(key, f"unknown crawler option{did_you_mean(key, RULES)}")
+    if isinstance(value, str) and rule.optional and value.strip().lower() in _NONE_WORDS:
+        return check_option(key, None)
+    return check_option(key, value)
 
 
 def _int_from_text(raw: str) -> Any:
@@ -334,6 +381,27 @@ not listed take the string as written."""
 # -- the options record ------------------------------------------------------
 
 
+class _FreshPriority:
+    """The descriptor behind :attr:`CrawlOptions.priority`: stores what was
+    given and, for a :class:`~crawlsim.core.priorities.NamedPriority`, hands
+    every reader a fresh copy.  A named priority may keep state for one crawl
+    (``host-round-robin`` counts URLs per host); each scheduler reads
+    ``options.priority`` once, so each crawl starts from empty state and the
+    same options give the same order on every run."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_" + name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:
+            return None  # the dataclass default
+        value = obj.__dict__.get(self._slot)
+        return value.fresh() if isinstance(value, NamedPriority) else value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = value  # the frozen dataclass's __init__ and __post_init__ only
+
+
 @dataclass(frozen=True)
 class CrawlOptions:
     """Every knob of the scheduler.  See README "Options" for the prose."""
@@ -348,7 +416,10 @@ class CrawlOptions:
     """Multiply each gap by a seeded uniform factor in [0.5, 1.5] (Scrapy's default when a delay is set)."""
     order: str = "bfs"
     """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first) or ``best`` (``priority``)."""
-    priority: Priority | None = None
+    priority: Priority | None = cast(Any, _FreshPriority())  # noqa: RUF009 (a descriptor: see _FreshPriority)
+    """For ``order = "best"``: a name (``"shallowest"``, see :mod:`crawlsim.core.priorities`)
+    or ``priority(url, depth) -> number``, lower first.  A named priority is read
+    back as a fresh copy each time (its state belongs to one crawl)."""
     frontier: str = "per-host"
     """``per-host``: one queue per host plus a heap of host ready times (no head-of-line blocking).
     ``fifo``: one queue whose blocked head stalls everyone (for teaching)."""
@@ -399,7 +470,11 @@ class CrawlOptions:
                 if value is not getattr(self, f.name):
                     object.__setattr__(self, f.name, value)
         if self.order == "best" and self.priority is None:
-            raise OptionError("priority", "order = 'best' needs a priority function")
+            raise OptionError(
+                "priority",
+                f"order = 'best' needs a priority function: a name ({', '.join(PRIORITIES)}; --priority NAME) "
+                "or priority(url, depth) in Python",
+            )
         if self.seen == "bloom":
             need, have = bloom_bytes(self.bloom_capacity, self.bloom_error_rate), memory_budget()
             if need > have:
@@ -444,6 +519,7 @@ __all__ = [
     "FRONTIERS",
     "MODES",
     "ORDERS",
+    "PRIORITIES",
     "RULES",
     "SCOPES",
     "SEEN_KINDS",
@@ -454,6 +530,7 @@ __all__ = [
     "check_option",
     "did_you_mean",
     "option_from_text",
+    "option_from_value",
     "option_names",
     "show_value",
 ]

@@ -101,7 +101,7 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
-from crawlsim.core.frontier import CrawlOrder, Entry, HostState, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
@@ -165,9 +165,9 @@ _new_fetch = tuple.__new__
 """``Fetch(...)`` without the named tuple's Python-level ``__new__`` (which
 does only this): one fetch is built per request."""
 
-_InFlight = tuple[Fetch, Entry]
-"""A fetch handed out and not yet answered, with its frontier entry (kept for
-a retry).  A plain tuple: one is built per fetch."""
+_InFlight = tuple[Fetch, Key, HostState]
+"""A fetch handed out and not yet answered, with its frontier key (kept for a
+retry) and its host.  A plain tuple: one is built per fetch."""
 
 
 
@@ -223,8 +223,20 @@ class Scheduler:
     ``malformed`` with an event each.
     """
 
-    def __init__(self, options: CrawlOptions | None = None, *, page_of: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        options: CrawlOptions | None = None,
+        *,
+        page_of: Callable[[str], str] | None = None,
+        route: Callable[[str, Sequence[object], int, float], Sequence[object]] | None = None,
+    ) -> None:
         self.options = opts = options or CrawlOptions()
+        self._route = route
+        """``route(base, links, depth, now)``, called when a response's links
+        are about to be followed (not for a retried or content-duplicate
+        response): returns the links this scheduler admits itself.  A node of
+        a distributed crawl passes one that sends the others to their owner
+        nodes (:mod:`crawlsim.cluster`); None: every link is admitted here."""
         self.stats = CrawlStats()
         self._events: list[Event] = []
         self._record = opts.record_events
@@ -238,10 +250,10 @@ class Scheduler:
         # The per-host frontier's heaps, to skip a pop() or next_time() call when
         # both are empty (most polls, at a million fetches); None for fifo.
         per_host_frontier = self._frontier if isinstance(self._frontier, PerHostFrontier) else None
-        self._ready_heap = per_host_frontier.ready if per_host_frontier else None
-        self._waiting_heap = per_host_frontier.waiting if per_host_frontier else None
+        self._ready_heap = per_host_frontier.ready if per_host_frontier is not None else None
+        self._waiting_heap = per_host_frontier.waiting if per_host_frontier is not None else None
         self._in_flight: dict[int, _InFlight] = {}
-        """Fetch id -> the fetch handed out and not yet answered, with its entry."""
+        """Fetch id -> the fetch handed out and not yet answered, with its key and host."""
         self._slots = WorkerSlots()
         self._retries = RetryQueue()
         self._attempts: dict[str, int] = {}
@@ -272,6 +284,7 @@ class Scheduler:
         self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
         self._order = CrawlOrder(opts.order, opts.priority)
         self._next_key = self._order.key
+        self._count = self._order.counter()
         self._batch = 0
         """Seeds and each page's links are one batch each (DFS keys use it)."""
 
@@ -279,9 +292,10 @@ class Scheduler:
         """Options read on every link or fetch, copied once (options are frozen)."""
         self._workers = opts.workers
         self._per_host = opts.per_host or opts.workers
-        self._depth_limit = opts.depth_limit
-        self._max_pages = opts.max_pages
-        self._max_per_host = opts.max_pages_per_host
+        # (no limit is infinity here: one comparison per new link, not two)
+        self._depth_limit = _INF if opts.depth_limit is None else opts.depth_limit
+        self._max_pages = _INF if opts.max_pages is None else opts.max_pages
+        self._max_per_host = _INF if opts.max_pages_per_host is None else opts.max_pages_per_host
         self._accepted = 0
         """URLs accepted into the frontier (for max_pages)."""
         self._retry_statuses = frozenset(opts.retry_statuses)
@@ -310,6 +324,33 @@ class Scheduler:
         for url in seeds:
             self._accept(url, None, 0, now)
 
+    def add_scope(self, urls: Iterable[str]) -> None:
+        """Put the hosts of ``urls`` in scope without queueing them, as seeds
+        would be: one node of a distributed crawl shares the crawl's scope
+        but queues only the seeds it owns.  Entries that are not strings or
+        not canonical http(s) URLs are ignored (``add_seeds`` reports them)."""
+        for href in _materialize(urls, "urls"):
+            if isinstance(href, str):
+                try:
+                    self._scope.add_seed(canonical_or_raise(href, None, self._steps))
+                except CanonicalizeError:
+                    pass
+
+    def add_links(self, base: str, links: Iterable[str], depth: int, now: float) -> int:
+        """Links found on page ``base`` (fetched at discovery depth ``depth``)
+        by another crawler process: canonicalized, deduplicated against the
+        seen set and admitted exactly as a response's links are (the same
+        per-link loop and events, with ``base`` as their parent).  Returns how
+        many were queued.  Checks every argument first, like ``on_response``."""
+        hrefs = _materialize(links, "links")
+        if not isinstance(base, str):
+            raise TypeError(f"base: expected the URL of the page the links were found on, got {_short(base)}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {_short(depth)}")
+        self._check_now(now)
+        self._now = now
+        return self._expand(base, hrefs, depth, now)
+
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
         if not (now.__class__ is float and self._now <= now < _INF):  # the common case, checked inline
@@ -326,10 +367,11 @@ class Scheduler:
         while len(in_flight) < workers:
             if ready is not None and not ready and not (waiting and waiting[0][0] <= now):
                 break  # nothing filed as ready, nothing due: pop() would say None
-            picked = frontier.pop(now)
-            if picked is None:
+            taken = frontier.take(now)
+            if taken is None:
                 break
-            fetch = self._start(picked[0], picked[1], now)
+            host, key, url, depth, kind = taken
+            fetch = self._start(host, key, url, depth, kind, now)
             if fetch is not None:
                 started.append(fetch)
         if not self._done_emitted and not in_flight:
@@ -382,8 +424,11 @@ class Scheduler:
             duplicate_of = self._pages.content_duplicate(fetch.url, content)
         new = 0
         if duplicate_of is None:
-            new = self._expand(final_url or fetch.url, hrefs, fetch.depth, now)
-        self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
+            base = final_url or fetch.url
+            follow = hrefs if self._route is None else self._route(base, hrefs, fetch.depth, now)
+            new = self._expand(base, follow, fetch.depth, now)
+        if self._record or not self._in_flight:
+            self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
         self._frontier.reconsider(host, now)
 
     def _checked_response(
@@ -460,8 +505,7 @@ class Scheduler:
         """A fetch (already out of flight) will not be retried: the page is
         recorded as failed; a robots.txt that cannot be had means
         "disallow all" (RFC 9309)."""
-        fetch = flight[0]
-        host = self._hosts[fetch.host]
+        fetch, _, host = flight
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
             self._robots.unreachable(host, now)
@@ -578,7 +622,7 @@ class Scheduler:
     def _note_frontier_size(self) -> None:
         """Update the frontier's peak; called after a batch of pushes (the size
         only grows within one, so checking once at its end is enough)."""
-        size = len(self._frontier)
+        size = self._frontier.size
         if size > self.stats.peak_frontier:  # noqa: PLR1730
             self.stats.peak_frontier = size
 
@@ -591,10 +635,10 @@ class Scheduler:
         checks are written out here rather than each in a function of its
         own; each is the only copy of its rule.
         """
-        if self._depth_limit is not None and depth > self._depth_limit:
+        if depth > self._depth_limit:
             self._skip(now, url, parent, "depth")
             return False
-        if self._max_pages is not None and self._accepted >= self._max_pages:
+        if self._accepted >= self._max_pages:
             self._skip(now, url, parent, "cap")
             return False
         if not self._scope_all and not self._scope.allows(url, split_host(url)[1]):
@@ -611,7 +655,7 @@ class Scheduler:
         else:
             name = host_key(url)
         host = self._hosts.get(name) or self._host(name, url)
-        if self._max_per_host is not None and host.pages >= self._max_per_host:
+        if host.pages >= self._max_per_host:
             self._skip(now, url, parent, "cap")
             return False
         self._seen_add(url)
@@ -623,7 +667,8 @@ class Scheduler:
         self.stats.discovered += 1
         if self._record:
             self._events.append(Discovered(now, url, name, depth, parent))
-        self._frontier.push(host, (self._next_key(url, depth, self._batch), url, depth), now)
+        count = self._count
+        self._frontier.push_page(host, count() if count is not None else self._next_key(url, depth, self._batch), url, depth, now)
         return True
 
     def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
@@ -682,15 +727,13 @@ class Scheduler:
                 events.append(Skipped(now, url, base, "seen"))
         if seen_skips:
             self.stats.skipped["seen"] += seen_skips
-        if new:
-            self._note_frontier_size()
+        if new and self._frontier.size > self.stats.peak_frontier:
+            self.stats.peak_frontier = self._frontier.size
         return new
 
-    def _start(self, host: HostState, entry: Entry, now: float) -> Fetch | None:
-        """Hand out the fetch of ``entry`` (just popped from ``host``'s queue),
-        unless its host's robots.txt forbids it."""
-        _, url, depth = entry
-        kind: FetchKind = "robots" if entry.__class__ is RobotsEntry else "page"
+    def _start(self, host: HostState, key: Key, url: str, depth: int, kind: FetchKind, now: float) -> Fetch | None:
+        """Hand out the fetch of the entry ``(key, url, depth)`` (just taken
+        from ``host``'s queue), unless its host's robots.txt forbids it."""
         # (a host with no policy loaded refuses nothing: skip the call, once per fetch)
         if kind == "page" and host.policy is not None and self._robots.refuses(host, url, None, now):
             self._frontier.reconsider(host, now)
@@ -714,7 +757,7 @@ class Scheduler:
             # pop() left the host unfiled; at its limit it stays so, else re-file it
             self._frontier.reconsider(host, now)
         in_flight = self._in_flight
-        in_flight[fetch_id] = (fetch, entry)
+        in_flight[fetch_id] = (fetch, key, host)
         if len(in_flight) > stats.peak_in_flight:  # noqa: PLR1730 (hot path: no call)
             stats.peak_in_flight = len(in_flight)
         if self._record:
@@ -736,16 +779,15 @@ class Scheduler:
     def _finish(self, fetch_id: int) -> HostState:
         """Take a fetch out of flight (it got an answer): its lane is free and
         its host has one request fewer in flight.  Returns the host."""
-        fetch = self._in_flight.pop(fetch_id)[0]
+        fetch, _, host = self._in_flight.pop(fetch_id)
         self._slots.give_back(fetch.slot)
-        host = self._hosts[fetch.host]
         host.in_flight -= 1
         return host
 
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
         """Schedule another attempt of a failed fetch, after Retry-After or a
         backoff; False when its retries are spent."""
-        fetch, entry = flight
+        fetch, key, _ = flight
         if fetch.attempt > self.options.max_retries:
             return False
         delay = retry_after
@@ -756,6 +798,7 @@ class Scheduler:
         self.stats.retries += 1
         self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
         self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
+        entry: Entry = RobotsEntry((key, fetch.url, 0)) if fetch.kind == "robots" else (key, fetch.url, fetch.depth)
         self._retries.add(at, fetch.id, fetch.host, entry)
         return True
 

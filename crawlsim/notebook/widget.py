@@ -5,10 +5,18 @@ knobs, with the same meaning of "polite", as the terminal app -- and a run
 is :func:`crawlsim.session.run_session`: the SimPy driver running the
 core, then the bounds.  The widget only replays the resulting events.
 
+The widget opens at t = 0, so a class watches the crawl happen rather than
+its end, and a knob keeps the moment shown (clamped to the new run's
+length): turning a knob mid-crawl compares the two runs at the same time.
+Under the picture a caption narrates the instant shown, in
+:mod:`crawlsim.narrate`'s sentences, and a box draws the seen set with the
+frontier, the fetches in flight and the fetched pages nested inside it.
+
 Everything a browser would do is a plain method here.  ``Play`` does not
-tick without a browser, so tests (and curious users) call :meth:`frame` or
-set a control's ``value`` and read :attr:`counters`, :attr:`result` and the
-PNG bytes in :attr:`image`.  The picture is one :class:`CrawlFigure`,
+tick without a browser, so tests (and curious users) call :meth:`frame`,
+:meth:`step` or set a control's ``value`` and read :attr:`counters`,
+:attr:`result`, :attr:`caption_lines`, :attr:`sets` and the PNG bytes in
+:attr:`image`.  The picture is one :class:`CrawlFigure`,
 mutated in place and shown through an ``ipywidgets.Image`` of fixed size, so
 the cell never changes height or flickers while the crawl plays, with or
 without an interactive matplotlib backend.
@@ -17,6 +25,8 @@ without an interactive matplotlib backend.
 from __future__ import annotations
 
 import html
+import math
+import time
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -25,6 +35,7 @@ from crawlsim.core.urls import MODES
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.notebook.layout import LAYOUTS
 from crawlsim.notebook.runs import as_scenario
+from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.replay import Counters
 from crawlsim.scenario import Scenario
 from crawlsim.session import Knobs, Result, interactive_cap, normalize_label, run_session
@@ -63,6 +74,11 @@ class CrawlWidget:
         self.result: Result | None = None
         self.previous: Result | None = None
         self.counters: Counters | None = None
+        self.story: Story | None = None
+        self.sets: SeenSets | None = None
+        self.caption_lines: list[str] = []
+        self.t = 0.0
+        """The simulated time shown; a new run keeps it (clamped to its finish)."""
         self._quiet = False
         self._make_playback(interval_ms)
         self._make_knob_controls(Knobs.from_options(self.scenario.options), layout)
@@ -74,12 +90,13 @@ class CrawlWidget:
         self.time.observe(self._on_time, names="value")
         self.box = widgets.VBox(
             [
-                widgets.HBox([self.play, self.time, self.clock]),
+                widgets.HBox([self.play, self.back, self.forward, self.time, self.clock]),
                 widgets.HBox([self.workers, self.normalize, self.order]),
                 widgets.HBox([self.polite, self.per_host, self.gap]),
                 self.layout_by,
                 self.summary,
                 self.image,
+                widgets.HBox([self.caption, self.nested]),
             ]
         )
         self._sync_enabled()
@@ -90,13 +107,19 @@ class CrawlWidget:
     def _make_playback(self, interval_ms: int) -> None:
         """Play and the time slider, linked in the browser (so playing needs
         no round trip to the kernel), and the clock label."""
-        self.play = widgets.Play(value=self.frames, min=0, max=self.frames, step=1, interval=interval_ms,
+        self.play = widgets.Play(value=0, min=0, max=self.frames, step=1, interval=interval_ms,
                                  description="play")
-        self.time = widgets.IntSlider(value=self.frames, min=0, max=self.frames, step=1, readout=False,
+        self.time = widgets.IntSlider(value=0, min=0, max=self.frames, step=1, readout=False,
                                       description="time", continuous_update=True,
                                       layout=widgets.Layout(width="420px"))
         widgets.jslink((self.play, "value"), (self.time, "value"))
         self.clock = widgets.Label(value="")
+        self.back = widgets.Button(description="◀ step", tooltip="the previous instant of the crawl",
+                                   layout=widgets.Layout(width="70px"))
+        self.forward = widgets.Button(description="step ▶", tooltip="the next instant of the crawl",
+                                      layout=widgets.Layout(width="70px"))
+        self.back.on_click(lambda _: self.step(-1))
+        self.forward.on_click(lambda _: self.step(1))
 
     def _make_knob_controls(self, knobs: Knobs, layout: str) -> None:
         """One control per knob, starting at the scenario's value; a slider's
@@ -128,6 +151,10 @@ class CrawlWidget:
         self.summary = widgets.HTML(value="")
         self.image = widgets.Image(format="png", width=width, height=height,
                                    layout=widgets.Layout(width=f"{width}px", height=f"{height}px"))
+        # fixed heights, so the cell keeps its size whatever the caption says
+        self.caption = widgets.HTML(value="", layout=widgets.Layout(width=f"{max(width - 300, 300)}px",
+                                                                     height="190px", overflow="auto"))
+        self.nested = widgets.HTML(value="", layout=widgets.Layout(width="290px", height="190px"))
 
     # -- the controls -----------------------------------------------------------
 
@@ -159,16 +186,29 @@ class CrawlWidget:
     def _on_time(self, change: dict[str, Any]) -> None:
         if self._quiet or self.result is None:
             return
+        began = time.perf_counter()
         self.frame(self.time_of(int(change["new"])))
+        self._keep_up(time.perf_counter() - began)
+
+    def _keep_up(self, took: float) -> None:
+        """Slow Play down to what this kernel can draw: the browser ticks
+        every ``interval`` ms whether or not the last frame is drawn, and
+        ticks a slow kernel cannot keep up with queue, so the picture lags
+        and goes on moving after Pause.  (The browser reads the interval
+        before each tick, so this takes effect while playing.)"""
+        needed = math.ceil(took * 1000 * PLAY_HEADROOM)
+        if needed > self.play.interval:
+            self.play.interval = needed
 
     # -- runs and frames ------------------------------------------------------------
 
     def rerun(self) -> Result:
         """Simulate with the current knobs, keep the last run as "previous",
-        and show the new run's last frame."""
+        and show the new run at the time shown before (clamped to its finish)."""
         previous = self.result
         result = run_session(self.scenario, self.knobs(), cap=self.cap)
         self.previous, self.result = previous, result
+        self.story = Story(result.replay.events, result.options or self.scenario.options)
         self._draw_result(result, previous)
         return result
 
@@ -182,26 +222,57 @@ class CrawlWidget:
             previous_finish=previous.finish if previous is not None else None,
         )
         self.summary.value = self.describe(result, previous)
-        self._quiet = True
-        try:
-            self.time.value = self.frames
-            self.play.value = self.frames
-        finally:
-            self._quiet = False
-        self.frame(result.finish)
+        self.frame(min(self.t, result.finish))
 
     def time_of(self, index: int) -> float:
         """Simulated time of slider position ``index``."""
         finish = self.result.finish if self.result is not None else 0.0
         return finish * max(0, min(index, self.frames)) / self.frames
 
+    def index_of(self, t: float) -> int:
+        """The slider position at or just before simulated time ``t``."""
+        finish = self.result.finish if self.result is not None else 0.0
+        if finish <= 0:
+            return 0
+        return max(0, min(self.frames, int(t / finish * self.frames + 1e-9)))
+
     def frame(self, t: float) -> Counters:
-        """Draw the crawl at simulated time ``t`` (what each Play tick does)."""
+        """Draw the crawl at simulated time ``t`` (what each Play tick does),
+        with its caption and nested sets; the slider follows quietly."""
         counters = self.drawing.update(t)
         self.counters = counters
+        self.t = counters.t
         self.image.value = self.drawing.png()
         self.clock.value = f"t = {counters.t:.1f} s of {counters.end:.1f} s"
+        self._quiet = True
+        try:
+            index = self.index_of(self.t)
+            self.time.value = index
+            self.play.value = index
+        finally:
+            self._quiet = False
+        self._tell(counters.t)
         return counters
+
+    def step(self, direction: int = 1) -> Counters:
+        """Move to the next (``1``) or previous (``-1``) instant at which
+        something happened, and narrate it."""
+        replay = self.result.replay if self.result is not None else None
+        if replay is None:
+            raise RuntimeError("no run to step through")
+        target = replay.next_time(self.t) if direction > 0 else replay.previous_time(self.t)
+        if target is None:
+            target = replay.end if direction > 0 else 0.0
+        return self.frame(target)
+
+    def _tell(self, t: float) -> None:
+        """The caption (the narrator's lines for the instant shown) and the nested sets."""
+        if self.story is None or self.result is None:
+            return
+        self.caption_lines = self.story.caption(t)
+        self.caption.value = caption_html(self.caption_lines)
+        self.sets = seen_sets(self.result.replay, self.story)
+        self.nested.value = nested_sets_html(self.sets)
 
     # -- words ----------------------------------------------------------------------
 
@@ -223,6 +294,9 @@ class CrawlWidget:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.box._repr_mimebundle_(**kwargs)
 
+
+PLAY_HEADROOM = 1.3
+"""Play's interval is kept at least this many times a frame's drawing time."""
 
 LOST_SHOWN = 5
 """Lost pages named in the summary; the rest are counted."""
@@ -283,6 +357,48 @@ def _bounds_lines(bounds: Bounds) -> list[str]:
     ]
 
 
+CAPTION_LINES = 30
+"""Sentences shown for one instant (the caption scrolls); the rest are counted."""
+
+
+def caption_html(lines: list[str]) -> str:
+    """The narrator's lines for one instant, one per row (monospace time
+    column); before the first event, a hint to press Play or step."""
+    if not lines:
+        return "<i>before the first event: press play or step ▶</i>"
+    shown = [f"<div>{html.escape(line)}</div>" for line in lines[:CAPTION_LINES]]
+    if len(lines) > CAPTION_LINES:
+        shown.append(f"<div><i>and {len(lines) - CAPTION_LINES} more at this instant</i></div>")
+    return "<div style='font-size:12px;line-height:1.35'><b>why</b>" + "".join(shown) + "</div>"
+
+
+def _box(colour: str, title: str, names: tuple[str, ...], count: int) -> str:
+    """One inner set: a coloured rounded box with its count and a few members."""
+    listed = ", ".join(html.escape(n) for n in names)
+    more = f" +{count - len(names)}" if count > len(names) else ""
+    members = f"<div style='font-size:10px;line-height:1.2;color:#495057'>{listed}{more}</div>" if names else ""
+    return (f"<div style='border:2px solid {colour};border-radius:8px;padding:1px 5px;margin:2px 0;"
+            f"background:{colour}22'><b>{html.escape(title)}</b>{members}</div>")
+
+
+def nested_sets_html(sets: SeenSets) -> str:
+    """Seen as the outer box; frontier, in flight and fetched inside it
+    (disjoint), with counts: the seen-set invariant, drawn."""
+    from crawlsim.notebook.draw import STATE_COLOURS
+    from crawlsim.replay import PageState
+
+    inner = [
+        _box(STATE_COLOURS[PageState.FRONTIER], f"frontier {sets.frontier}", sets.frontier_urls, sets.frontier),
+        _box(STATE_COLOURS[PageState.IN_FLIGHT], f"in flight {sets.in_flight}", sets.in_flight_urls, sets.in_flight),
+        _box(STATE_COLOURS[PageState.DONE], f"fetched {sets.fetched}", (), sets.fetched),
+    ]
+    if sets.other:
+        inner.append(_box(STATE_COLOURS[PageState.SKIPPED], f"refused after being seen {sets.other}", (), sets.other))
+    return ("<div style='border:2px solid #495057;border-radius:10px;padding:2px 6px;font-size:12px;line-height:1.3'>"
+            f"<b>seen {sets.seen}</b> <span style='font-size:10px;color:#495057'>"
+            "(every URL ever queued: links to these are dropped)</span>" + "".join(inner) + "</div>")
+
+
 def show(scenario: Scenario | str = "see-it", **kwargs: Any) -> CrawlWidget:
     """Display a :class:`CrawlWidget` for ``scenario`` and return it (assign
     the result, ``w = show("see-it")``, or Jupyter displays it twice)."""
@@ -293,4 +409,4 @@ def show(scenario: Scenario | str = "see-it", **kwargs: Any) -> CrawlWidget:
     return widget
 
 
-__all__ = ["CrawlWidget", "show"]
+__all__ = ["CrawlWidget", "caption_html", "nested_sets_html", "show"]

@@ -25,6 +25,7 @@ from typing import Any
 
 from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.priorities import priority_name
 from crawlsim.errors import EXIT_USAGE, UsageError
 
 MAX_SECONDS = 1_000_000.0
@@ -188,7 +189,7 @@ def _relevant_options(written: Collection[str]) -> set[str]:
     the real default announces crawlsim, which a scenario's default does not)."""
     from crawlsim.real.crawler import REAL_DEFAULTS
 
-    relevant = (set(written) | set(REAL_DEFAULTS)) - {"record_events", "priority"}
+    relevant = (set(written) | set(REAL_DEFAULTS)) - {"record_events"}
     if "user_agent" not in written:
         relevant.discard("user_agent")
     return relevant
@@ -199,13 +200,16 @@ def _flag_for(key: str, value: Any, flag_names: Collection[str]) -> list[str]:
     one, else ``--set key=value`` (``[]`` for a value no flag can spell)."""
     if key in SWITCHES:
         return [f"--{'' if value else 'no-'}{key.replace('_', '-')}"]
+    if key == "priority":  # a named priority by its name; a Python function has no spelling
+        name = priority_name(value)
+        return [] if name is None else ["--priority", name]
     if key in flag_names and isinstance(value, (int, float, str)):
         return [f"--{key.replace('_', '-')}", _number_or_text(value)]
     setting = _setting(value)
     return [] if setting is None else ["--set", f"{key}={setting}"]
 
 
-def _number_or_text(value: int | float | str) -> str:
+def _number_or_text(value: float | str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

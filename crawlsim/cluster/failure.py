@@ -1,0 +1,202 @@
+"""Node failure, recovery and checkpoints.
+
+At ``fail.at`` a node stops: its in-flight fetches never answer, its
+frontier, seen set, pending retries and unsent outboxes are gone, and
+messages still travelling to it are dropped.  The failure is noticed at
+once (a real cluster's heartbeat timeout would add to the delay) and the
+partition is recomputed over the live nodes: consistent hashing moves only
+the failed node's hosts, ``host-hash`` (``mod N - 1``) and ``round-robin``
+move most of them.  The new owners have never seen the moved hosts' URLs,
+so a link to a page the failed node already fetched fetches it again
+(*refetched*), and a page only the failed node knew of is lost unless some
+later page links to it.
+
+At ``fail.recover`` the node comes back and takes its share back: with
+``checkpoint = S`` from its last save (its scheduler as it was, at most
+``S`` seconds old: what it fetched since is fetched again, what it queued
+before is not lost), otherwise empty.  The termination detector is told
+(:meth:`~crawlsim.cluster.termination.SafraRing.recovered`).  A failed
+node counts as idle, so when the live nodes run out of work before it is
+back, the detector declares the end and the recovery comes too late (its
+``recovered_at`` stays None): the lost URLs are lost.
+
+A save pickles the node's scheduler (the web, the node and the options
+are written as references): exact, and its size in bytes is what a real
+crawler would write -- though a real one writes its frontier and seen set
+incrementally rather than whole.  (``copy.deepcopy`` would not do: it
+keeps bound methods of builtins such as a set's ``add`` pointing at the
+original.)
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from crawlsim.core.scheduler import CrawlStats, Scheduler
+
+if TYPE_CHECKING:
+    import simpy
+
+    from crawlsim.cluster.node import Node
+    from crawlsim.cluster.sim import _Cluster
+
+
+@dataclass
+class FailureRecord:
+    """What one node's failure cost, as measured during the run."""
+
+    node: int
+    at: float
+    recovered_at: float | None = None
+    urls_lost: int = 0
+    """URLs queued, in flight, waiting for a retry or in an outbox when it failed."""
+    messages_dropped: int = 0
+    """Messages that reached it while it was down (their links are lost)."""
+    restored_from: float | None = None
+    """The time of the checkpoint it resumed from (None: it restarted empty)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "at": self.at,
+            "recovered_at": self.recovered_at,
+            "urls_lost": self.urls_lost,
+            "messages_dropped": self.messages_dropped,
+            "restored_from": self.restored_from,
+        }
+
+
+class Failures:
+    """Schedules the configured failures, recoveries and checkpoints of one run."""
+
+    def __init__(self, cluster: _Cluster) -> None:
+        self.cluster = cluster
+        self.records: dict[int, FailureRecord] = {}
+        self.saved: dict[int, tuple[float, bytes, frozenset[int]]] = {}
+        self.saves = 0
+        self.saved_bytes = 0
+        """Bytes written by all saves (a pickled scheduler each)."""
+
+    def start(self) -> None:
+        cl = self.cluster
+        for failure in cl.config.fail:
+            cl.timeout(failure.at, failure.node).callbacks.append(self._fail)
+            if failure.recover is not None:
+                cl.timeout(failure.recover, failure.node).callbacks.append(self._recover)
+        if cl.config.checkpoint is not None:
+            cl.timeout(cl.config.checkpoint).callbacks.append(self._save)
+
+    def _shared(self, node: Node) -> list[object]:
+        """What a saved scheduler refers to but does not own: the web (its
+        ``page_of``), the node (its ``route`` hook) and the options."""
+        return [self.cluster.web, node, self.cluster.opts]
+
+    def _dump(self, node: Node) -> bytes:
+        buffer = io.BytesIO()
+        _Saver(buffer, self._shared(node)).dump(node.sched)
+        return buffer.getvalue()
+
+    def _load(self, node: Node, data: bytes) -> Scheduler:
+        sched: Scheduler = _Loader(io.BytesIO(data), self._shared(node)).load()
+        return sched
+
+    def _save(self, event: simpy.Event) -> None:
+        cl = self.cluster
+        if cl.ring.detected_at is not None:
+            return
+        now = cl.env.now
+        for node in cl.nodes:
+            if node.alive:
+                data = self._dump(node)
+                self.saves += 1
+                self.saved_bytes += len(data)
+                self.saved[node.index] = (now, data, frozenset(node.flying or ()))
+        cl.timeout(cl.config.checkpoint).callbacks.append(self._save)
+
+    def _fail(self, event: simpy.Event) -> None:
+        cl = self.cluster
+        node = cl.nodes[event.value]  # type: ignore[index]
+        if cl.ring.detected_at is not None or not node.alive:
+            return
+        sched = node.sched
+        record = self.records[node.index] = FailureRecord(node.index, cl.env.now)
+        record.urls_lost = sched.frontier_size + sched.in_flight + sched.pending_retries + node.pending
+        node.alive = False
+        node.epoch += 1
+        if node.flying is not None:
+            node.flying.clear()
+        node.outbox.clear()
+        node.flush_armed.clear()
+        node.pending = 0
+        cl.partition = cl.partition.without(node.index)
+        cl.ring.failed(node.index)
+        cl.after(node, cl.env.now)
+
+    def dropped(self, node: int) -> None:
+        self.records[node].messages_dropped += 1
+
+    def _recover(self, event: simpy.Event) -> None:
+        cl = self.cluster
+        node = cl.nodes[event.value]  # type: ignore[index]
+        record = self.records.get(node.index)
+        if record is None or node.alive or cl.ring.detected_at is not None:
+            return  # it never failed, or it comes back after the crawl was declared over: too late
+        now = record.recovered_at = cl.env.now
+        saved = self.saved.get(node.index)
+        if saved is not None:
+            at, data, flying = saved
+            record.restored_from = at
+            restored = self._load(node, data)
+            node.retired.append(_minus(node.sched.stats, restored.stats))
+            node.sched = restored
+            for fetch_id in sorted(flying):  # in flight when saved: their answers died with the node
+                node.sched.on_error(fetch_id, now, "lost in a node failure", transient=True)
+            node.flying = set()
+        else:
+            node.retired.append(node.sched.stats)
+            node.sched = cl.new_scheduler(node)
+        node.alive = True
+        node.wake_at = float("inf")
+        cl.partition = cl.partition.with_alive([*cl.partition.alive, node.index])
+        cl.ring.recovered(node.index)
+        node.dispatch(now)
+
+
+class _Saver(pickle.Pickler):
+    """Pickles a scheduler, writing the shared objects as references (not copies)."""
+
+    def __init__(self, file: io.BytesIO, shared: list[object]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._ids = {id(obj): i for i, obj in enumerate(shared)}
+
+    def persistent_id(self, obj: object) -> int | None:  # pickle's hook
+        return self._ids.get(id(obj))
+
+
+class _Loader(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: list[object]) -> None:
+        super().__init__(file)
+        self._shared = shared
+
+    def persistent_load(self, pid: Any) -> object:  # pickle's hook
+        return self._shared[pid]
+
+
+def _minus(after: CrawlStats, before: CrawlStats) -> CrawlStats:
+    """The counts made between two snapshots of one scheduler's counters
+    (the peaks are kept: they were reached)."""
+    out = CrawlStats()
+    for f in fields(CrawlStats):
+        if f.name == "skipped":
+            out.skipped = after.skipped - before.skipped
+        elif f.name.startswith("peak_"):
+            setattr(out, f.name, getattr(after, f.name))
+        else:
+            setattr(out, f.name, getattr(after, f.name) - getattr(before, f.name))
+    return out
+
+
+__all__ = ["FailureRecord", "Failures"]

@@ -1,0 +1,118 @@
+"""``crawlsim run SCENARIO --nodes N``: the crawl on N simulated crawler
+nodes (:mod:`crawlsim.cluster`), summarised like one crawl plus the
+cluster's own figures -- per node, politeness violations, messages, the
+termination detector's cost and the node bound."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
+from crawlsim.commands.summary import render_summary, seconds, summary_dict
+from crawlsim.errors import UsageError
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
+
+
+def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfig:
+    """The scenario's ``[cluster]`` table with ``--nodes``/``--partition`` applied."""
+    try:
+        return apply_flags(
+            cluster_from_table(scenario.data.get("cluster")),
+            getattr(args, "nodes", None),
+            getattr(args, "partition", None),
+        )
+    except ClusterConfigError as err:
+        raise UsageError(f"{err.key}: {err.message}") from None
+
+
+def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
+    """Simulate the cluster and print its summary (or ``--json``)."""
+    from crawlsim.cluster.advice import cluster_advice
+    from crawlsim.cluster.report import cluster_fields, failure_cost
+    from crawlsim.cluster.sim import simulate_cluster
+    from crawlsim.sim.coverage import coverage_of
+
+    run = simulate_cluster(scenario, config)
+    coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
+    data = summary_dict(run, None, scenario=scenario, top=args.top, coverage=coverage)
+    data.update(cluster_fields(run))
+    from crawlsim.sim.advisor import MEASURE_LIMIT
+
+    measure = args.advise == "measure" or (args.advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
+    data["cluster_advice"] = cluster_advice(scenario, config, run, measure=measure).as_dict()
+    if config.fail:  # measured: the same cluster without the failures
+        data["failure_cost"] = failure_cost(run, simulate_cluster(scenario, config.with_(fail=[]), trace=False))
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from crawlsim.commands.common import stdout_console
+
+        stdout_console().print(Group(render_summary(data), *render_cluster(data)))
+    return 0
+
+
+def render_cluster(data: Mapping[str, Any]) -> list[Any]:
+    """The per-node table and the cluster's lines, for the readable summary."""
+    cluster = data["cluster"]
+    table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
+    for name in ("node", "fetches", "busy", "messages", "bytes", "peak frontier", "bound"):
+        table.add_column(name, justify="right" if name != "node" else "left")
+    top = data["busiest_node"]["node"]
+    for row in data["nodes"]:
+        style = "bold" if row["node"] == top else ""
+        bound = seconds(row["bound"]) + (f" ({row['bound_host']})" if row["bound_host"] else "")
+        table.add_row(
+            f"node {row['node']}", f"{row['fetches']:,}", seconds(row["busy_time"]), f"{row['messages']:,}",
+            f"{row['bytes']:,}", f"{row['peak_frontier']:,}", bound, style=style,
+        )
+    violations = data["politeness_violations"]
+    lines = [
+        Text(""),
+        Text(f"{cluster['nodes']} nodes, {cluster['partition']}", style="bold").append(
+            f"  (utilisation {data['cluster_utilisation']:.0%} of {cluster['nodes']} x {data['options']['workers']} workers)",
+            style="dim",
+        ),
+        table,
+        Text(
+            f"node bound {seconds(data['node_bound'])} (node {top}: no crawl on this partition can finish sooner)",
+            style="dim",
+        ),
+        Text(f"messages {data['messages']:,} ({data['message_bytes']:,} bytes)"),
+        Text(
+            f"politeness violations {violations:,}" + (" (a host's limits held across the cluster)" if not violations else ""),
+            style="bold red" if violations else "",
+        ),
+        Text(
+            f"termination detected {seconds(data['detection_delay'])} after the true end, "
+            f"{data['control_messages']:,} control messages ({data['termination_rounds']} round{'' if data['termination_rounds'] == 1 else 's'} of Safra's token)",
+            style="dim",
+        ),
+    ]
+    for line in data.get("cluster_advice", {}).get("lines", []):
+        lines.append(Text(line, style="italic"))
+    cost = data.get("failure_cost")
+    if cost is not None:
+        for record in data["failures_seen"]:
+            back = f", back at {seconds(record['recovered_at'])}" if record["recovered_at"] is not None else ", never back"
+            saved = f" from its save at {seconds(record['restored_from'])}" if record["restored_from"] is not None else ""
+            lines.append(Text(f"node {record['node']} failed at {seconds(record['at'])}{back}{saved}: "
+                              f"{record['urls_lost']:,} URLs lost with it", style="yellow"))
+        lines.append(Text(
+            f"failure cost: finish {seconds(cost['finish_cost'])} later than without it "
+            f"({seconds(cost['finish_time_without_failures'])}), {cost['pages_lost']:,} pages lost, "
+            f"{cost['pages_refetched']:,} fetched again", style="yellow"))
+    return lines
+
+
+__all__ = ["cluster_config", "render_cluster", "run_cluster"]
