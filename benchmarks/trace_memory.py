@@ -17,6 +17,9 @@ traced
     (because events name pages) the web's page identities for duplicate
     detection.
 
+Then the CPU cost of recording: both runs in this process on one web,
+alternated, ``--rounds`` times (default 2), best of each (``process_time``).
+
 For each: the peak RSS above the post-build baseline (the kernel's peak mark
 reset after the web is built) and the ``tracemalloc`` peak above the same
 point, both per page.  The ratios traced / untraced are the figures the
@@ -26,17 +29,34 @@ target is about; the trace is held until the peak is read, as a user of
 The last line is one JSON object: ``pages``, ``events``, ``untraced_*`` and
 ``traced_*`` (``rss_bytes_per_page``, ``peak_bytes_per_page``),
 ``rss_ratio``, ``tracemalloc_ratio``, ``bytes_per_event`` (traced minus
-untraced tracemalloc peak, per event) and ``target_ratio``.
+untraced tracemalloc peak, per event), ``target_ratio``, and ``untraced_cpu_s``,
+``traced_cpu_s``, ``cpu_ratio`` (best of the rounds; absent with ``--rounds 0``).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import sys
+import time
 
-from sim_vs_bfs import child_memory  # this directory; run the script as a file
+from sim_vs_bfs import build_scenario, child_memory, run_sim, run_sim_traced  # this directory; run as a file
+
+
+def cpu_times(args: argparse.Namespace) -> dict[str, float]:
+    """Best CPU seconds of the untraced and the traced run, alternated on one web."""
+    scenario = build_scenario(args.pages, args.hosts, args.workers, None)
+    best = {"untraced": float("inf"), "traced": float("inf")}
+    for _ in range(args.rounds):
+        for label, run in (("untraced", run_sim), ("traced", run_sim_traced)):
+            gc.collect()
+            start = time.process_time()
+            result = run(scenario)
+            best[label] = min(best[label], time.process_time() - start)
+            del result
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=100_000, help="pages in the web (default 100,000)")
     parser.add_argument("--hosts", type=int, default=None, help="hosts (default pages / 100)")
     parser.add_argument("--workers", type=int, default=64, help="simulated workers (default 64)")
+    parser.add_argument("--rounds", type=int, default=2, help="CPU-time rounds, alternated (default 2; 0: none)")
     args = parser.parse_args(argv)
     args.hosts = args.hosts or max(1, args.pages // 100)
     args.seen = None
@@ -91,6 +112,18 @@ def main(argv: list[str] | None = None) -> int:
         "target_ratio": 2.0,
         "method": "fresh child per figure: peak RSS above post-build baseline; tracemalloc peak",
     }
+    if args.rounds > 0:
+        cpu = cpu_times(args)
+        print(
+            f"CPU, best of {args.rounds} alternated: untraced {cpu['untraced']:.2f} s, traced {cpu['traced']:.2f} s: "
+            f"recording costs {cpu['traced'] / cpu['untraced']:.2f}x",
+            flush=True,
+        )
+        result.update(
+            untraced_cpu_s=round(cpu["untraced"], 2),
+            traced_cpu_s=round(cpu["traced"], 2),
+            cpu_ratio=round(cpu["traced"] / cpu["untraced"], 2),
+        )
     print(json.dumps(result), flush=True)
     return 0
 

@@ -4,13 +4,15 @@ cut short, whose unfinished fetches have no span yet."""
 
 from __future__ import annotations
 
+import io
+import json
 from collections import Counter
 from functools import lru_cache
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawlsim.commands.trace import HOSTS_PID, LINKS_TID, WORKERS_PID, chrome_trace
+from crawlsim.commands.trace import HOSTS_PID, LINKS_TID, WORKERS_PID, chrome_trace, write_chrome
 from crawlsim.core.events import (
     Done,
     Event,
@@ -80,3 +82,16 @@ def test_each_worker_track_is_named_once_before_its_first_span() -> None:
     for i, e in enumerate(out):
         if e["ph"] == "X":
             assert first_seen[e["tid"]] < i
+
+
+@given(st.integers(min_value=0, max_value=10_000), st.sampled_from([(", ", ": "), (",", ":")]), st.booleans())
+def test_the_streamed_file_is_json_dump_of_the_whole_trace(cut: int, separators: tuple[str, str], meta: bool) -> None:
+    """``crawlsim trace -o FILE.json`` streams the trace (a large crawl's would not fit
+    as dicts): the bytes are those of dumping the whole object at once."""
+    events = polite_trace()[: cut % (len(polite_trace()) + 1)]
+    series = [(0.0, 1, 0), (0.5, 3, 1), (2.0, 0, 0)]
+    metadata = {"scenario": "polite", "finish_time": 2.5} if meta else None
+    streamed = io.StringIO()
+    write_chrome(events, series, streamed, metadata=metadata, separators=separators)
+    whole = json.dumps(chrome_trace(events, series, metadata=metadata), separators=separators)
+    assert streamed.getvalue() == whole

@@ -12,7 +12,7 @@ class.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 SkipReason = Literal["seen", "scope", "robots", "depth", "cap", "malformed", "scheme"]
@@ -158,10 +158,21 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Each event class's field names, in order (looked up once per class)."""
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
-    """Flat JSON-ready dict with a ``type`` key naming the event class."""
-    data = asdict(event)
-    data["type"] = type(event).__name__
+    """Flat JSON-ready dict with a ``type`` key naming the event class.
+
+    (``asdict``'s deep copy, but flat: every field is a str, number, bool or
+    None; this runs once per line of a trace file, 800,000 times at 100,000 pages.)"""
+    cls = type(event)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    data = {name: getattr(event, name) for name in names}
+    data["type"] = cls.__name__
     return data
 
 

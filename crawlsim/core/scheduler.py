@@ -585,7 +585,9 @@ class Scheduler:
         urls = getattr(self._seen, "_urls", None)
         if urls is None:
             raise RuntimeError("found() needs seen='exact'; hash and bloom sets cannot list their URLs")
-        return sorted(urls - self._robots.blocked)
+        blocked = self._robots.blocked
+        # (not sorted(urls - blocked): that copies the whole seen set, a traced run's memory peak)
+        return sorted(urls) if not blocked else [url for url in sorted(urls) if url not in blocked]
 
     # -------------------------------------------------------------- internals
 

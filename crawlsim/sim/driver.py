@@ -14,13 +14,13 @@ scenario, seed and options give the identical trace.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from crawlsim.core.events import Event
+from crawlsim.core.eventlog import Series, Trace
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
@@ -39,8 +39,9 @@ class SimRun:
     options: CrawlOptions
     stats: CrawlStats
     finish_time: float
-    trace: list[Event]
-    """Every core event with its simulated time (empty when tracing is off)."""
+    trace: Trace
+    """Every core event with its simulated time (empty when tracing is off), stored
+    compactly: a ``Sequence[Event]`` whose items are built when read."""
     busy_time: float
     """Worker-seconds spent fetching (robots.txt included)."""
     wasted_time: float
@@ -58,8 +59,8 @@ class SimRun:
     (gap or Crawl-delay, times the random factor actually drawn when the gap
     is randomised): consecutive page starts on the host were at least this
     far apart.  Measured from the host's ``ready_at`` right after each start."""
-    series: list[tuple[float, int, int]] = field(default_factory=list)
-    """(t, frontier size, in flight) whenever either changed."""
+    series: Sequence[tuple[float, int, int]] = field(default_factory=list)
+    """(t, frontier size, in flight) whenever either changed (a compact :class:`Series` from ``simulate``)."""
     found: list[str] | None = None
     failures: dict[str, str] = field(default_factory=dict)
     host_page_fetches: dict[str, int] = field(default_factory=dict)
@@ -170,8 +171,8 @@ class _Crawl:
         self.samplers: dict[int, tuple[LatencyModel, Callable[[], float]]] = {}
         self.completed: list[str] = []
         """Hosts in the order they first finished a fetch (the order of SimRun's dicts)."""
-        self.events: list[Event] = []
-        self.points: list[tuple[float, int, int]] = []
+        self.events = Trace()
+        self.points = Series()
         self.wasted = 0.0
         self.finish = 0.0
         self.deepest = 0
