@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import Event, event_from_dict
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
 from crawlsim.replay import Replay
 
 if TYPE_CHECKING:
@@ -75,6 +76,17 @@ def normalize_label(value: str | frozenset[str]) -> str:
     return value if isinstance(value, str) else "+".join(sorted(value))
 
 
+ORDER_CHOICES: tuple[str, ...] = ("bfs", "dfs", *PRIORITIES)
+"""The orders the app's ``o`` key cycles through and the widget offers:
+BFS, DFS, then best-first with each named priority."""
+
+
+def order_label(knobs: Knobs) -> str:
+    """``BFS``, ``DFS`` or ``best (shallowest)``: how views name the order."""
+    choice = knobs.order_choice
+    return choice.upper() if choice in ("bfs", "dfs") else f"best ({choice})" if choice != "best" else "best"
+
+
 @dataclass(frozen=True)
 class Knobs:
     """The settings the what-if keys turn; the rest come from the scenario
@@ -88,6 +100,8 @@ class Knobs:
     """The gap used while polite mode is on."""
     normalize: str | frozenset[str]
     order: str
+    priority: Any = None
+    """Best-first's priority (a named one, or the scenario's own function)."""
 
     @classmethod
     def from_options(cls, options: CrawlOptions) -> Knobs:
@@ -98,6 +112,7 @@ class Knobs:
             gap=options.gap,
             normalize=options.normalize,
             order=options.order,
+            priority=options.priority,
         )
 
     def overrides(self) -> dict[str, Any]:
@@ -108,6 +123,7 @@ class Knobs:
             "gap": self.gap if self.polite else 0.0,
             "normalize": self.normalize,
             "order": self.order,
+            "priority": self.priority if self.order == "best" else None,
         }
 
     # one method per key, each returning new knobs ------------------------------
@@ -132,14 +148,35 @@ class Knobs:
     def cycle_normalize(self) -> Knobs:
         return replace(self, normalize=next_normalize(self.normalize))
 
+    @property
+    def order_choice(self) -> str:
+        """The order as one name: ``bfs``, ``dfs`` or a named priority
+        (``best`` for a priority function without a name)."""
+        if self.order != "best":
+            return self.order
+        return priority_name(self.priority) or "best"
+
+    def with_order_choice(self, choice: str) -> Knobs:
+        """These knobs with the order named ``choice`` (one of :data:`ORDER_CHOICES`)."""
+        if choice in ("bfs", "dfs"):
+            return replace(self, order=choice, priority=None)
+        return replace(self, order="best", priority=priority_named(choice))
+
+    def next_order(self) -> Knobs:
+        """The next order of :data:`ORDER_CHOICES` (after a custom priority: bfs)."""
+        current = self.order_choice
+        at = ORDER_CHOICES.index(current) if current in ORDER_CHOICES else -1
+        return self.with_order_choice(ORDER_CHOICES[(at + 1) % len(ORDER_CHOICES)])
+
     def toggle_order(self) -> Knobs:
-        return replace(self, order="dfs" if self.order == "bfs" else "bfs")
+        """BFS and DFS only (the widget's old control; the app cycles :meth:`next_order`)."""
+        return replace(self, order="dfs" if self.order == "bfs" else "bfs", priority=None)
 
     def describe(self) -> str:
         polite = f"polite on (per-host {self.per_host}, gap {self.gap:g} s)" if self.polite else "polite off"
         return (
             f"workers {self.workers} · {polite} · normalize {normalize_label(self.normalize)} · "
-            f"order {self.order.upper() if self.order in ('bfs', 'dfs') else self.order}"
+            f"order {order_label(self)}"
         )
 
     def diff(self, other: Knobs) -> str:
@@ -153,8 +190,8 @@ class Knobs:
             parts.append(f"gap {other.gap:g}→{self.gap:g} s")
         if self.normalize != other.normalize:
             parts.append(f"normalize {normalize_label(other.normalize)}→{normalize_label(self.normalize)}")
-        if self.order != other.order:
-            parts.append(f"order {other.order}→{self.order}")
+        if self.order_choice != other.order_choice:
+            parts.append(f"order {order_label(other)}→{order_label(self)}")
         return ", ".join(parts)
 
 

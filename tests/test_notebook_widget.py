@@ -237,6 +237,17 @@ def test_order_and_layout_controls() -> None:
     assert fetch_order(w.result.run.trace) != steps_before
 
 
+def test_the_order_control_offers_the_named_priorities() -> None:
+    w = CrawlWidget("trap", frames=4)
+    assert {"bfs", "dfs", "shallowest", "host-round-robin", "shortest-url"} <= set(w.order.options)
+    w.order.value = "host-round-robin"
+    scenario = load_scenario("trap")
+    expected = simulate(scenario, scenario.options.with_(order="best", priority="host-round-robin"))
+    assert w.result.options is not None and str(w.result.options.priority) == "host-round-robin"
+    assert fetch_order(w.result.run.trace) == fetch_order(expected.trace)
+    assert "order BFS→best (host-round-robin)" in w.summary.value
+
+
 def test_a_million_page_web_is_capped_for_the_widget() -> None:
     w = CrawlWidget("million", frames=4)
     assert w.cap is not None and w.result.run.stats.discovered <= w.cap

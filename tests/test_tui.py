@@ -246,15 +246,19 @@ async def test_gap_keys_slow_every_host() -> None:
         assert "gap 2 s" in status(app) and shown_finish(app) < slower
 
 
-async def test_order_toggles_bfs_and_dfs() -> None:
+async def test_order_cycles_bfs_dfs_and_the_named_priorities() -> None:
     app = app_for("trap", at=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
         before = app.query_one(PagesView).plain()
         await pilot.press("o")
-        assert "order DFS" in status(app) and "order bfs→dfs" in status(app)
-        assert app.query_one(PagesView).plain() != before
+        assert "order DFS" in status(app) and "order BFS→DFS" in status(app)
+        dfs = app.query_one(PagesView).plain()
+        assert dfs != before
         await pilot.press("o")
+        assert "order best (shallowest)" in status(app) and "order DFS→best (shallowest)" in status(app)
+        assert app.query_one(PagesView).plain() != dfs
+        await pilot.press("o", "o", "o")  # host-round-robin, shortest-url, then back to the start
         assert "order BFS" in status(app)
 
 
@@ -306,7 +310,7 @@ async def test_keys_are_listed_at_the_bottom() -> None:
             "+/- workers",
             "p polite",
             "[/] gap",
-            "o BFS/DFS",
+            "o order",
             "c scenario",
             "←/→ seek",
             "q quit",

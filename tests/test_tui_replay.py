@@ -12,11 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from crawlsim.cli_options import with_implied_order
 from crawlsim.core.events import event_to_dict
 from crawlsim.replay import PageState, Replay, describe_event, short_url
 from crawlsim.scenario import load_scenario
 from crawlsim.session import (
     INTERACTIVE_CAP,
+    ORDER_CHOICES,
     WORKER_STEPS_BY_ONE,
     Knobs,
     default_speed,
@@ -218,6 +220,23 @@ def test_worker_ladder_and_cycles() -> None:
     ]
     assert next_normalize(frozenset({"fragment"})) == "off"
     assert knobs.toggle_order().order == "dfs" and knobs.toggle_order().toggle_order().order == "bfs"
+
+
+def test_the_order_key_runs_each_named_priority_as_the_command_line_would() -> None:
+    """``o`` cycles BFS, DFS and every named priority, and each stop runs the
+    crawl ``--order X`` / ``--priority NAME`` runs (the same trace)."""
+    scenario = load_scenario("see-it")
+    knobs = Knobs.from_options(scenario.options)
+    seen = []
+    for _ in ORDER_CHOICES:
+        seen.append(knobs.order_choice)
+        direct = {"order": knobs.order_choice} if knobs.order_choice in ("bfs", "dfs") else {"priority": knobs.order_choice}
+        via_knobs = simulate(scenario, scenario.options.with_(**knobs.overrides())).trace
+        via_flags = simulate(scenario, scenario.options.with_(**with_implied_order(direct))).trace
+        assert list(via_knobs) == list(via_flags)
+        knobs = knobs.next_order()
+    assert seen == list(ORDER_CHOICES) and knobs.order_choice == "bfs"
+    assert set(ORDER_CHOICES) >= {"shallowest", "host-round-robin"}
 
 
 def test_million_is_capped_and_others_are_not() -> None:

@@ -38,7 +38,7 @@ from crawlsim.notebook.runs import as_scenario
 from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.replay import Counters
 from crawlsim.scenario import Scenario
-from crawlsim.session import Knobs, Result, interactive_cap, normalize_label, run_session
+from crawlsim.session import ORDER_CHOICES, Knobs, Result, interactive_cap, normalize_label, run_session
 
 if TYPE_CHECKING:
     from crawlsim.sim.bounds import Bounds
@@ -139,8 +139,11 @@ class CrawlWidget:
                                        description="gap (s)", continuous_update=False)
         self.per_host = widgets.IntSlider(value=knobs.per_host, min=1, max=max(8, knobs.per_host),
                                           description="per host", continuous_update=False)
-        order = knobs.order if knobs.order in ("bfs", "dfs") else "bfs"
-        self.order = widgets.Dropdown(options=["bfs", "dfs"], value=order, description="order",
+        orders = list(ORDER_CHOICES)
+        if knobs.order_choice not in orders:
+            orders.append(knobs.order_choice)  # a scenario's own priority function: "best"
+        self._custom_priority = knobs.priority if knobs.order_choice == "best" else None
+        self.order = widgets.Dropdown(options=orders, value=knobs.order_choice, description="order",
                                       layout=widgets.Layout(width="230px"))
         self.layout_by = widgets.ToggleButtons(options=list(LAYOUTS), value=layout, description="layout by",
                                                style={"button_width": "70px"})
@@ -160,14 +163,16 @@ class CrawlWidget:
 
     def knobs(self) -> Knobs:
         """The knobs the controls show now."""
-        return Knobs(
+        knobs = Knobs(
             workers=int(self.workers.value),
             polite=bool(self.polite.value),
             per_host=int(self.per_host.value),
             gap=float(self.gap.value),
             normalize=self.normalize.value,
-            order=self.order.value,
+            order="best",
+            priority=self._custom_priority,
         )
+        return knobs if self.order.value == "best" else knobs.with_order_choice(self.order.value)
 
     def _sync_enabled(self) -> None:
         # A gap or a per-host limit means nothing with polite mode off.

@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crawlsim tui",
         description=(
             "Watch a simulated crawl on the simulated clock, then change a knob (workers, politeness, gap, "
-            "normalization, BFS/DFS) and see the finish time move. Keys are listed at the bottom of the screen."
+            "normalization, order: BFS, DFS or a named best-first priority) and see the finish time move. Keys are listed at the bottom of the screen."
         ),
     )
     parser.add_argument("scenario", nargs="?", help="a shipped scenario name or a .toml path (default: see-it)")

@@ -83,7 +83,7 @@ class CrawlApp(App[int]):
         Binding("p", "polite", "polite"),
         Binding("left_square_bracket", "gap(-1)", "gap", key_display="["),
         Binding("right_square_bracket", "gap(1)", "gap", key_display="]"),
-        Binding("o", "order", "BFS/DFS"),
+        Binding("o", "order", "order"),
         Binding("c", "pick", "scenario"),
         Binding("left", "seek(-1)", "seek", key_display="←"),
         Binding("right", "seek(1)", "seek", key_display="→"),
@@ -457,7 +457,7 @@ class CrawlApp(App[int]):
         self._turn(Knobs.gap_up if direction > 0 else Knobs.gap_down)
 
     def action_order(self) -> None:
-        self._turn(Knobs.toggle_order)
+        self._turn(Knobs.next_order)
 
     def action_pick(self) -> None:
         choices = []
