@@ -11,6 +11,7 @@ import html
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -408,3 +409,15 @@ def test_animate_module_does_not_load_ipywidgets() -> None:
     code = "import sys, crawlsim.notebook.movie, crawlsim.notebook.draw; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_snapshot_can_leave_the_bound_lines_out() -> None:
+    """Notebook 01's hand-trace picture is about the queue: no bound lines."""
+
+    def legend_labels(picture: Any) -> list[str]:
+        return [text.get_text() for text in picture.ax_lanes.get_legend().get_texts()]
+
+    with_bounds = legend_labels(snapshot("isro", t=3.5, layout="level"))
+    without = legend_labels(snapshot("isro", t=3.5, layout="level", bounds=False))
+    assert any("bound" in label for label in with_bounds)
+    assert not any("bound" in label for label in without) and any("finish" in label for label in without)

@@ -39,6 +39,7 @@ def snapshot(
     previous: Result | float | None = None,
     figsize: tuple[float, float] = (10.0, 7.2),
     dpi: float = 80,
+    bounds: bool = True,
     **overrides: Any,
 ) -> CrawlFigure:
     """Run ``scenario`` and draw it at time ``t`` (default: the end).
@@ -46,15 +47,16 @@ def snapshot(
     The returned :class:`CrawlFigure` shows itself as a PNG when it is the
     last expression of a cell, keeps the run in ``.result`` for asserts, and
     can be moved in time with ``.update(t)``.  ``previous`` (a result or a
-    finish time) is drawn as the dashed "previous run" line.
+    finish time) is drawn as the dashed "previous run" line.  ``bounds=False``
+    leaves the lower-bound lines out (a hand trace that is not about them).
     """
     result = run(scenario, **overrides)
     scen = as_scenario(scenario, overrides)
     before = previous.finish if isinstance(previous, Result) else previous
     figure = CrawlFigure(figsize=figsize, dpi=dpi)
     figure.show_run(
-        result.replay, title=scen.title, layout=layout, finish=result.finish, bounds=result.bounds,
-        previous_finish=before,
+        result.replay, title=scen.title, layout=layout, finish=result.finish,
+        bounds=result.bounds if bounds else None, previous_finish=before,
     )
     figure.result = result
     if t is not None:
