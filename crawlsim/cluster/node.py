@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from crawlsim.core.events import Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.sim.driver import report_page, report_robots
 
 if TYPE_CHECKING:
     import simpy
@@ -107,18 +108,9 @@ class Node:
         if cl.watch is not None:
             cl.watch.finished(fetch)
         if fetch.kind == "robots":
-            body = cl.web.robots_txt(fetch.host)
-            self.sched.on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
+            report_robots(self.sched, cl.web.robots_txt(fetch.host), fetch, now)
         else:
-            resp = cl.web.response(fetch.url, fetch.attempt, now)
-            self.sched.on_response(
-                fetch.id,
-                now,
-                status=resp.status,
-                links=resp.links,
-                headers=resp.headers,
-                content=resp.content if cl.dedup_content else None,
-            )
+            report_page(self.sched, cl.web.response(fetch.url, fetch.attempt, now), fetch, now, cl.dedup_content)
         self.dispatch(now)
 
     def on_wake(self, _: simpy.Event) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from crawlsim.core.scheduler import Fetch
     from crawlsim.sim.inputs import SimInput
     from crawlsim.sim.latency import LatencyModel
+    from crawlsim.sim.web import Response
 
 _INF = float("inf")
 
@@ -275,21 +276,12 @@ class _Crawl:
 
     def _respond(self, fetch: Fetch, now: float) -> None:
         """Report the web's full :class:`~crawlsim.sim.web.Response` to ``fetch``."""
-        resp = self.response(fetch.url, fetch.attempt, now)
-        self.on_response(
-            fetch.id,
-            now,
-            status=resp.status,
-            links=resp.links,
-            headers=resp.headers,
-            content=resp.content if self.dedup_content else None,
-        )
+        report_page(self.sched, self.response(fetch.url, fetch.attempt, now), fetch, now, self.dedup_content)
 
     def _robots_done(self, fetch: Fetch, now: float, took: float, tally: _HostTally) -> None:
         tally.robots_busy += took
         tally.robots_fetches += 1
-        body = self.robots_txt(fetch.host)
-        self.on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
+        report_robots(self.sched, self.robots_txt(fetch.host), fetch, now)
 
     def on_wake(self, _: simpy.Event) -> None:
         """A host's politeness delay (or a retry's backoff) ran out."""
@@ -351,3 +343,21 @@ class _Crawl:
             "host_page_min_latency": {h: t.fastest_page for h, t in finished if t.fastest_page != _INF},
             "host_robots_busy": {h: t.robots_busy for h, t in finished if t.robots_busy},
         }
+
+
+def report_page(sched: Scheduler, resp: Response, fetch: Fetch, now: float, dedup_content: bool) -> None:
+    """Tell the core what the web answered to page ``fetch`` (one spelling
+    for every simulated driver: this one and each cluster node)."""
+    sched.on_response(
+        fetch.id,
+        now,
+        status=resp.status,
+        links=resp.links,
+        headers=resp.headers,
+        content=resp.content if dedup_content else None,
+    )
+
+
+def report_robots(sched: Scheduler, body: str | None, fetch: Fetch, now: float) -> None:
+    """Tell the core a host's robots.txt: the file (200), or none (404)."""
+    sched.on_response(fetch.id, now, status=200 if body is not None else 404, body=body)
