@@ -90,7 +90,15 @@ def test_a_page_that_never_changes_stays_fresh_and_one_never_fetched_is_stale() 
 
 @pytest.mark.parametrize(
     "args",
-    [([], 1, 1.0, "uniform"), ([1.0], 0, 1.0, "uniform"), ([1.0], 1, 0.0, "uniform"), ([1.0], 1, 1.0, "fastest")],
+    [
+        ([], 1, 1.0, "uniform"),
+        ([1.0], 0, 1.0, "uniform"),
+        ([1.0], 1, 0.0, "uniform"),
+        ([1.0], 1, 1.0, "fastest"),
+        ([0.0, 0.0], 1, 1.0, "proportional"),
+        ([0.0, 1.0], 1, 1.0, "optimal"),
+        ([1.0], 1e9, 1e9, "uniform"),
+    ],
 )
 def test_bad_arguments_are_refused(args: tuple) -> None:
     with pytest.raises(ValueError):

@@ -46,6 +46,10 @@ POLICIES = ("once", "uniform", "proportional", "optimal")
 (:func:`optimal_frequencies`)."""
 
 
+MAX_FETCHES = 10_000_000
+"""The most fetches one :func:`revisit` simulates (each is a list entry)."""
+
+
 @dataclass(frozen=True)
 class FreshnessRun:
     """What one revisit policy achieved over ``days``."""
@@ -80,6 +84,8 @@ def uniform_frequencies(rates: Sequence[float], budget: float) -> list[float]:
 def proportional_frequencies(rates: Sequence[float], budget: float) -> list[float]:
     """Each page revisited in proportion to its rate of change."""
     total = sum(rates)
+    if total <= 0:
+        raise ValueError("a proportional share needs at least one page that changes (a rate > 0)")
     return [budget * r / total for r in rates]
 
 
@@ -182,6 +188,8 @@ def revisit(
     if not rates or budget <= 0 or days <= 0 or not 0 <= warmup < days:
         raise ValueError("need at least one page, budget > 0, days > 0 and 0 <= warmup < days")
     slots = int(budget * days)
+    if slots > MAX_FETCHES:
+        raise ValueError(f"budget x days is {slots:,} fetches; this model simulates at most {MAX_FETCHES:,}")
     if policy == "once":
         frequencies = [0.0] * len(rates)
         order = list(range(min(len(rates), slots)))
