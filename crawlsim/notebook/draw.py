@@ -33,10 +33,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection, PolyCollection
 from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
 from crawlsim import plots
 from crawlsim.notebook.layout import Layout, compute_layout
+from crawlsim.notebook.nodes import NodeDrawing
 from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
@@ -97,6 +99,8 @@ class CrawlFigure:
         self._spans: list[Span] = []
         self.result: Any = None
         """The run drawn, when a helper such as ``snapshot`` made this figure."""
+        self.node_drawing: NodeDrawing | None = None
+        """A cluster's nodes (lane groups, down bands, the nodes panel); None for one process."""
 
     # -- a run: build the artists once -------------------------------------------
 
@@ -118,6 +122,7 @@ class CrawlFigure:
         fig = self.figure
         fig.clear()
         self.replay = replay
+        self.node_drawing = NodeDrawing(replay) if replay.cluster is not None else None
         if len(replay.page_list) <= LABEL_LIMIT:  # labelled: taller blocks, room for labels between columns
             self.layout = compute_layout(replay, layout, rows=12, column_width=1.6)
         else:
@@ -131,7 +136,9 @@ class CrawlFigure:
         self._spans = sorted((s for lane in replay.lanes for s in lane), key=lambda s: (s.start, s.fetch_id))
         self._duplicate_urls = {s.url for s in self._spans if s.duplicate}
 
-        grid = fig.add_gridspec(3, 1, height_ratios=[3.3, 1.25, 1.0], hspace=0.42, left=0.07, right=0.79, top=0.88, bottom=0.07)
+        # a cluster's lanes are grouped per node and labelled: they get more of the height
+        ratios = [3.3, 1.25, 1.0] if self.node_drawing is None else [2.7, 1.85, 1.0]
+        grid = fig.add_gridspec(3, 1, height_ratios=ratios, hspace=0.42, left=0.07, right=0.79, top=0.88, bottom=0.07)
         self.ax_graph = fig.add_subplot(grid[0])
         self.ax_lanes = fig.add_subplot(grid[1])
         self.ax_curves = fig.add_subplot(grid[2], sharex=self.ax_lanes)
@@ -169,8 +176,9 @@ class CrawlFigure:
         last = -math.inf
         for label, x in lay.groups:
             # keep a label only where it has room: about 110 characters fit across
-            if x - last >= span * (len(label) + 2) / 110:
-                ax.text(x, lay.ylim[1] - 0.35, label, ha="center", va="bottom", fontsize=7.5, color="#495057")
+            text, colour = self.node_drawing.group_label(label) if self.node_drawing else (label, None)
+            if x - last >= span * (len(text) + 2) / 110:
+                ax.text(x, lay.ylim[1] - 0.35, text, ha="center", va="bottom", fontsize=7.5, color=colour or "#495057")
                 last = x
         handles = [
             Line2D([], [], marker="o", linestyle="", markerfacecolor=STATE_COLOURS[s], markeredgecolor="#495057",
@@ -194,6 +202,8 @@ class CrawlFigure:
             ax.set_yticks([0, lanes - 1], [plots.worker_name(0), plots.worker_name(lanes - 1)], fontsize=7)
         ax.set_ylabel("workers", fontsize=8)
         ax.tick_params(axis="x", labelbottom=False)
+        if self.node_drawing is not None:
+            self.node_drawing.build(self.figure, self.ax_graph, ax, self.horizon)
         self.cursor_lanes = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
 
     def _build_curves(self, finish: float, previous_finish: float | None, bounds: Bounds | None) -> None:
@@ -246,8 +256,13 @@ class CrawlFigure:
             marks.append(line)
             if plots.near_axis(value, 0.0, self.horizon):
                 plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
-        self.ax_lanes.legend(handles=marks, loc="upper left", bbox_to_anchor=(1.01, 1.05), fontsize=7.5, frameon=False,
-                             title="times in simulated seconds", title_fontsize=7, alignment="left")
+        words = {"fontsize": 7.5, "frameon": False, "title": "times in simulated seconds", "title_fontsize": 7,
+                 "alignment": "left", "loc": "upper left"}
+        if self.node_drawing is None:
+            self.ax_lanes.legend(handles=marks, bbox_to_anchor=(1.01, 1.05), **words)
+        else:  # right of the lanes stand each node's figures: the times go under the curves' legend
+            self.ax_curves.add_artist(Legend(self.ax_curves, marks, [m.get_label() for m in marks],
+                                             bbox_to_anchor=(1.01, 0.55), **words))
 
     # -- a moment: mutate the artists --------------------------------------------
 
@@ -284,6 +299,8 @@ class CrawlFigure:
             colours[~shown] = to_rgba("#dee2e6", 0.35)
             self.edges.set_color(colours)
         self._update_lanes(t)
+        if self.node_drawing is not None:
+            self.node_drawing.update(t)
         upto = int(np.searchsorted(self._series_t, t, side="right"))
         if upto:
             xs = np.append(self._series_t[:upto], t)
@@ -295,7 +312,10 @@ class CrawlFigure:
         self.cursor_lanes.set_xdata([t, t])
         self.cursor_curves.set_xdata([t, t])
         counters = replay.counters()
-        self.status.set_text(describe(counters, self.finish))
+        status = describe(counters, self.finish)
+        if self.node_drawing is not None:
+            status += "   " + self.node_drawing.status()
+        self.status.set_text(status)
         return counters
 
     def _update_lanes(self, t: float) -> None:
@@ -366,12 +386,13 @@ class CrawlFigure:
         """The artists :meth:`update` changes, with the lines, collections
         and spines that share their axes, in zorder as a full draw takes them
         (a bound line stays over the lane bars, a spine over a curve at 0),
-        then the status line."""
+        then a cluster's DOWN marks and nodes panel, then the status line."""
         moving: list[Artist] = []
         for ax in (self.ax_graph, self.ax_lanes, self.ax_curves):
             artists: list[Artist] = [*ax.collections, *ax.lines, *(ax.spines.values() if ax.axison else ())]
             moving += sorted(artists, key=lambda a: a.get_zorder())
-        return [*moving, self.status]
+        extra: list[Artist] = list(self.node_drawing.artists()) if self.node_drawing is not None else []
+        return [*moving, *extra, self.status]
 
 
 def describe(c: Counters, finish: float) -> str:

@@ -34,13 +34,23 @@ import ipywidgets as widgets
 from crawlsim.core.urls import MODES
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.notebook.layout import LAYOUTS
+from crawlsim.notebook.nodes import cluster_lines
 from crawlsim.notebook.runs import as_scenario
 from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.replay import Counters
 from crawlsim.scenario import Scenario
-from crawlsim.session import ORDER_CHOICES, Knobs, Result, interactive_cap, normalize_label, run_session
+from crawlsim.session import (
+    ORDER_CHOICES,
+    PARTITION_CYCLE,
+    Knobs,
+    Result,
+    interactive_cap,
+    normalize_label,
+    run_session,
+)
 
 if TYPE_CHECKING:
+    from crawlsim.cluster.sim import ClusterRun
     from crawlsim.sim.bounds import Bounds
     from crawlsim.sim.coverage import Coverage
     from crawlsim.sim.driver import SimRun
@@ -81,9 +91,10 @@ class CrawlWidget:
         """The simulated time shown; a new run keeps it (clamped to its finish)."""
         self._quiet = False
         self._make_playback(interval_ms)
-        self._make_knob_controls(Knobs.from_options(self.scenario.options), layout)
+        self._make_knob_controls(Knobs.for_scenario(self.scenario), layout)
         self._make_outputs(int(figsize[0] * dpi), int(figsize[1] * dpi))
-        self.controls = (self.normalize, self.workers, self.polite, self.gap, self.per_host, self.order)
+        self.controls = (self.normalize, self.workers, self.polite, self.gap, self.per_host, self.order,
+                         self.nodes, self.partition)
         for control in self.controls:
             control.observe(self._on_knob, names="value")
         self.layout_by.observe(self._on_layout, names="value")
@@ -93,6 +104,7 @@ class CrawlWidget:
                 widgets.HBox([self.play, self.back, self.forward, self.time, self.clock]),
                 widgets.HBox([self.workers, self.normalize, self.order]),
                 widgets.HBox([self.polite, self.per_host, self.gap]),
+                widgets.HBox([self.nodes, self.partition]),
                 self.layout_by,
                 self.summary,
                 self.image,
@@ -122,9 +134,10 @@ class CrawlWidget:
         self.forward.on_click(lambda _: self.step(1))
 
     def _make_knob_controls(self, knobs: Knobs, layout: str) -> None:
-        """One control per knob, starting at the scenario's value; a slider's
-        range grows to hold a value beyond its usual maximum, and a
-        normalization given as steps joins the list of modes."""
+        """One control per knob, starting at the scenario's value (its
+        ``[cluster]`` table for nodes and partition); a slider's range grows
+        to hold a value beyond its usual maximum, and a normalization given
+        as steps joins the list of modes."""
         modes = list(MODES)
         current = normalize_label(knobs.normalize)
         if current not in modes:
@@ -145,8 +158,21 @@ class CrawlWidget:
         self._custom_priority = knobs.priority if knobs.order_choice == "best" else None
         self.order = widgets.Dropdown(options=orders, value=knobs.order_choice, description="order",
                                       layout=widgets.Layout(width="230px"))
+        self._make_cluster_controls(knobs)
         self.layout_by = widgets.ToggleButtons(options=list(LAYOUTS), value=layout, description="layout by",
                                                style={"button_width": "70px"})
+
+    def _make_cluster_controls(self, knobs: Knobs) -> None:
+        """Crawler nodes (each with the workers above) and how URLs are split
+        between them; one node is today's single crawler."""
+        self.nodes = widgets.IntSlider(value=knobs.nodes, min=1, max=max(NODES_SLIDER_MAX, knobs.nodes),
+                                       description="nodes", continuous_update=False,
+                                       tooltip="crawler machines, each with the workers above")
+        partitions = list(PARTITION_CYCLE)
+        if knobs.partition not in partitions:
+            partitions.append(knobs.partition)
+        self.partition = widgets.Dropdown(options=partitions, value=knobs.partition, description="partition",
+                                          layout=widgets.Layout(width="230px"))
 
     def _make_outputs(self, width: int, height: int) -> None:
         """The HTML summary and the picture, an image of fixed pixel size so
@@ -171,18 +197,27 @@ class CrawlWidget:
             normalize=self.normalize.value,
             order="best",
             priority=self._custom_priority,
+            nodes=int(self.nodes.value),
+            partition=str(self.partition.value),
         )
         return knobs if self.order.value == "best" else knobs.with_order_choice(self.order.value)
 
     def _sync_enabled(self) -> None:
         # A gap or a per-host limit means nothing with polite mode off.
         self.gap.disabled = self.per_host.disabled = not self.polite.value
+        # and a partition nothing with one node
+        self.partition.disabled = self.nodes.value <= 1
 
     def _on_knob(self, change: dict[str, Any]) -> None:
         if self._quiet:
             return
         self._sync_enabled()
-        self.rerun()
+        if change.get("owner") is self.partition and self.nodes.value <= 1:
+            return  # one node has no partition: the run would be the same
+        try:
+            self.rerun()
+        except ValueError as err:  # knobs the scenario cannot run with, e.g. a failing node beyond the count
+            self.summary.value = f"<span style='color:{RED}'>{html.escape(str(err))}</span>"
 
     def _on_layout(self, change: dict[str, Any]) -> None:
         if self.result is not None:
@@ -287,9 +322,12 @@ class CrawlWidget:
         parts = [f"<b>finish {result.finish:.1f} s</b>"]
         if previous is not None:
             parts.append(_change_part(result, previous))
-        if result.run is not None:
-            parts.extend(_fetch_parts(result.run, result.coverage))
+        run = result.run if result.run is not None else result.cluster
+        if run is not None:
+            parts.extend(_fetch_parts(run, result.coverage))
         lines = [" · ".join(parts), *_lost_lines(result.coverage)]
+        if result.cluster is not None:
+            lines.extend(cluster_lines(result.cluster))
         if result.bounds is not None:
             lines.extend(_bounds_lines(result.bounds))
         if result.note:
@@ -299,6 +337,9 @@ class CrawlWidget:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.box._repr_mimebundle_(**kwargs)
 
+
+NODES_SLIDER_MAX = 16
+"""The nodes slider's usual range (it grows to a scenario's own larger count)."""
 
 PLAY_HEADROOM = 1.3
 """Play's interval is kept at least this many times a frame's drawing time."""
@@ -317,7 +358,7 @@ def _change_part(result: Result, previous: Result) -> str:
     return f"previous run {previous.finish:.1f} s ({delta:+.1f} s{'; ' + html.escape(change) if change else ''})"
 
 
-def _fetch_parts(run: SimRun, coverage: Coverage | None) -> list[str]:
+def _fetch_parts(run: SimRun | ClusterRun, coverage: Coverage | None) -> list[str]:
     """Pages (of those reachable, when counted), fetches, and the duplicate
     and failed fetches when there were any."""
     stats = run.stats
