@@ -4,7 +4,8 @@ nbclient runs the notebooks' Python; this test checks what a student sees.
 JupyterLab starts on a free loopback port with a token and a temporary
 folder holding one notebook; Chromium opens it, runs its cell, presses
 Play and sees the picture change frame to frame, then moves the workers
-slider with the keyboard and sees the finish time change.  Screenshots go
+slider, then the nodes slider, with the keyboard and sees the finish time
+change.  Screenshots go
 to ``tmp_path`` (and ``$CRAWLSIM_ARTEFACTS`` when set).
 
 Selected with ``-m browser``; part of the default run whenever a Chromium
@@ -22,6 +23,9 @@ from typing import Any
 
 import pytest
 
+from crawlsim.cluster.config import ClusterConfig
+from crawlsim.cluster.sim import simulate_cluster
+from crawlsim.scenario import load_scenario
 from tests.browser import Server, browser_page, needs_chromium, save_artefact
 
 pytestmark = [pytest.mark.browser, needs_chromium]
@@ -112,6 +116,16 @@ def _exercise(page: Any, port: str, token: str, tmp_path: Path) -> None:
             assert "finish 26.0 s" in summary.inner_text() and "previous run 19.0 s" in summary.inner_text()
             idle.wait_for()
             save_artefact(page.screenshot(full_page=True), "widget-one-worker.png", tmp_path)
+
+            nodes = page.locator(".widget-slider", has=page.locator("label", has_text="nodes")).locator(".noUi-handle")
+            nodes.focus()
+            nodes.press("End")  # 1 node -> 16 (the slider's maximum), one worker each
+            page.locator(".widget-html-content", has_text="nodes 1→16").wait_for()  # rerun on 16 nodes
+            cluster = simulate_cluster(load_scenario("see-it").with_options(workers=1), ClusterConfig(nodes=16))
+            assert f"finish {cluster.finish_time:.1f} s" in summary.inner_text()
+            assert "16 nodes, host-hash" in summary.inner_text()
+            idle.wait_for()
+            save_artefact(page.screenshot(full_page=True), "widget-sixteen-nodes.png", tmp_path)
             save_artefact(page.locator(".jp-OutputArea-output").first.screenshot(), "widget-output.png", tmp_path)
 
 

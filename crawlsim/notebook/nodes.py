@@ -154,7 +154,8 @@ class NodeDrawing:
         the node's label left of its group, a rule between groups."""
         cluster, count, per = self.cluster, self.cluster.count, self.cluster.workers
         lanes = count * per
-        if lanes <= LANE_TICKS_UP_TO:
+        worker_ticks = per > 1 and lanes <= LANE_TICKS_UP_TO  # one worker a node: its node names its lane
+        if worker_ticks:
             ax.set_yticks(range(lanes), [plots.worker_name(k % per) for k in range(lanes)], fontsize=6.5)
             x = -0.045
         else:
@@ -169,7 +170,7 @@ class NodeDrawing:
         ]
         for node in range(1, count):
             ax.axhline(node * per - 0.5, color=RULE_COLOUR, linewidth=0.8, zorder=4)
-        ax.set_ylabel("workers by node", fontsize=8, labelpad=18 if lanes <= LANE_TICKS_UP_TO else 14)
+        ax.set_ylabel("workers by node", fontsize=8, labelpad=26 if worker_ticks else 20)
 
     def group_label(self, label: str) -> tuple[str, str | None]:
         """A host block's label in the graph, with its node(s); the colour
