@@ -176,3 +176,10 @@ def test_knobs_the_scenario_cannot_run_with_say_so_and_keep_the_last_run(tmp_pat
     w.nodes.value = 2  # node 2 (the third) fails, but there are two nodes now
     assert w.result is shown
     assert "cluster.fail[0].node" in w.summary.value and "Traceback" not in w.summary.value
+
+
+def test_a_snapshot_of_a_cluster_scenario_draws_its_nodes(tmp_path: Path) -> None:
+    figure = snapshot(str(_see_it_with(tmp_path, 'nodes = 2\npartition = "url-hash"\n')), t=5.0)
+    assert figure.result.cluster is not None and figure.node_drawing is not None
+    assert [t.get_text() for t in figure.node_drawing.node_labels] == ["n1", "n2"]
+    assert "in transit" in figure.status.get_text()

@@ -11,6 +11,7 @@
 The pieces: :mod:`~crawlsim.notebook.runs` (a run = the terminal app's
 ``run_session``), :mod:`~crawlsim.notebook.layout` (page positions),
 :mod:`~crawlsim.notebook.draw` (one matplotlib figure, mutated per frame),
+:mod:`~crawlsim.notebook.nodes` (a cluster's nodes on that figure),
 :mod:`~crawlsim.notebook.widget` (ipywidgets), :mod:`~crawlsim.notebook.sweeps`,
 :mod:`~crawlsim.notebook.steps` (the BFS-by-hand table),
 :mod:`~crawlsim.notebook.tables` and :mod:`~crawlsim.notebook.movie` (the

@@ -256,12 +256,12 @@ class CrawlFigure:
             marks.append(line)
             if plots.near_axis(value, 0.0, self.horizon):
                 plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
-        words = {"fontsize": 7.5, "frameon": False, "title": "times in simulated seconds", "title_fontsize": 7,
+        words: dict[str, Any] = {"fontsize": 7.5, "frameon": False, "title": "times in simulated seconds", "title_fontsize": 7,
                  "alignment": "left", "loc": "upper left"}
         if self.node_drawing is None:
             self.ax_lanes.legend(handles=marks, bbox_to_anchor=(1.01, 1.05), **words)
         else:  # right of the lanes stand each node's figures: the times go under the curves' legend
-            self.ax_curves.add_artist(Legend(self.ax_curves, marks, [m.get_label() for m in marks],
+            self.ax_curves.add_artist(Legend(self.ax_curves, marks, [str(m.get_label()) for m in marks],
                                              bbox_to_anchor=(1.01, 0.55), **words))
 
     # -- a moment: mutate the artists --------------------------------------------

@@ -260,8 +260,8 @@ def cluster_lines(run: ClusterRun) -> list[str]:
     top = busiest_node(run)
     bound, host = node_bounds(run)[top]
     lines = [
-        f"{run.config.nodes} nodes, {html.escape(run.config.partition)} · {violations} · "
-        f"{run.messages} messages ({run.message_bytes:,} bytes)",
+        (f"{run.config.nodes} nodes, {html.escape(run.config.partition)} · {violations} · "
+         f"{run.messages} messages ({run.message_bytes:,} bytes)"),
         f"end detected +{run.detection_delay:.2f} s after it happened ({run.control_messages} control messages, "
         f"{run.rounds} token rounds) · busiest node n{top + 1}: bound {bound:.1f} s"
         + (f" ({html.escape(host)})" if host else ""),
@@ -276,4 +276,14 @@ def cluster_lines(run: ClusterRun) -> list[str]:
     return lines
 
 
-__all__ = ["NodeDrawing", "cluster_lines", "Outage", "host_label", "host_owners", "node_line", "outages", "panel_text", "transit_text"]
+__all__ = [
+    "NodeDrawing",
+    "Outage",
+    "cluster_lines",
+    "host_label",
+    "host_owners",
+    "node_line",
+    "outages",
+    "panel_text",
+    "transit_text",
+]

@@ -23,10 +23,12 @@ def as_scenario(scenario: Scenario | str, overrides: dict[str, Any] | None = Non
 
 def run(scenario: Scenario | str, **overrides: Any) -> Result:
     """Simulate ``scenario`` with its own options plus ``overrides``; the
-    result holds the replay, the finish time, the SimRun and the bounds.
-    A web too large to draw is capped (``max_pages``), as in the terminal app."""
+    result holds the replay, the finish time, the SimRun and the bounds
+    (a scenario with a ``[cluster]`` table of several nodes: the cluster's
+    run, drawn with its nodes).  A web too large to draw is capped
+    (``max_pages``), as in the terminal app."""
     scen = as_scenario(scenario, overrides)
-    return run_session(scen, Knobs.from_options(scen.options), cap=interactive_cap(scen))
+    return run_session(scen, Knobs.for_scenario(scen), cap=interactive_cap(scen))
 
 
 

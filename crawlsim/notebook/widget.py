@@ -4,6 +4,9 @@ Controls map one-to-one onto :class:`crawlsim.session.Knobs` -- the same
 knobs, with the same meaning of "polite", as the terminal app -- and a run
 is :func:`crawlsim.session.run_session`: the SimPy driver running the
 core, then the bounds.  The widget only replays the resulting events.
+With ``nodes`` above 1 the run is a simulated cluster (the scenario's
+``[cluster]`` table for the rest); :mod:`crawlsim.notebook.nodes` draws
+its nodes and words its figures.
 
 The widget opens at t = 0, so a class watches the crawl happen rather than
 its end, and a knob keeps the moment shown (clamped to the new run's
@@ -318,7 +321,7 @@ class CrawlWidget:
 
     def describe(self, result: Result, previous: Result | None) -> str:
         """HTML summary: finish time, the change from the previous run, the
-        bounds and which one binds."""
+        bounds and which one binds (a cluster: its own figures instead)."""
         parts = [f"<b>finish {result.finish:.1f} s</b>"]
         if previous is not None:
             parts.append(_change_part(result, previous))
