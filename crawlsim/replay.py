@@ -195,7 +195,7 @@ def host_and_path(url: str, host: str) -> str:
     if not host:
         return url
     rest = short_url(url, host)
-    return f"{host}{rest}" if rest.startswith("/") else rest
+    return f"{host}{rest}" if rest.startswith(("/", ":")) else rest  # ":80/": a spelling with its port
 
 
 def host_of_url(url: str) -> str:
