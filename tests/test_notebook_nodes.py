@@ -77,9 +77,9 @@ def test_lanes_are_grouped_per_node_and_labelled_as_they_are_drawn(nodes: int) -
     assert drawing is not None
     workers = w.workers.value
     labels = {t.get_text(): t.get_position()[1] for t in drawing.node_labels}
-    assert list(labels) == [f"n{k + 1}" for k in range(nodes)]
+    assert list(labels) == [f"n{k}" for k in range(nodes)]  # numbered as the fail list numbers them
     for k in range(nodes):  # each label at the middle of its node's lanes
-        assert labels[f"n{k + 1}"] == pytest.approx(k * workers + (workers - 1) / 2)
+        assert labels[f"n{k}"] == pytest.approx(k * workers + (workers - 1) / 2)
     ticks = [t.get_text() for t in w.drawing.ax_lanes.get_yticklabels()]
     assert ticks == [f"w{i + 1}" for i in range(workers)] * nodes  # w1..wW within each node
     # every fetch is drawn in a lane of the node that made it: the nearest node label is its node's
@@ -89,7 +89,7 @@ def test_lanes_are_grouped_per_node_and_labelled_as_they_are_drawn(nodes: int) -
     assert len({node for _, node in starts}) > 1  # url-hash spreads the work over the nodes
     for e, node in starts:
         nearest = min(labels, key=lambda name: abs(labels[name] - e.slot))
-        assert nearest == f"n{node + 1}", (e, node)
+        assert nearest == f"n{node}", (e, node)
 
 
 def test_url_hash_breaks_politeness_and_host_hash_keeps_it() -> None:
@@ -125,16 +125,16 @@ def test_a_failed_node_is_drawn_down_from_its_failure_to_its_recovery(tmp_path: 
     w.frame(6.0)
     assert mark.get_visible() and mark.get_text().strip() == "DOWN"
     assert mark.get_position() == (4.0, pytest.approx((lanes.start + lanes.stop - 1) / 2))
-    assert drawing.node_figures[1].get_text() == "n2 DOWN"
+    assert drawing.node_figures[1].get_text() == "n1 DOWN"
     assert all("DOWN" not in drawing.node_figures[k].get_text() for k in (0, 2))
     (band,) = drawing.bands.get_paths()
     xs, ys = band.vertices[:, 0], band.vertices[:, 1]
     assert (xs.min(), xs.max()) == (4.0, 6.0) and (ys.min(), ys.max()) == (lanes.start - 0.5, lanes.stop - 0.5)
 
     w.frame(10.0)  # back up: its figures again, the band kept as history up to the recovery
-    assert drawing.node_figures[1].get_text().startswith("n2 frontier")
+    assert drawing.node_figures[1].get_text().startswith("n1 frontier")
     assert drawing.bands.get_paths()[0].vertices[:, 0].max() == 8.0
-    assert "n2 DOWN at 4.0 s" in w.summary.value and "back at 8.0 s" in w.summary.value
+    assert "n1 DOWN at 4.0 s" in w.summary.value and "back at 8.0 s" in w.summary.value
 
 
 def test_messages_in_transit_are_counted_with_their_links() -> None:
@@ -150,7 +150,7 @@ def test_messages_in_transit_are_counted_with_their_links() -> None:
     assert cluster.in_transit >= 1 and cluster.links_in_transit >= sent.links
     words = f"in transit {cluster.in_transit} msg"
     assert words in w.drawing.status.get_text() and words in w.drawing.node_drawing.panel.get_text()
-    assert f"n{sent.src + 1}→n{sent.dst + 1}" in w.drawing.node_drawing.panel.get_text()
+    assert f"n{sent.src}→n{sent.dst}" in w.drawing.node_drawing.panel.get_text()
 
 
 def test_one_node_draws_exactly_as_one_process() -> None:
@@ -181,5 +181,5 @@ def test_knobs_the_scenario_cannot_run_with_say_so_and_keep_the_last_run(tmp_pat
 def test_a_snapshot_of_a_cluster_scenario_draws_its_nodes(tmp_path: Path) -> None:
     figure = snapshot(str(_see_it_with(tmp_path, 'nodes = 2\npartition = "url-hash"\n')), t=5.0)
     assert figure.result.cluster is not None and figure.node_drawing is not None
-    assert [t.get_text() for t in figure.node_drawing.node_labels] == ["n1", "n2"]
+    assert [t.get_text() for t in figure.node_drawing.node_labels] == ["n0", "n1"]
     assert "in transit" in figure.status.get_text()

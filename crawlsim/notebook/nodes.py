@@ -6,8 +6,9 @@ node: node ``k`` owns lanes ``k*W .. (k+1)*W-1``
 what only a cluster has, on the axes :class:`~crawlsim.notebook.draw.CrawlFigure`
 already built:
 
-* the lanes grouped per node: ``n1``..``nN`` beside each group, ``w1``..``wW``
-  within it (the numbering every view uses), a rule between groups;
+* the lanes grouped per node: ``n0``..``n{N-1}`` beside each group (the
+  numbers a scenario's ``fail`` list uses), ``w1``..``wW`` within it, a rule
+  between groups;
 * a band over a node's lanes while it is down, marked ``DOWN``;
 * right of each node's lanes, its frontier and fetches in flight, or DOWN;
 * a small panel, right of the graph under its legend: the messages in
@@ -37,7 +38,7 @@ from matplotlib.transforms import blended_transform_factory
 from crawlsim import plots
 from crawlsim.core.events import NodeFailed, NodeRecovered
 from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay
+from crawlsim.replay_nodes import NodeReplay, node_label
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun
@@ -96,7 +97,7 @@ def host_owners(cluster: NodeReplay) -> dict[str, list[str]]:
     owners: dict[str, list[str]] = {}
     for node, hosts in enumerate(cluster.hosts):
         for host in hosts:
-            owners.setdefault(host, []).append(f"n{node + 1}")
+            owners.setdefault(host, []).append(node_label(node))
     return owners
 
 
@@ -113,7 +114,7 @@ class NodeDrawing:
         self.owners = host_owners(self.cluster)
         self.split = set(self.cluster.split_hosts())
         self.node_labels: list[Text] = []
-        """One ``n1``..``nN`` label per node, at the middle of its lanes."""
+        """One ``n0``..``n{N-1}`` label per node, at the middle of its lanes."""
         self.down_marks: list[Text] = []
         """One ``DOWN`` mark per outage, shown from the failure on."""
         self.node_figures: list[Text] = []
@@ -236,7 +237,7 @@ def panel_text(cluster: NodeReplay, split: set[str], *, summed: bool = False) ->
             lines.append(f"  DOWN {', '.join(down[:HOSTS_NAMED])}" + (" ..." if len(down) > HOSTS_NAMED else ""))
     lines.append(transit_text(cluster))
     for (src, dst), count in sorted(cluster.flows.items(), key=lambda kv: (-kv[1], kv[0]))[:FLOWS_LISTED]:
-        lines.append(f"  n{src + 1}→n{dst + 1} {count}")
+        lines.append(f"  {node_label(src)}→{node_label(dst)} {count}")
     if split:
         named = ", ".join(sorted(split)[:2]) + (" ..." if len(split) > 2 else "")
         lines.append(f"hosts split over nodes: {len(split)}")
@@ -263,12 +264,12 @@ def cluster_lines(run: ClusterRun) -> list[str]:
         (f"{run.config.nodes} nodes, {html.escape(run.config.partition)} · {violations} · "
          f"{run.messages} messages ({run.message_bytes:,} bytes)"),
         f"end detected +{run.detection_delay:.2f} s after it happened ({run.control_messages} control messages, "
-        f"{run.rounds} token rounds) · busiest node n{top + 1}: bound {bound:.1f} s"
+        f"{run.rounds} token rounds) · busiest node {node_label(top)}: bound {bound:.1f} s"
         + (f" ({html.escape(host)})" if host else ""),
     ]
     for failure in run.failures_seen:
         back = failure.get("recovered_at")
-        lines.append(f"<span style='color:{DOWN_COLOUR}'>n{failure['node'] + 1} DOWN at {failure['at']:.1f} s: "
+        lines.append(f"<span style='color:{DOWN_COLOUR}'>{node_label(failure['node'])} DOWN at {failure['at']:.1f} s: "
                      f"{failure['urls_lost']} URLs lost" + (f", back at {back:.1f} s" if back is not None else "")
                      + "</span>")
     if run.failures_seen:
