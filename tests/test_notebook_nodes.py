@@ -183,3 +183,13 @@ def test_a_snapshot_of_a_cluster_scenario_draws_its_nodes(tmp_path: Path) -> Non
     assert figure.result.cluster is not None and figure.node_drawing is not None
     assert [t.get_text() for t in figure.node_drawing.node_labels] == ["n0", "n1"]
     assert "in transit" in figure.status.get_text()
+
+
+def test_the_caption_tells_a_node_failure_in_words(tmp_path: Path) -> None:
+    path = _see_it_with(tmp_path, 'nodes = 3\npartition = "url-hash"\nfail = [{node = 1, at = 4.0, recover = 8.0}]\n')
+    w = CrawlWidget(str(path), frames=40)
+    w.frame(4.0)
+    assert any("n1 failed" in line for line in w.caption_lines), w.caption_lines
+    assert not any(line.endswith(("NodeFailed", "MessageSent", "MessageDelivered")) for line in w.caption_lines)
+    w.frame(8.0)
+    assert any("n1 is back" in line for line in w.caption_lines), w.caption_lines

@@ -24,10 +24,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.events import CLUSTER_EVENTS, Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.narrate import Narrator, narration_line
-from crawlsim.replay import PageState, Replay, host_and_path
+from crawlsim.replay import PageState, Replay, describe_event, host_and_path
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,8 @@ class Story:
 
     ``events`` must be in trace order (a :class:`~crawlsim.replay.Replay`'s
     ``events`` are); ``options`` are the options the crawl ran with, which
-    the narrator quotes.  Built once per run; reading is a bisection.
+    the narrator quotes.  A cluster's messages and node failures, which the
+    narrator has no sentence for, are told in the event log's words.  Built once per run; reading is a bisection.
     """
 
     def __init__(self, events: Sequence[Event], options: CrawlOptions) -> None:
@@ -125,7 +126,11 @@ class Story:
         self.lines: list[str] = []
         self.seen: list[int] = []
         for e in self.events:
-            self.lines.append(narration_line(e, narrator.narrate(e)))
+            if e.__class__ in CLUSTER_EVENTS:  # a cluster's message or node event: the event log's words
+                sentence = " ".join(describe_event(e).split())
+            else:
+                sentence = narrator.narrate(e)
+            self.lines.append(narration_line(e, sentence))
             self.seen.append(len(narrator.seen))
 
     def instant(self, t: float) -> range:
