@@ -62,6 +62,8 @@ def test_sweep_nodes_rows_and_document(tmp_path: Path, capsys: pytest.CaptureFix
         assert row["detected_at"] >= row["finish_time"] >= row["node_bound"]
         assert 0 < row["busiest_node_share"] <= 1
     assert rows[0]["messages"] == rows[0]["control_messages"] == 0  # one node: nobody to talk to
+    assert rows[1]["advice"]["lines"][0].startswith("node 1 holds the crawl: it owns b.com")
+    assert rows[1]["advice"]["measured"] == {"nodes": 4, "finish_time": rows[2]["finish_time"]}
     document = json.loads((tmp_path / "sweep.json").read_text())
     assert document["grid"] == {"workers": [4], "nodes": [1, 2, 4], "partition": ["host-hash"]}
     assert document["rows"] == rows
@@ -110,7 +112,8 @@ def test_host_hash_points_are_polite_and_never_beat_their_bound(
         f'[hosts."*"]\nlatency = {latency}\n[web]\nkind = "power_law"\npages = {pages}\nhosts = {hosts}\n'
         f"[cluster]\nlink_latency = {link}\n"
     )
-    rows = sweep(capsys, tmp_path / path.stem, str(path), "--nodes", "1,2,4", "--partition", "host-hash")
+    argv = ("--nodes", "1,2,4", "--partition", "host-hash", "--advise", "infer")
+    rows = sweep(capsys, tmp_path / path.stem, str(path), *argv)
     assert [r["politeness_violations"] for r in rows] == [0, 0, 0]
     assert len({r["pages_fetched"] for r in rows}) == 1
     for row in rows:
@@ -198,9 +201,10 @@ def test_trace_and_tui_say_they_run_one_process(tmp_path: Path, capsys: pytest.C
     scenario = small(tmp_path, "nodes = 4")
     assert main(["trace", scenario, "-o", str(tmp_path / "t.jsonl")]) == 0
     err = capsys.readouterr().err
-    assert err == "crawlsim trace: this scenario's [cluster] table (4 nodes) is not supported here yet; tracing one process\n"
+    said = "this scenario's [cluster] table (4 nodes) is not supported here yet"
+    assert err == f"crawlsim trace: {said}; tracing one process\n"
     main(["tui", scenario])  # no terminal here: it refuses, but says what it would have done first
-    assert "crawlsim tui: this scenario's [cluster] table (4 nodes) is not supported here yet" in capsys.readouterr().err
+    assert f"crawlsim tui: {said}; showing one process\n" in capsys.readouterr().err
     for plain in (small(tmp_path, "nodes = 1"), "see-it"):
         assert main(["trace", plain, "-o", str(tmp_path / "t.jsonl")]) == 0
         assert "[cluster]" not in capsys.readouterr().err

@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         configs.insert(0, {})
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     progress = progress_console(quiet=args.json)
-    a, b = (summarise(load(args.scenario, with_implied_order({**shared, **c}), args.seed), args, progress) for c in configs)
+    scenarios = [load(args.scenario, with_implied_order({**shared, **config}), args.seed) for config in configs]
+    a, b = (summarise(scenario, args, progress) for scenario in scenarios)
     if args.json:
         json.dump({"a": a, "b": b, "labels": labels}, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -242,7 +242,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         if "cluster" in task:
             from crawlsim.commands.sweep_nodes import run_cluster_point
 
-            return {**row, **run_cluster_point(scenario, task["cluster"])}
+            return {**row, **run_cluster_point(scenario, task["cluster"], task.get("advise", "auto"))}
         run, bounds = simulate_with_bounds(scenario, task.get("advise", "auto"))
     except (OptionError, ScenarioError, UsageError) as err:
         row["error"] = str(err)

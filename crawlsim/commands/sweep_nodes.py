@@ -131,13 +131,19 @@ def check_point(scenario: Scenario, cluster: dict[str, Any]) -> None:
     _checked(scenario_cluster(scenario), cluster)
 
 
-def run_cluster_point(scenario: Scenario, cluster: dict[str, Any]) -> dict[str, Any]:
+def run_cluster_point(scenario: Scenario, cluster: dict[str, Any], advise: str = "auto") -> dict[str, Any]:
     """Simulate one cluster point: its row of results (the keys of
-    :data:`CLUSTER_RESULT_KEYS`), the figures ``run --nodes`` reports."""
+    :data:`CLUSTER_RESULT_KEYS`), the figures ``run --nodes`` reports, and
+    ``advice`` (:func:`crawlsim.cluster.advice.cluster_advice`, measured by
+    ``run``'s rule for ``advise``: sweep.json and ``--json`` only)."""
+    from crawlsim.cluster.advice import cluster_advice
     from crawlsim.cluster.report import busiest_node, node_bounds
     from crawlsim.cluster.sim import simulate_cluster
+    from crawlsim.sim.advisor import MEASURE_LIMIT
 
-    run = simulate_cluster(scenario, _checked(scenario_cluster(scenario), cluster))
+    config = _checked(scenario_cluster(scenario), cluster)
+    run = simulate_cluster(scenario, config)
+    measure = advise == "measure" or (advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
     bounds = node_bounds(run)
     top = busiest_node(run)
     busy = sum(node["busy_time"] for node in run.nodes)
@@ -159,6 +165,7 @@ def run_cluster_point(scenario: Scenario, cluster: dict[str, Any]) -> dict[str, 
         "busiest_node_share": round(run.nodes[top]["busy_time"] / busy, 6) if busy > 0 else 0.0,
         "node_bound": round(bounds[top][0], 6),
         "node_bound_host": bounds[top][1],
+        "advice": cluster_advice(scenario, config, run, measure=measure).as_dict(),
     }
 
 
@@ -238,7 +245,7 @@ def _panel(ax: Any, rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], 
         label = options_text(dict(zip(varied, key, strict=True))) if varied else "finish time"
         worst = max(r["politeness_violations"] for r in points)
         series.append(CountSeries(
-            label=label + (f" ({worst:,} politeness violations)" if worst else ""),
+            label=label + (f" (up to {worst:,} politeness violations)" if worst else ""),
             x=[int(r[axis]) for r in points],
             finish=[float(r["finish_time"]) for r in points],
             bound=[float(r["node_bound"]) for r in points],
