@@ -82,6 +82,17 @@ def test_sweep_nodes_on_the_pool_gives_the_same_rows(tmp_path: Path, capsys: pyt
     assert url_hash[0]["politeness_violations"] > 0  # b.com's pages spread over nodes: its limit broken
 
 
+def test_sweep_nodes_on_dask_gives_the_same_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    argv = ("see-it", "--nodes", "2,3", "--workers", "1,2", "--no-plot", "--json")
+    local = sweep(capsys, tmp_path / "local", *argv)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        assert main(["sweep", *argv, "-o", str(tmp_path / "dask"), "--dask", cluster.scheduler_address]) == 0
+    assert json.loads(capsys.readouterr().out) == local
+
+
 def test_sweep_honours_the_scenarios_cluster_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = sweep(capsys, tmp_path, small(tmp_path, 'nodes = 3\npartition = "url-hash"'), "--workers", "1,2")
     assert [(r["workers"], r["nodes"], r["partition"]) for r in rows] == [(1, 3, "url-hash"), (2, 3, "url-hash")]
@@ -161,7 +172,7 @@ def test_sweep_png_puts_nodes_beside_workers(tmp_path: Path, capsys: pytest.Capt
     assert (left.get_xlabel(), right.get_xlabel()) == ("workers", "nodes")
     assert [t.get_text() for t in right.get_xticklabels()] == ["1", "2", "4"]
     finish = [line for line in right.get_lines() if line.get_gid() == "crawlsim-finish"]
-    assert [line.get_label() for line in finish][0].startswith("workers=1")
+    assert finish[0].get_label().startswith("workers=1")
     assert len({line.get_color() for line in finish}) == len(finish) == 2
     bounds = [line for line in right.get_lines() if line.get_color() == NODE_BOUND_COLOUR]
     assert len(bounds) == 2  # one node bound per line: they differ
@@ -208,3 +219,17 @@ def test_trace_and_tui_say_they_run_one_process(tmp_path: Path, capsys: pytest.C
     for plain in (small(tmp_path, "nodes = 1"), "see-it"):
         assert main(["trace", plain, "-o", str(tmp_path / "t.jsonl")]) == 0
         assert "[cluster]" not in capsys.readouterr().err
+
+
+def test_the_shared_warning_speaks_only_of_several_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.cli_options import warn_cluster_ignored
+    from crawlsim.scenario import scenario_from_dict
+
+    web = {"start": "http://a.com/", "pages": {"http://a.com/": []}}
+    assert warn_cluster_ignored(scenario_from_dict({**web, "cluster": {"nodes": 2}}), "animate", "drawing one process")
+    assert capsys.readouterr().err == (
+        "crawlsim animate: this scenario's [cluster] table (2 nodes) is not supported here yet; drawing one process\n"
+    )
+    for quiet in (scenario_from_dict({**web, "cluster": {"nodes": 1}}), scenario_from_dict(web), None):
+        assert not warn_cluster_ignored(quiet, "animate", "drawing one process")
+    assert capsys.readouterr().err == ""

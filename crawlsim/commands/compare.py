@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             f"compare needs one or two --set KEY=VALUE (got {len(sets)}), "
             "e.g. crawlsim compare see-it --set workers=2 --set workers=4"
         )
-    shared = overrides_from_args(argparse.Namespace(**{**vars(args), "set": [], "nodes": None, "partition": None}))
+    shared = overrides_from_args(argparse.Namespace(**{**vars(args), "set": []}))
     configs = [parse_config(s) for s in sets]
     if len(configs) == 1:
         configs.insert(0, {})

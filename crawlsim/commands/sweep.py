@@ -91,7 +91,8 @@ def build_parser() -> ArgumentParser:
             "Simulate a grid of crawler options in parallel and write the results as CSV, JSON and a plot of "
             "finish time against workers with the three lower bounds. Every crawler flag takes a comma-separated "
             "list; the grid is their product. Example: crawlsim sweep busiest-host --workers 1,2,4,8,16 "
-            "--per-host 1,4"
+            "--per-host 1,4. With --nodes 1,2,4,8 (or a scenario whose [cluster] table has several nodes) every "
+            "point is a simulated cluster crawl, plotted against nodes."
         ),
     )
     add_scenario_argument(parser)
