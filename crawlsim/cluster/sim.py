@@ -13,7 +13,6 @@ fetches' draws.
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -28,7 +27,8 @@ from crawlsim.cluster.node import Item, Node
 from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.politeness import PolitenessWatch
 from crawlsim.cluster.termination import SafraRing
-from crawlsim.core.events import Event
+from crawlsim.cluster.trace import ClusterTrace, merge_node_traces
+from crawlsim.core.events import Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
@@ -65,6 +65,10 @@ class ClusterRun:
     messages: int
     message_bytes: int
     trace: list[Event] = field(default_factory=list)
+    """Every node's events on one clock, fetch ids and slots renumbered
+    (see :mod:`crawlsim.cluster.trace`)."""
+    trace_nodes: list[int] = field(default_factory=list)
+    """The node of each event of ``trace``."""
     node_traces: list[list[Event]] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     found: list[str] | None = None
@@ -79,6 +83,10 @@ class ClusterRun:
     """Page fetches answered for a URL already answered before (counted when a node may fail)."""
     at_detection: tuple[bool, int] | None = None
     """(every node idle, messages in transit) at the moment of detection: (True, 0) when correct."""
+
+    def cluster_trace(self) -> ClusterTrace:
+        """``trace`` with the node of each event, for views and trace files."""
+        return ClusterTrace(self.trace, self.trace_nodes, self.options.workers, self.config.nodes)
 
     @property
     def detection_delay(self) -> float:
@@ -191,19 +199,21 @@ class _Cluster:
         self.in_transit += 1
         self.ring.sent(src)
         took = self.config.link_latency.sample(self.link_rng)
-        self.timeout(took, (dst, items, size)).callbacks.append(self._deliver)
+        self.timeout(took, (src, dst, items, size)).callbacks.append(self._deliver)
 
     def _deliver(self, event: simpy.Event) -> None:
-        dst, items, size = event.value  # type: ignore[misc]
+        src, dst, items, size = event.value  # type: ignore[misc]
         now = self.env.now
         self.in_transit -= 1
         self.activity(now)
         if not self.nodes[dst].alive:
             self.ring.dropped(dst)
             self.outages.dropped(dst)
+            if self.tracing:
+                self.nodes[dst].record(MessageDelivered(now, src, dst, len(items), True))
             return
         self.ring.received(dst)
-        self.nodes[dst].receive(items, size, now)
+        self.nodes[dst].receive(src, items, size, now)
 
     def new_scheduler(self, node: Node) -> Scheduler:
         """An empty scheduler for ``node`` (a restart without a checkpoint):
@@ -247,6 +257,7 @@ class _Cluster:
     def result(self) -> ClusterRun:
         nodes = self.nodes
         traces = [n.events for n in nodes]
+        merged = merge_node_traces(traces, self.opts.workers)
         watch = self.watch
         return ClusterRun(
             options=self.opts,
@@ -264,7 +275,8 @@ class _Cluster:
             violations_by_host=watch.by_host if watch else Counter(),
             messages=self.messages,
             message_bytes=self.message_bytes,
-            trace=traces[0] if len(traces) == 1 else list(heapq.merge(*traces, key=lambda e: e.t)),
+            trace=merged.events,
+            trace_nodes=merged.nodes,
             node_traces=traces,
             at_detection=self.at_detection,
             **self._merged(),
