@@ -48,11 +48,14 @@ from crawlsim.commands.sweep_nodes import (
     CLUSTER_RESULT_KEYS,
     add_cluster_axes,
     check_point,
+    cluster_figure,
     cluster_values,
     is_cluster_grid,
+    run_cluster_point,
     split_point,
     with_cluster_axes,
 )
+from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
@@ -241,8 +244,6 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     try:
         scenario = _scenario(task["scenario"], task["seed"]).with_options(**task["options"])
         if "cluster" in task:
-            from crawlsim.commands.sweep_nodes import run_cluster_point
-
             return {**row, **run_cluster_point(scenario, task["cluster"], task.get("advise", "auto"))}
         run, bounds = simulate_with_bounds(scenario, task.get("advise", "auto"))
     except (OptionError, ScenarioError, UsageError) as err:
@@ -343,13 +344,9 @@ def plot(
     path: Path,
     base: dict[str, Any] | None = None,
 ) -> None:
-    """Write :func:`sweep_figure` to ``path`` (sweep.png)."""
-    if is_cluster_grid(grid):
-        from crawlsim.commands.sweep_nodes import cluster_figure
-
-        figure = cluster_figure(rows, grid, title, base)
-    else:
-        figure = sweep_figure(rows, grid, title, base)
+    """Write :func:`sweep_figure` (for cluster points
+    :func:`~crawlsim.commands.sweep_nodes.cluster_figure`) to ``path`` (sweep.png)."""
+    figure = (cluster_figure if is_cluster_grid(grid) else sweep_figure)(rows, grid, title, base)
     figure.savefig(path)
 
 
@@ -434,12 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2, default=_cell))
     else:
         console = stdout_console()
-        if is_cluster_grid(grid):
-            from crawlsim.commands.sweep_nodes import results_table as cluster_table
-
-            console.print(cluster_table(rows, grid))
-        else:
-            console.print(results_table(rows, grid))
+        console.print((cluster_table if is_cluster_grid(grid) else results_table)(rows, grid))
         console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
     return 0
 
