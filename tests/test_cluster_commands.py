@@ -205,6 +205,21 @@ def test_compare_nodes_flag_puts_a_plain_scenario_on_a_cluster(capsys: pytest.Ca
     )
 
 
+def test_compare_a_cluster_against_more_workers_on_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """"4 machines or 64 workers on one?": a side's own --set nodes=N puts
+    both sides on clusters, the other with one node -- the single process."""
+    assert main(["compare", "see-it", "--set", "workers=4", "--set", "nodes=2,workers=2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["a"]["cluster"]["nodes"], data["b"]["cluster"]["nodes"]) == (1, 2)
+    assert data["labels"] == ["A: workers=4", "B: nodes=2, workers=2"]
+    assert data["b"]["options"]["workers"] == 2
+    assert main(["run", "see-it", "--workers", "4", "--json"]) == 0
+    single = json.loads(capsys.readouterr().out)
+    assert (data["a"]["finish_time"], data["a"]["fetches"]) == (single["finish_time"], single["fetches"])
+    err = error_line(capsys, "compare", "see-it", "--set", "nodes=0", "--set", "workers=2")
+    assert err.endswith(f"--set nodes: expected a whole number 1-{MAX_NODES:,}, got 0\n")
+
+
 # -- the commands that run one process say so -----------------------------------------
 
 

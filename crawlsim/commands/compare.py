@@ -11,7 +11,9 @@ When the scenario has a ``[cluster]`` table with more than one node, or
 (:func:`crawlsim.commands.run_cluster.cluster_summary`, the figures ``run``
 prints): the table then shows the cluster's rows -- node bound, busiest
 node, messages, politeness violations, termination -- in place of the
-single process's bounds, and each side's per-node table follows.
+single process's bounds, and each side's per-node table follows.  A side
+may set its own cluster, ``--set nodes=4,workers=16`` against ``--set
+workers=64``: then both sides run as clusters, the other with one node.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
 if TYPE_CHECKING:
+    from crawlsim.cluster.config import ClusterConfig
     from crawlsim.scenario import Scenario
 
 _NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
@@ -76,11 +79,20 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+CLUSTER_KEYS = ("nodes", "partition")
+"""``--set`` keys that are not crawler options but the side's cluster: kept as
+text here, checked as ``--nodes``/``--partition`` are (:func:`side_cluster`)."""
+
+
 def parse_config(text: str) -> dict[str, Any]:
-    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``."""
+    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``
+    (``nodes=4`` and ``partition=url-hash`` stay text for the cluster)."""
     out: dict[str, Any] = {}
     for part in _NEXT_KEY.split(text):
-        if part.strip():
+        name, _, raw = part.partition("=")
+        if name.strip().replace("-", "_") in CLUSTER_KEYS:
+            out[name.strip()] = raw.strip()
+        elif part.strip():
             key, value = parse_assignment(part)
             out[key] = value
     if not out:
@@ -116,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         configs.insert(0, {})
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     progress = progress_console(quiet=args.json)
-    scenarios = [load(args.scenario, with_implied_order({**shared, **config}), args.seed) for config in configs]
-    a, b = (summarise(scenario, args, progress) for scenario in scenarios)
+    options = [{k: v for k, v in config.items() if k not in CLUSTER_KEYS} for config in configs]
+    scenarios = [load(args.scenario, with_implied_order({**shared, **o}), args.seed) for o in options]
+    clusters = [side_cluster(s, args, c) for s, c in zip(scenarios, configs, strict=True)]
+    on_cluster = any(cluster.nodes > 1 for cluster in clusters)
+    a, b = (summarise(s, c if on_cluster else None, args, progress) for s, c in zip(scenarios, clusters, strict=True))
     if args.json:
         json.dump({"a": a, "b": b, "labels": labels}, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -126,14 +141,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def summarise(scenario: Scenario, args: argparse.Namespace, progress: Console | None) -> dict[str, Any]:
-    """One side's summary: on the cluster when the scenario's ``[cluster]``
-    table or ``--nodes`` asks for more than one node (the rule ``run``
-    follows), else one process with its bounds."""
-    from crawlsim.commands.run_cluster import cluster_config, cluster_summary
+def side_cluster(scenario: Scenario, args: argparse.Namespace, config: dict[str, Any]) -> ClusterConfig:
+    """One side's cluster: the scenario's ``[cluster]`` table, then
+    ``--nodes``/``--partition``, then the side's own ``--set nodes=...``."""
+    from crawlsim.cluster.config import ClusterConfigError, apply_flags
+    from crawlsim.commands.run_cluster import cluster_config
 
-    cluster = cluster_config(scenario, args)
-    if cluster.nodes > 1:
+    try:
+        return apply_flags(cluster_config(scenario, args), config.get("nodes"), config.get("partition"))
+    except ClusterConfigError as err:  # "--set nodes: expected ...": the words the user typed
+        raise UsageError(f"{err.key.replace('--', '--set ', 1)}: {err.message}") from None
+
+
+def summarise(
+    scenario: Scenario, cluster: ClusterConfig | None, args: argparse.Namespace, progress: Console | None
+) -> dict[str, Any]:
+    """One side's summary: on ``cluster`` when given -- both sides are, when
+    either asks for more than one node (a one-node cluster is the single
+    process, crawl for crawl) -- else one process with its bounds."""
+    from crawlsim.commands.run_cluster import cluster_summary
+
+    if cluster is not None:
         return cluster_summary(scenario, cluster, top=3, advise=args.advise)
     run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress)
     return summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run))
@@ -205,7 +233,7 @@ def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 def _explanation(data: dict[str, Any]) -> str:
     """One process: the bounds' explanation; a cluster: its advice's sentences."""
     if "cluster" in data:
-        return " ".join(data["cluster_advice"]["lines"]) or "no advice"
+        return "; ".join(data["cluster_advice"]["lines"]) or "no advice"
     return str(data["explanation"])
 
 
