@@ -80,6 +80,15 @@ def test_sweep_nodes_on_the_pool_gives_the_same_rows(tmp_path: Path, capsys: pyt
     assert json.loads(capsys.readouterr().out) == local
     url_hash = [r for r in local if r["partition"] == "url-hash" and r["nodes"] == 3]
     assert url_hash[0]["politeness_violations"] > 0  # b.com's pages spread over nodes: its limit broken
+    assert main(["sweep", *argv[:-1], "-o", str(tmp_path / "table"), "--jobs", "1"]) == 0  # the table, not JSON
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == "every point: workers=4"
+    assert table[1].split() == [
+        "nodes", "partition", "finish", "detected", "msgs", "impolite", "node", "bound", "held", "by", "busiest"
+    ]
+    cells = table[5].split()  # 3 url-hash 13.0 s +0.020 s MSGS IMPOLITE ...
+    assert cells[:2] == ["3", "url-hash"]
+    assert (cells[6], cells[7]) == (str(url_hash[0]["messages"]), str(url_hash[0]["politeness_violations"]))
 
 
 def test_sweep_nodes_on_dask_gives_the_same_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
