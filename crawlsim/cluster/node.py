@@ -82,7 +82,7 @@ class Node:
                 self.flying.add(fetch.id)
             cl.timeout(took, (fetch, now, took, self.epoch)).callbacks.append(self.on_done)
         if cl.tracing:
-            self.events.extend(self.sched.drain_events())
+            self.drain()
         wake = self.sched.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
@@ -184,11 +184,20 @@ class Node:
             self.record(MessageSent(now, self.index, dst, len(items), size))
         self.cluster.send(self.index, dst, items, size, now)
 
+    def drain(self) -> None:
+        """Move what the scheduler has said into this node's trace and the
+        cluster's log (the log keeps the order things happened across nodes)."""
+        said = self.sched.drain_events()
+        if said:
+            self.events.extend(said)
+            self.cluster.log.extend([(e, self.index) for e in said])
+
     def record(self, event: Event) -> None:
         """Add a cluster event to this node's trace, after what its scheduler
         has said so far (so a message follows the fetch whose links it carries)."""
-        self.events.extend(self.sched.drain_events())
+        self.drain()
         self.events.append(event)
+        self.cluster.log.append((event, self.index))
 
     def receive(self, src: int, items: list[Item], size: int, now: float) -> None:
         """A message arrived: its links are admitted by this node's scheduler,

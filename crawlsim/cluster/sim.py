@@ -28,7 +28,7 @@ from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.politeness import PolitenessWatch
 from crawlsim.cluster.termination import SafraRing
 from crawlsim.cluster.trace import ClusterTrace, merge_node_traces
-from crawlsim.core.events import Event, MessageDelivered
+from crawlsim.core.events import Done, Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
@@ -143,6 +143,8 @@ class _Cluster:
         """(every node idle, messages in transit) when the ring declared the end."""
         self.last_activity = 0.0
         self.in_transit = 0
+        self.log: list[tuple[Event, int]] = []
+        """Every node's events (and the cluster's own), in the order they happened."""
         self.messages = 0
         self.message_bytes = 0
 
@@ -257,12 +259,14 @@ class _Cluster:
     def result(self) -> ClusterRun:
         nodes = self.nodes
         traces = [n.events for n in nodes]
-        merged = merge_node_traces(traces, self.opts.workers)
+        stats = _summed([s for n in nodes for s in n.stats()])
+        end = Done(self.last_activity, stats.discovered, stats.fetches) if self.tracing else None
+        merged = merge_node_traces(self.log, self.config.nodes, self.opts.workers, end)
         watch = self.watch
         return ClusterRun(
             options=self.opts,
             config=self.config,
-            stats=_summed([s for n in nodes for s in n.stats()]),
+            stats=stats,
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),
             control_messages=self.ring.control_messages,

@@ -18,12 +18,12 @@ that do not know clusters ignore.
 
 from __future__ import annotations
 
-import heapq
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, event_to_dict
+from crawlsim.core.events import Done, Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, event_to_dict
 
 NODE_KEY = "node"
 """The key a trace line carries its node under."""
@@ -50,18 +50,25 @@ class ClusterTrace:
             yield data
 
 
-def merge_node_traces(per_node: Sequence[Sequence[Event]], workers: int) -> ClusterTrace:
-    """Merge the nodes' event lists (``per_node[k]`` is node ``k``'s, in its
-    own order) by time -- ties keep node order, then each node's order --
-    and renumber fetch ids and slots."""
-    count = len(per_node)
-    if count == 1 and not any(e.__class__ is NodeFailed for e in per_node[0]):
-        events = list(per_node[0])
+def merge_node_traces(log: Sequence[tuple[Event, int]], count: int, workers: int, end: Done | None = None) -> ClusterTrace:
+    """The cluster's trace from its log -- (event, node) pairs in the order
+    the simulation produced them, which is causal order (a message is sent
+    before it is delivered, even with no link latency) -- with fetch ids and
+    slots renumbered.
+
+    Each node's scheduler says Done when *it* runs dry, which in a cluster
+    is not the end (a message may bring it more work), so the trace drops
+    those and adds ``end`` at its time, the cluster's one Done (tagged with
+    node 0, where the termination detector's ring starts)."""
+    if count == 1 and not any(e.__class__ is NodeFailed for e, _ in log):
+        events = [e for e, _ in log]
         return ClusterTrace(events, [0] * len(events), workers, 1)
-    tagged = [[(e, k) for e in events] for k, events in enumerate(per_node)]
-    merged = list(heapq.merge(*tagged, key=lambda pair: pair[0].t))
-    nodes = [k for _, k in merged]
-    return ClusterTrace(_renumbered([e for e, _ in merged], nodes, workers), nodes, workers, count)
+    pairs = [pair for pair in log if pair[0].__class__ is not Done]
+    if end is not None:  # after everything at its time (a failure after the end stays after it)
+        at = bisect_right([e.t for e, _ in pairs], end.t)
+        pairs.insert(at, (end, 0))
+    nodes = [k for _, k in pairs]
+    return ClusterTrace(_renumbered([e for e, _ in pairs], nodes, workers), nodes, workers, count)
 
 
 def _renumbered(events: list[Event], nodes: list[int], workers: int) -> list[Event]:
