@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from crawlsim.errors import UsageError
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args, warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser, add_scenario_argument, add_seed_argument, load
 from crawlsim.core.events import (
     Done,
@@ -311,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     fmt = output_format(args.output, args.format)
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
+    warn_cluster_ignored(scenario, "trace", "tracing one process")
     run = simulate(scenario, trace=True, series=True)
     if args.output == "-":
         if fmt == "chrome":

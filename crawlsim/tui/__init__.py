@@ -12,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_crawler_flags, overrides_from_args, warn_cluster_ignored
 from crawlsim.core.options import OptionError
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         scenario, events = what_to_show(args)
+        warn_cluster_ignored(scenario, "tui", "showing one process")
     except ValueError as err:  # ScenarioError, OptionError and a bad trace file are ValueErrors
         print(f"crawlsim: error: {err}", file=sys.stderr)
         return 2
