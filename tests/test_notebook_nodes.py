@@ -193,3 +193,13 @@ def test_the_caption_tells_a_node_failure_in_words(tmp_path: Path) -> None:
     assert not any(line.endswith(("NodeFailed", "MessageSent", "MessageDelivered")) for line in w.caption_lines)
     w.frame(8.0)
     assert any("n1 is back" in line for line in w.caption_lines), w.caption_lines
+
+
+def test_animate_draws_a_cluster_scenario_with_its_nodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.notebook.movie import main as animate_main
+
+    scenario = _see_it_with(tmp_path, "nodes = 2\n")
+    out = tmp_path / "cluster.gif"
+    assert animate_main([str(scenario), "-o", str(out), "--fps", "2", "--seconds", "1"]) == 0
+    assert out.read_bytes().startswith(b"GIF8")
+    assert "[cluster]" not in capsys.readouterr().err  # it draws the nodes: nothing to own up to
