@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from crawlsim.cluster.config import MAX_NODES as MAX_TRACE_NODES
 from crawlsim.core.events import (
     Event,
     FetchFailed,
@@ -143,4 +144,57 @@ class NodeReplay:
             status.received += 1
 
 
-__all__ = ["NodeReplay", "NodeStatus"]
+MAX_TRACE_LANES = 100_000
+"""The most worker lanes a trace may imply (nodes x lanes per node)."""
+
+
+def check_node_tags(events: Sequence[Event], tags: Sequence[object], lines: Sequence[int]) -> tuple[list[int], int, int]:
+    """A trace file's node keys, checked: (the node of each event, worker
+    lanes per node, node count).  ``lines[i]`` is the file line of event i,
+    for the message of the ``ValueError`` a bad tag raises.
+
+    The lanes per node are the fewest that put every fetch's slot in its
+    node's group (node ``k`` owns slots ``k*W .. (k+1)*W-1``); a slot no
+    such ``W`` fits is a tampered trace, as is a message whose sender or
+    receiver is not the node it is tagged with."""
+    nodes: list[int] = []
+    low, high = 1, None
+    count = 1
+    for e, tag, line in zip(events, tags, lines):
+        if tag is None:
+            raise ValueError(f'line {line}: no "node" key (the other lines have one: a cluster trace tags every event)')
+        if tag.__class__ is not int or not 0 <= tag < MAX_TRACE_NODES:  # type: ignore[operator]
+            raise ValueError(f'line {line}: "node" is {tag!r}; expected a whole number 0-{MAX_TRACE_NODES - 1}')
+        node = int(tag)  # type: ignore[call-overload]
+        count = max(count, node + 1, *_peers(e, node, line))
+        if e.__class__ is FetchStarted:
+            slot = e.slot  # type: ignore[attr-defined]
+            if slot.__class__ is not int or slot < 0:
+                raise ValueError(f"line {line}: slot {slot!r} is not a worker slot")
+            low = max(low, slot // (node + 1) + 1)
+            if node > 0:
+                high = slot // node if high is None else min(high, slot // node)
+            if high is not None and low > high:
+                raise ValueError(f"line {line}: slot {slot} does not fit node {node}'s worker lanes (node k owns the k-th group)")
+        nodes.append(node)
+    if low * count > MAX_TRACE_LANES:
+        raise ValueError(f"{count} nodes of {low} worker lanes each: more than {MAX_TRACE_LANES:,} lanes to draw")
+    return nodes, low, count
+
+
+def _peers(e: Event, node: int, line: int) -> tuple[int, ...]:
+    """The nodes a cluster event names besides its own (checked)."""
+    cls = e.__class__
+    if cls is not MessageSent and cls is not MessageDelivered:
+        return ()
+    src, dst = e.src, e.dst  # type: ignore[attr-defined]
+    for value in (src, dst):
+        if value.__class__ is not int or not 0 <= value < MAX_TRACE_NODES:
+            raise ValueError(f"line {line}: message node {value!r}; expected a whole number 0-{MAX_TRACE_NODES - 1}")
+    if (src if cls is MessageSent else dst) != node:
+        raise ValueError(f"line {line}: a message {'sent by' if cls is MessageSent else 'to'} node "
+                         f"{src if cls is MessageSent else dst} tagged with node {node}")
+    return (src + 1, dst + 1)
+
+
+__all__ = ["MAX_TRACE_NODES", "NodeReplay", "NodeStatus", "check_node_tags"]
