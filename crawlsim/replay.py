@@ -41,7 +41,7 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.urls import host_key
-from crawlsim.replay_nodes import NodeReplay
+from crawlsim.replay_nodes import NodeReplay, node_label
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -195,7 +195,7 @@ def host_and_path(url: str, host: str) -> str:
     if not host:
         return url
     rest = short_url(url, host)
-    return f"{host}{rest}" if rest.startswith("/") else rest
+    return f"{host}{rest}" if rest.startswith(("/", ":")) else rest  # ":80/": a spelling with its port
 
 
 def host_of_url(url: str) -> str:
@@ -610,7 +610,7 @@ class Replay:
         cluster = self.cluster
         if cluster is None:
             return
-        why = f"lost with node n{e.node + 1}"
+        why = f"lost with node {e.node}"
         for fid, (slot, url, host) in list(self._open_slot.items()):
             if cluster.node_of_slot(slot) != e.node:
                 continue
@@ -841,25 +841,25 @@ def _done_line(e: Done) -> str:
 
 @_LOG_LINE.handles(MessageSent)
 def _sent_line(e: MessageSent) -> str:
-    return f"send    n{e.src + 1} -> n{e.dst + 1}: {e.links} links ({e.size:,} bytes)"
+    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({e.size:,} bytes)"
 
 
 @_LOG_LINE.handles(MessageDelivered)
 def _delivered_line(e: MessageDelivered) -> str:
     if e.lost:
-        return f"LOST    n{e.src + 1} -> n{e.dst + 1}: {e.links} links (n{e.dst + 1} is down)"
-    return f"receive n{e.src + 1} -> n{e.dst + 1}: {e.links} links"
+        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({node_label(e.dst)} is down)"
+    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links"
 
 
 @_LOG_LINE.handles(NodeFailed)
 def _failed_node_line(e: NodeFailed) -> str:
-    return f"DOWN    node n{e.node + 1} failed: {e.lost} URLs lost"
+    return f"DOWN    {node_label(e.node)} failed: {e.lost} URLs lost"
 
 
 @_LOG_LINE.handles(NodeRecovered)
 def _recovered_line(e: NodeRecovered) -> str:
     since = f"from its checkpoint at {e.restored_from:.1f} s" if e.restored_from is not None else "empty"
-    return f"UP      node n{e.node + 1} is back, {since}"
+    return f"UP      {node_label(e.node)} is back, {since}"
 
 
 __all__ = [

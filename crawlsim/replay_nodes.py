@@ -51,8 +51,15 @@ class NodeStatus:
 
     @property
     def label(self) -> str:
-        """``n1``..``nN``: nodes are numbered from 1 in views, like workers."""
-        return f"n{self.index + 1}"
+        """``n0``..``n{N-1}``: the number a scenario's ``fail = [{node = 2}]``
+        and ``crawlsim run``'s node table use."""
+        return node_label(self.index)
+
+
+def node_label(index: int) -> str:
+    """How every view names node ``index``: ``n2`` is the ``node = 2`` of a
+    scenario's ``fail`` list and the ``node 2`` row of ``crawlsim run``."""
+    return f"n{index}"
 
 
 @dataclass
@@ -197,4 +204,4 @@ def _peers(e: Event, node: int, line: int) -> tuple[int, ...]:
     return (src + 1, dst + 1)
 
 
-__all__ = ["MAX_TRACE_NODES", "NodeReplay", "NodeStatus", "check_node_tags"]
+__all__ = ["MAX_TRACE_NODES", "NodeReplay", "NodeStatus", "check_node_tags", "node_label"]

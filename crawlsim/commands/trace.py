@@ -12,7 +12,7 @@ politeness deferrals, retries and robots.txt.
 A cluster's crawl (``--nodes N``, or the scenario's ``[cluster]`` table)
 writes the cluster's one trace (:mod:`crawlsim.cluster.trace`): each JSONL
 line carries its ``"node"``; the Chrome trace has one process per node
-("node n1", ...) with a track per worker, the messages, failures and
+("node n0", ...) with a track per worker, the messages, failures and
 recoveries as instant events, and the messages in transit as a counter.
 """
 
@@ -46,6 +46,7 @@ from crawlsim.core.events import (
     event_to_dict,
 )
 from crawlsim.cluster.trace import NODE_KEY
+from crawlsim.replay_nodes import node_label
 from crawlsim.sim.coverage import Coverage, coverage_of
 
 FORMATS = {".jsonl": "jsonl", ".json": "chrome"}
@@ -201,7 +202,7 @@ class _ChromeTrace:
         self.node = 0
         """The node of the event being built (a cluster's trace; else 0)."""
         processes = [("crawler", "links")] if layout is None else [
-            (f"node n{k + 1}", "links, messages") for k in range(layout.count)
+            (f"node {node_label(k)}", "links, messages") for k in range(layout.count)
         ]
         self.out: list[dict[str, Any]] = []
         for index, (name, links) in enumerate(processes):
@@ -301,11 +302,11 @@ class _ChromeTrace:
 
     def message_sent(self, event: MessageSent) -> None:
         args = {"links": event.links, "bytes": event.size}
-        self.instant(f"message → n{event.dst + 1}", event, WORKERS_PID + event.src, LINKS_TID, args)
+        self.instant(f"message → {node_label(event.dst)}", event, WORKERS_PID + event.src, LINKS_TID, args)
         self.in_transit(event, event.src, 1)
 
     def message_delivered(self, event: MessageDelivered) -> None:
-        name = f"message from n{event.src + 1}" + (" lost (node down)" if event.lost else "")
+        name = f"message from {node_label(event.src)}" + (" lost (node down)" if event.lost else "")
         self.instant(name, event, WORKERS_PID + event.dst, LINKS_TID, {"links": event.links, "lost": event.lost})
         self.in_transit(event, event.src, -1)
 

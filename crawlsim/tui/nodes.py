@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay, NodeStatus
+from crawlsim.replay_nodes import NodeReplay, NodeStatus, node_label
 from crawlsim.tui.base import Runs, ViewState, fit, seconds
 
 if TYPE_CHECKING:
@@ -29,12 +29,14 @@ HEAD_STYLE = "bold cyan"
 
 
 def lane_label(replay: Replay, slot: int) -> str:
-    """``n2 w3``: node and worker, both numbered from 1 (``w3`` for one process)."""
+    """``n2 w3``: the node (numbered as a scenario's ``fail`` list and
+    ``crawlsim run`` number them, from 0) and its worker (from 1, as every
+    view numbers workers; ``w3`` alone for one process)."""
     cluster = replay.cluster
     if cluster is None:
         return f"w{slot + 1}"
     node = cluster.node_of_slot(slot)
-    return f"n{node + 1} w{slot - node * cluster.workers + 1}"
+    return f"{node_label(node)} w{slot - node * cluster.workers + 1}"
 
 
 def label_width(replay: Replay) -> int:
@@ -42,7 +44,7 @@ def label_width(replay: Replay) -> int:
     cluster = replay.cluster
     if cluster is None:
         return 5
-    return max(5, len(f"n{cluster.count} w{cluster.workers}") + 1)
+    return max(5, len(f"{node_label(cluster.count - 1)} w{cluster.workers}") + 1)
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def transit_line(replay: Replay, head_w: int, width: int) -> Text:
     runs.add(f" ({cluster.links_in_transit} links): ", "dim")
     flows = sorted(cluster.flows.items(), key=lambda item: (-item[1], item[0]))
     used = sum(len(text) for text, _ in runs.parts)
-    text = "  ".join(f"n{src + 1}→n{dst + 1} {count}" for (src, dst), count in flows)
+    text = "  ".join(f"{node_label(src)}→{node_label(dst)} {count}" for (src, dst), count in flows)
     runs.add(fit(text, max(0, width - used)))
     return runs.text()
 
@@ -147,15 +149,15 @@ def host_nodes(replay: Replay) -> dict[str, list[int]]:
 
 
 def host_nodes_cell(replay: Replay, host: str, width: int) -> tuple[str, str]:
-    """``n2``: the node that crawls ``host``; ``n1+n3!`` when several do (a
+    """``n2``: the node that crawls ``host``; ``n0+n2!`` when several do (a
     host split over nodes: each keeps its own per-host limit and gap, so
     together they may break them -- url-hash's politeness problem)."""
     nodes = host_nodes(replay).get(host, [])
     if not nodes:
         return "–".ljust(width), "dim"
     if len(nodes) == 1:
-        return f"n{nodes[0] + 1}".ljust(width), HEAD_STYLE
-    text = "+".join(f"n{k + 1}" for k in nodes) + "!"
+        return node_label(nodes[0]).ljust(width), HEAD_STYLE
+    text = "+".join(node_label(k) for k in nodes) + "!"
     if len(text) > width - 1:
         text = f"{len(nodes)} nodes!"
     return text.ljust(width), SPLIT_STYLE
@@ -212,7 +214,7 @@ def cluster_bounds(result: Result, width: int) -> Text:
     bound, host = bounds[top]
     text.append(f"{run.config.nodes} nodes, {run.config.partition}", "bold")
     text.append(f"  node bound {seconds(bound)}", "bold reverse")
-    holds = f"n{top + 1}" if narrow else f"n{top + 1} holds it"
+    holds = node_label(top) if narrow else f"{node_label(top)} holds it"
     text.append(f" ({holds}" + ((": " if narrow else ": it owns ") + f"{host})" if host else ")"))
     violations = run.politeness_violations
     text.append(f"  {'violations' if narrow else 'politeness violations'} {violations}", "bold red" if violations else "green")
