@@ -155,17 +155,26 @@ MAX_TRACE_LANES = 100_000
 """The most worker lanes a trace may imply (nodes x lanes per node)."""
 
 
-def check_node_tags(events: Sequence[Event], tags: Sequence[object], lines: Sequence[int]) -> tuple[list[int], int, int]:
+WORKERS_KEY = "workers"
+"""The key of a cluster trace's Done line that says the worker lanes per node."""
+
+
+def check_node_tags(
+    events: Sequence[Event], tags: Sequence[object], lines: Sequence[int], workers: object = None
+) -> tuple[list[int], int, int]:
     """A trace file's node keys, checked: (the node of each event, worker
     lanes per node, node count).  ``lines[i]`` is the file line of event i,
     for the message of the ``ValueError`` a bad tag raises.
 
-    The lanes per node are the fewest that put every fetch's slot in its
-    node's group (node ``k`` owns slots ``k*W .. (k+1)*W-1``); a slot no
-    such ``W`` fits is a tampered trace, as is a message whose sender or
-    receiver is not the node it is tagged with."""
+    The lanes per node are ``workers`` (the Done line's ``"workers"``), or
+    without it the fewest that put every fetch's slot in its node's group
+    (node ``k`` owns slots ``k*W .. (k+1)*W-1``); a slot outside its node's
+    group is a tampered trace, as is a message whose sender or receiver is
+    not the node it is tagged with."""
     nodes: list[int] = []
-    low, high = 1, None
+    if workers is not None and (workers.__class__ is not int or not 1 <= workers <= MAX_TRACE_LANES):  # type: ignore[operator]
+        raise ValueError(f'"workers" is {workers!r}; expected a whole number 1-{MAX_TRACE_LANES:,}')
+    low, high = (1, None) if workers is None else (workers, workers)
     count = 1
     for e, tag, line in zip(events, tags, lines):
         if tag is None:
@@ -204,4 +213,4 @@ def _peers(e: Event, node: int, line: int) -> tuple[int, ...]:
     return (src + 1, dst + 1)
 
 
-__all__ = ["MAX_TRACE_NODES", "NodeReplay", "NodeStatus", "check_node_tags", "node_label"]
+__all__ = ["MAX_TRACE_NODES", "WORKERS_KEY", "NodeReplay", "NodeStatus", "check_node_tags", "node_label"]

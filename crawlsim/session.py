@@ -376,11 +376,12 @@ def read_trace(path: str | Path) -> RecordedTrace:
     line without one among lines with one, a node out of range or a slot
     outside its node's lanes raises ``ValueError`` naming the line."""
     from crawlsim.cluster.trace import NODE_KEY
-    from crawlsim.replay_nodes import check_node_tags
+    from crawlsim.replay_nodes import WORKERS_KEY, check_node_tags
 
     events: list[Event] = []
     tags: list[object] = []
     lines: list[int] = []
+    workers: object = None
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -398,15 +399,16 @@ def read_trace(path: str | Path) -> RecordedTrace:
             raise ValueError(f"{path}: line {number}: {err}") from None
         tags.append(data.get(NODE_KEY))
         lines.append(number)
+        workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
     if not events:
         raise ValueError(f"{path}: no events in the trace")
     if all(tag is None for tag in tags):
         return RecordedTrace(events)
     try:
-        nodes, workers, count = check_node_tags(events, tags, lines)
+        nodes, lanes, count = check_node_tags(events, tags, lines, workers)
     except ValueError as err:
         raise ValueError(f"{path}: {err}") from None
-    return RecordedTrace(events, nodes, workers, count)
+    return RecordedTrace(events, nodes, lanes, count)
 
 
 def trace_result(events: list[Event] | RecordedTrace) -> Result:

@@ -46,7 +46,7 @@ from crawlsim.core.events import (
     event_to_dict,
 )
 from crawlsim.cluster.trace import NODE_KEY
-from crawlsim.replay_nodes import node_label
+from crawlsim.replay_nodes import WORKERS_KEY, node_label
 from crawlsim.sim.coverage import Coverage, coverage_of
 
 FORMATS = {".jsonl": "jsonl", ".json": "chrome"}
@@ -104,14 +104,20 @@ def output_format(path: str, given: str | None) -> str:
     return fmt
 
 
-def write_jsonl(events: Iterable[Event], out: IO[str], nodes: Sequence[int] | None = None) -> int:
+def write_jsonl(
+    events: Iterable[Event], out: IO[str], nodes: Sequence[int] | None = None, workers: int | None = None
+) -> int:
     """One ``event_to_dict`` per line; with ``nodes`` (a cluster's trace)
-    each line also carries its node under ``"node"``."""
+    each line also carries its node under ``"node"``, and the Done line the
+    worker lanes per node under ``"workers"`` (which a trace's slots alone
+    cannot always tell: a node may never use its last lanes)."""
     count = 0
     for event, node in zip(events, repeat(None) if nodes is None else nodes):
         data = event_to_dict(event)
         if node is not None:
             data[NODE_KEY] = node
+            if workers is not None and event.__class__ is Done:
+                data[WORKERS_KEY] = workers
         out.write(json.dumps(data, separators=(",", ":")) + "\n")
         count += 1
     return count
@@ -409,7 +415,8 @@ class Traced:
     def write(self, fmt: str, out: IO[str], **chrome: Any) -> int:
         """Write the trace in ``fmt``; the number of events written."""
         if fmt == "jsonl":
-            return write_jsonl(self.events, out, self.layout.nodes if self.layout else None)
+            layout = self.layout
+            return write_jsonl(self.events, out, layout and layout.nodes, layout and layout.workers)
         write_chrome(self.events, self.series, out, layout=self.layout, **chrome)
         return len(self.events)
 
