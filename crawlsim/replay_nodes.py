@@ -174,28 +174,45 @@ def check_node_tags(
     nodes: list[int] = []
     if workers is not None and (workers.__class__ is not int or not 1 <= workers <= MAX_TRACE_LANES):  # type: ignore[operator]
         raise ValueError(f'"workers" is {workers!r}; expected a whole number 1-{MAX_TRACE_LANES:,}')
-    low, high = (1, None) if workers is None else (workers, workers)
+    lanes = _Lanes(1, None) if workers is None else _Lanes(workers, workers)  # type: ignore[arg-type]
     count = 1
     for e, tag, line in zip(events, tags, lines):
-        if tag is None:
-            raise ValueError(f'line {line}: no "node" key (the other lines have one: a cluster trace tags every event)')
-        if tag.__class__ is not int or not 0 <= tag < MAX_TRACE_NODES:  # type: ignore[operator]
-            raise ValueError(f'line {line}: "node" is {tag!r}; expected a whole number 0-{MAX_TRACE_NODES - 1}')
-        node = int(tag)  # type: ignore[call-overload]
+        node = _node_of(tag, line)
         count = max(count, node + 1, *_peers(e, node, line))
         if e.__class__ is FetchStarted:
-            slot = e.slot  # type: ignore[attr-defined]
-            if slot.__class__ is not int or slot < 0:
-                raise ValueError(f"line {line}: slot {slot!r} is not a worker slot")
-            low = max(low, slot // (node + 1) + 1)
-            if node > 0:
-                high = slot // node if high is None else min(high, slot // node)
-            if high is not None and low > high:
-                raise ValueError(f"line {line}: slot {slot} does not fit node {node}'s worker lanes (node k owns the k-th group)")
+            lanes.fit(e.slot, node, line)  # type: ignore[attr-defined]
         nodes.append(node)
-    if low * count > MAX_TRACE_LANES:
-        raise ValueError(f"{count} nodes of {low} worker lanes each: more than {MAX_TRACE_LANES:,} lanes to draw")
-    return nodes, low, count
+    if lanes.low * count > MAX_TRACE_LANES:
+        raise ValueError(f"{count} nodes of {lanes.low} worker lanes each: more than {MAX_TRACE_LANES:,} lanes to draw")
+    return nodes, lanes.low, count
+
+
+def _node_of(tag: object, line: int) -> int:
+    """A line's node key, checked."""
+    if tag is None:
+        raise ValueError(f'line {line}: no "node" key (the other lines have one: a cluster trace tags every event)')
+    if tag.__class__ is not int or not 0 <= tag < MAX_TRACE_NODES:  # type: ignore[operator]
+        raise ValueError(f'line {line}: "node" is {tag!r}; expected a whole number 0-{MAX_TRACE_NODES - 1}')
+    return int(tag)  # type: ignore[call-overload]
+
+
+@dataclass
+class _Lanes:
+    """The lanes per node ``W`` a trace's slots allow: ``low <= W <= high``."""
+
+    low: int
+    high: int | None
+
+    def fit(self, slot: object, node: int, line: int) -> None:
+        """Narrow the range to put ``slot`` in node ``node``'s group (``node*W .. node*W+W-1``)."""
+        if slot.__class__ is not int or slot < 0:  # type: ignore[operator]
+            raise ValueError(f"line {line}: slot {slot!r} is not a worker slot")
+        at = int(slot)  # type: ignore[call-overload]
+        self.low = max(self.low, at // (node + 1) + 1)
+        if node > 0:
+            self.high = at // node if self.high is None else min(self.high, at // node)
+        if self.high is not None and self.low > self.high:
+            raise ValueError(f"line {line}: slot {at} does not fit node {node}'s worker lanes (node k owns the k-th group)")
 
 
 def _peers(e: Event, node: int, line: int) -> tuple[int, ...]:

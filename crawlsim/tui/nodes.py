@@ -21,6 +21,7 @@ from crawlsim.replay_nodes import NodeReplay, NodeStatus, node_label
 from crawlsim.tui.base import Runs, ViewState, fit, seconds
 
 if TYPE_CHECKING:
+    from crawlsim.cluster.sim import ClusterRun
     from crawlsim.session import Result
 
 DOWN_STYLE = "bold white on red"
@@ -198,8 +199,6 @@ def cluster_bounds(result: Result, width: int) -> Text:
     """The bounds panel of a cluster's run: the node bound (which node, which
     host holds it), politeness violations and where, and what detecting the
     end cost."""
-    from crawlsim.cluster.report import busiest_node, node_bounds
-
     text = Text()
     run = result.cluster
     replay = result.replay
@@ -209,6 +208,25 @@ def cluster_bounds(result: Result, width: int) -> Text:
         text.append("a trace alone does not say what bounds the finish (bounds need the scenario)", "dim")
         return text
     narrow = width < 120
+    _bound_line(text, run, replay, narrow)
+    text.append("\n")
+    rounds = f"{run.rounds} round{'' if run.rounds == 1 else 's'} of Safra's token"
+    text.append(
+        f"end detected {run.detection_delay:.2f} s after the true end ({run.control_messages} control msgs)"
+        if narrow
+        else f"end detected {seconds(run.detected_at)}, {run.detection_delay:.2f} s after the true end "
+        f"({run.control_messages} control messages, {rounds}) · {run.messages} messages between nodes",
+        "dim",
+    )
+    if result.note:
+        text.append(f"  ({result.note})", "italic yellow")
+    return text
+
+
+def _bound_line(text: Text, run: ClusterRun, replay: Replay, narrow: bool) -> None:
+    """The node bound and who holds it, the politeness violations, the split hosts."""
+    from crawlsim.cluster.report import busiest_node, node_bounds
+
     bounds = node_bounds(run)
     top = busiest_node(run)
     bound, host = bounds[top]
@@ -224,18 +242,6 @@ def cluster_bounds(result: Result, width: int) -> Text:
     if split:
         words = "split (! in hosts)" if narrow else "split over nodes (marked ! in hosts)"
         text.append(f"  {split} host{'' if split == 1 else 's'} {words}", "red")
-    text.append("\n")
-    rounds = f"{run.rounds} round{'' if run.rounds == 1 else 's'} of Safra's token"
-    text.append(
-        f"end detected {run.detection_delay:.2f} s after the true end ({run.control_messages} control msgs)"
-        if narrow
-        else f"end detected {seconds(run.detected_at)}, {run.detection_delay:.2f} s after the true end "
-        f"({run.control_messages} control messages, {rounds}) · {run.messages} messages between nodes",
-        "dim",
-    )
-    if result.note:
-        text.append(f"  ({result.note})", "italic yellow")
-    return text
 
 
 __all__ = [
