@@ -11,13 +11,17 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawlsim.cli import main as cli
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
+from crawlsim.replay_nodes import NodeReplay
 from crawlsim.scenario import Scenario, load_scenario
 from crawlsim.session import read_trace
 from crawlsim.tui.app import CrawlApp
+from crawlsim.tui.nodes import lane_rows
 from crawlsim.tui.widgets import BoundsView, HostsView, KeyBar, LanesView, StatusBar
 
 SIZE = (160, 48)
@@ -175,3 +179,33 @@ async def test_a_cluster_trace_replays_with_its_nodes_and_no_what_if_keys(tmp_pa
         await pilot.press("N")
         await pilot.pause()
         assert app.knobs is None  # nothing to rerun
+
+
+@given(count=st.integers(1, 12), workers=st.integers(1, 16), room=st.integers(1, 60))
+def test_grouped_lanes_fit_their_room_and_stay_with_their_node(count: int, workers: int, room: int) -> None:
+    """Whatever the terminal's height: never more rows than room; each lane
+    under its own node's line, first lanes first; every node's lanes shown or
+    counted as hidden, nodes sharing the room within one lane of each other;
+    all of them when they fit."""
+    rows = lane_rows(NodeReplay(count, workers, []), count * workers, room)
+    assert len(rows) <= room
+    if count > room:
+        assert rows[-1].kind == "more" and rows[-1].hidden == count - (len(rows) - 1)
+        return
+    shown: dict[int, list[int]] = {}
+    hidden: dict[int, int] = {}
+    node = -1
+    for row in rows:
+        if row.kind == "node":
+            assert row.index == node + 1
+            node = row.index
+            shown[node], hidden[node] = [], row.hidden
+        else:
+            assert row.kind == "lane" and row.index // workers == node
+            shown[node].append(row.index)
+    assert sorted(shown) == list(range(count))
+    assert all(len(shown[k]) + hidden[k] == workers for k in shown)
+    assert all(lanes == list(range(k * workers, k * workers + len(lanes))) for k, lanes in shown.items())
+    sizes = [len(lanes) for lanes in shown.values()]
+    assert max(sizes) - min(sizes) <= 1
+    assert (sum(sizes) == count * workers) is (count * (workers + 1) <= room)
