@@ -73,7 +73,9 @@ def build_parser() -> ArgumentParser:
         description=(
             "Simulate a scenario and write every event the crawler emitted: FILE.jsonl is crawlsim's own trace "
             "(one JSON object per line; `crawlsim tui --trace FILE` replays it), FILE.json is Chrome trace-event "
-            "JSON that opens in Perfetto (ui.perfetto.dev): one track per worker, a span per fetch."
+            "JSON that opens in Perfetto (ui.perfetto.dev): one track per worker, a span per fetch. With --nodes N "
+            "(or the scenario's [cluster] table) the cluster's trace: each JSONL line carries its \"node\", and the "
+            "Chrome trace has a process per node."
         ),
     )
     add_scenario_argument(parser)

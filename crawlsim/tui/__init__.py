@@ -26,7 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crawlsim tui",
         description=(
             "Watch a simulated crawl on the simulated clock, then change a knob (workers, politeness, gap, "
-            "normalization, order: BFS, DFS or a named best-first priority) and see the finish time move. Keys are listed at the bottom of the screen."
+            "normalization, order: BFS, DFS or a named best-first priority; N/M crawler nodes and P their partition) "
+            "and see the finish time move. Keys are listed at the bottom of the screen (the node keys once the run "
+            "is a cluster: --nodes N or the scenario's [cluster] table)."
         ),
     )
     parser.add_argument("scenario", nargs="?", help="a shipped scenario name or a .toml path (default: see-it)")
