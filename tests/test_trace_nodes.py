@@ -121,3 +121,12 @@ def test_a_fetch_on_another_nodes_lane_is_refused(tmp_path: Path) -> None:
 def test_trace_without_node_keys_is_one_process(tmp_path: Path) -> None:
     recorded = read_trace(trace_file(tmp_path))
     assert recorded.nodes is None and trace_result(recorded).replay.cluster is None
+
+
+def test_the_done_lines_lanes_per_node_are_checked(tmp_path: Path) -> None:
+    good = trace_file(tmp_path, "--nodes", str(NODES))
+    done = next(i for i, line in enumerate(good.read_text().splitlines()) if '"Done"' in line)
+    with pytest.raises(ValueError, match='"workers" is 0'):
+        read_trace(tamper(good, done, {"workers": 0}))
+    with pytest.raises(ValueError, match="does not fit"):  # fewer lanes than the slots used
+        read_trace(tamper(good, done, {"workers": 1}))

@@ -209,3 +209,15 @@ def test_grouped_lanes_fit_their_room_and_stay_with_their_node(count: int, worke
     sizes = [len(lanes) for lanes in shown.values()]
     assert max(sizes) - min(sizes) <= 1
     assert (sum(sizes) == count * workers) is (count * (workers + 1) <= room)
+
+
+def test_tui_nodes_and_partition_flags_start_the_app_on_the_cluster() -> None:
+    from crawlsim.session import Knobs
+    from crawlsim.tui import build_parser, what_to_show
+
+    scenario, _ = what_to_show(build_parser().parse_args(["see-it", "--nodes", "3", "--partition", "url-hash"]))
+    assert scenario is not None
+    knobs = Knobs.for_scenario(scenario)
+    assert (knobs.nodes, knobs.partition) == (3, "url-hash")
+    with pytest.raises(ValueError, match="--nodes"):
+        what_to_show(build_parser().parse_args(["see-it", "--nodes", "0"]))
