@@ -232,17 +232,15 @@ def test_compare_a_cluster_against_more_workers_on_one(capsys: pytest.CaptureFix
 # -- the commands that run one process say so -----------------------------------------
 
 
-def test_trace_and_tui_say_they_run_one_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trace_and_tui_show_the_cluster_so_they_do_not_warn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """trace and tui show a [cluster] scenario's nodes (tests/test_trace_nodes.py,
+    tests/test_tui_nodes.py): the one-process line is not theirs any more."""
     scenario = small(tmp_path, "nodes = 4")
     assert main(["trace", scenario, "-o", str(tmp_path / "t.jsonl")]) == 0
-    err = capsys.readouterr().err
-    said = "this scenario's [cluster] table (4 nodes) is not supported here yet"
-    assert err == f"crawlsim trace: {said}; tracing one process\n"
-    main(["tui", scenario])  # no terminal here: it refuses, but says what it would have done first
-    assert f"crawlsim tui: {said}; showing one process\n" in capsys.readouterr().err
-    for plain in (small(tmp_path, "nodes = 1"), "see-it"):
-        assert main(["trace", plain, "-o", str(tmp_path / "t.jsonl")]) == 0
-        assert "[cluster]" not in capsys.readouterr().err
+    assert "[cluster]" not in capsys.readouterr().err
+    assert all("node" in json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines())
+    main(["tui", scenario])  # no terminal here: it refuses, with nothing about [cluster]
+    assert "[cluster]" not in capsys.readouterr().err
 
 
 def test_the_shared_warning_speaks_only_of_several_nodes(capsys: pytest.CaptureFixture[str]) -> None:
