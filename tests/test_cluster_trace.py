@@ -135,3 +135,19 @@ def test_the_session_runs_the_cluster_the_knobs_ask_for() -> None:
     assert result.finish == alone.finish_time  # the same crawl as `run --nodes 3 --partition url-hash`
     assert result.cluster.politeness_violations == alone.politeness_violations
     assert "3 nodes, url-hash" in three.describe() and three.diff(knobs) == "nodes 1→3, partition host-hash→url-hash"
+
+
+def test_pages_queued_on_a_failed_node_are_lost_to_the_failure() -> None:
+    """see-it on 4 host-hash nodes: node 1 owns both hosts; when it fails
+    with its queue and never gets it back, coverage names the failure (not
+    a cap the crawl did not have)."""
+    from crawlsim.cluster.config import cluster_from_table
+    from crawlsim.sim.coverage import coverage_of
+
+    scenario = load_scenario("see-it")
+    failing = cluster_from_table({"nodes": 4, "partition": "host-hash", "fail": [{"node": 1, "at": 4.0}]})
+    lost = coverage_of(scenario, simulate_cluster(scenario, failing, trace=True)).lost or ()
+    reasons = {item.reason for item in lost}
+    assert "node failure" in reasons and reasons <= {"node failure", "not discovered"}
+    whole = coverage_of(scenario, simulate_cluster(scenario, failing.with_(fail=[]), trace=True))
+    assert not whole.lost

@@ -31,6 +31,8 @@ The words (README, "Words"):
   ``scope``          discovered under a spelling outside the scope;
   ``false positive`` an inexact seen set (``seen = "bloom"``) took its
                      only spelling for one already seen;
+  ``node failure``   queued on a crawler node that failed (a simulated
+                     cluster), and never queued again;
   ``not discovered`` only linked from pages that were not fetched (lost
                      themselves, or whose links were not followed because
                      their content duplicated another page's).
@@ -50,10 +52,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scope import Scope
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise
@@ -70,7 +72,9 @@ TRAP_WALK = 200
 """The walk stops after this many pages (or twice the declared size) when
 the web declares fewer pages than that: the rest is an endless trap."""
 
-LOSS_REASONS = ("failed", "robots", "normalization", "depth", "cap", "scope", "false positive", "not discovered")
+LOSS_REASONS = (
+    "failed", "robots", "normalization", "depth", "cap", "scope", "false positive", "node failure", "not discovered",
+)
 """Why a reachable page was not fetched, in the order they are tried."""
 
 _DISCOVERED_REASONS = ("depth", "cap", "scope", "robots", "seen")
@@ -197,15 +201,21 @@ class _Outcomes:
     """URL -> skip reasons; ``seen`` only for a URL never queued (a Bloom
     filter's false positive: an exact seen set says ``seen`` only after a
     URL was queued, and those skips are too many to keep)."""
+    queued: set[str] = field(default_factory=set)
+    """URLs some scheduler queued (Discovered)."""
+    node_failed: bool = False
+    """A crawler node failed during the crawl (a cluster's trace)."""
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> _Outcomes:
         started: dict[int, FetchStarted] = {}
-        queued: set[str] = set()
         out = cls({}, {}, {})
+        queued = out.queued
         for e in events:
             if isinstance(e, Discovered):
                 queued.add(e.url)
+            elif isinstance(e, NodeFailed):
+                out.node_failed = True
             elif isinstance(e, FetchStarted):
                 if e.kind == "page":
                     started[e.fetch_id] = e
@@ -329,6 +339,8 @@ def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]],
     named = [s for _, s in links if s is not None and page_at(s) == page]
     if named:
         reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
+        if not reasons and outcomes.node_failed and any(s in outcomes.queued for s in named):
+            return LostPage(page, "node failure", f"{named[0]} was queued on a node that failed")
         reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
         if reason == "seen":  # never queued, yet "seen": only an inexact seen set (Bloom) says that
             return LostPage(page, "false positive", f"{named[0]} was taken for seen (a Bloom filter false positive)")
