@@ -1,0 +1,260 @@
+"""Follow mode (``crawlsim web SCENARIO --follow``): a presenter app and a
+follower app share a state channel in ``tmp_path``, as the teacher's terminal
+and a student's browser do.
+
+Both apps read one fake clock and have no timers (``animate=False``): the
+test calls the presenter's :meth:`publish` and the follower's
+:meth:`poll_presenter` where the timers would, and the frame the clock
+would draw with ``tick``, so nothing waits on wall time.  What is compared
+is what each app's screen says (status and counter lines).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawlsim.scenario import load_scenario
+from crawlsim.tui.follow import (
+    FORMAT,
+    SILENT_AFTER,
+    FollowerApp,
+    FollowError,
+    FollowState,
+    PresenterApp,
+    parse_state,
+    read_raw,
+    write_state,
+)
+from crawlsim.tui.widgets import KeyBar
+from tests.test_tui import SIZE, FakeClock, shown_finish, shown_time, status
+
+
+def pair(tmp_path: Path, name: str = "see-it") -> tuple[PresenterApp, FollowerApp, FakeClock]:
+    """A still presenter on ``name`` and a follower of its channel, on one fake clock."""
+    clock = FakeClock()
+    channel = tmp_path / "state.json"
+    presenter = PresenterApp(load_scenario(name), channel, paused=True, animate=False, threaded=False, clock=clock)
+    presenter.publish()  # as `crawlsim web --follow` does before the server starts
+    follower = FollowerApp(channel, load_scenario("interview"), animate=False, threaded=False, clock=clock)
+    return presenter, follower, clock
+
+
+def sync(presenter: PresenterApp, follower: FollowerApp) -> None:
+    """One publish and one poll: what the two timers do."""
+    presenter.publish()
+    follower.poll_presenter()
+
+
+def knobs_line(app: PresenterApp | FollowerApp) -> str:
+    """The status bar's second line up to the messages: the knobs."""
+    return status(app).splitlines()[1].split("  ")[0].strip()
+
+
+async def test_the_follower_shows_the_presenters_crawl_knobs_and_time(tmp_path: Path) -> None:
+    presenter, follower, clock = pair(tmp_path)
+    async with presenter.run_test(size=SIZE) as ppilot, follower.run_test(size=SIZE) as fpilot:
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "see-it" in status(follower)  # the channel's scenario, not the fallback
+        assert knobs_line(follower) == knobs_line(presenter)
+        assert "following the presenter" in status(follower)
+        assert "->" not in status(follower) and "->" not in status(presenter)  # each ran its crawl once
+        before = shown_finish(follower)
+        for key in ("plus", "plus", "right_square_bracket", "o", "n"):  # workers 4 -> 6, a larger gap, order, normalize
+            await ppilot.press(key)
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "workers 6" in knobs_line(follower) and "gap 0.25 s" in knobs_line(follower)
+        assert knobs_line(follower) == knobs_line(presenter)
+        await ppilot.press("p")  # politeness off: a shorter crawl
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "polite off" in knobs_line(follower)
+        assert shown_finish(follower) == shown_finish(presenter) < before
+        assert "polite off: finish" in status(follower)  # the follower compares runs as the presenter does
+        await ppilot.press("right", "right", "right")  # seek, still paused
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert shown_time(presenter) > 0 and shown_time(follower) == shown_time(presenter)
+        assert "paused" in status(follower)
+        await ppilot.press("space")  # play: the follower runs on the presenter's clock
+        sync(presenter, follower)
+        clock.advance(0.4)
+        presenter.tick()
+        follower.tick()  # the follower's own frame, between polls
+        await fpilot.pause()
+        assert "playing" in status(follower)
+        assert shown_time(follower) == shown_time(presenter) > 0.4
+        await ppilot.press("space")
+        sync(presenter, follower)
+        clock.advance(3.0)
+        follower.tick()
+        await fpilot.pause()
+        assert "paused" in status(follower) and shown_time(follower) == shown_time(presenter)
+
+
+async def test_the_follower_switches_scenario_with_the_presenter(tmp_path: Path) -> None:
+    presenter, follower, _ = pair(tmp_path)
+    async with presenter.run_test(size=SIZE) as ppilot, follower.run_test(size=SIZE) as fpilot:
+        presenter.open_scenario(load_scenario("interview"))  # what `c` and a pick do
+        await ppilot.pause()
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "interview" in status(follower).splitlines()[0]
+        assert shown_finish(follower) == shown_finish(presenter)
+
+
+async def test_the_follower_is_read_only(tmp_path: Path) -> None:
+    presenter, follower, clock = pair(tmp_path)
+    async with presenter.run_test(size=SIZE), follower.run_test(size=SIZE) as fpilot:
+        sync(presenter, follower)
+        await fpilot.pause()
+        knobs, t, finish = knobs_line(follower), shown_time(follower), shown_finish(follower)
+        await fpilot.press("plus", "p", "right_square_bracket", "n", "o", "space", "right", "end", "r", "f", "c")
+        clock.advance(5.0)
+        follower.tick()
+        await fpilot.click("#timeline", offset=(30, 0))
+        await fpilot.pause()
+        assert (knobs_line(follower), shown_time(follower), shown_finish(follower)) == (knobs, t, finish)
+        assert "paused" in status(follower) and len(follower.screen_stack) == 1  # no scenario picker
+        keys = [description for _, description, _, _ in follower.query_one(KeyBar).items()]
+        assert keys == ["quit"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"format": "crawlsim-follow/1", "scenario": "see-it", "knobs": {"work', "not a JSON state"),
+        ("\x00\xff garbage", "not a JSON state"),
+        ("[1, 2, 3]", "not a crawlsim-follow/1 state"),
+        (None, "scenario"),  # unknown scenario: filled in below
+        ({"knobs": {"workers": 10**9}}, "workers"),
+        ({"knobs": {"gap": -1}}, "gap"),
+        ({"knobs": {"gap": 1e6}}, "gap"),
+        ({"knobs": {"order": "random"}}, "order"),
+        ({"knobs": {"normalize": "agressive"}}, "normalize"),
+        ({"speed": "NaN"}, "NaN is not a number"),
+        ({"speed": 1e9}, "speed"),
+        ({"t": -3}, "t:"),
+        ({"playing": "yes"}, "playing"),
+    ],
+)
+async def test_a_bad_state_is_survived_and_said(tmp_path: Path, text: object, reason: str) -> None:
+    presenter, follower, _ = pair(tmp_path)
+    channel = presenter.channel
+    async with presenter.run_test(size=SIZE) as ppilot, follower.run_test(size=SIZE) as fpilot:
+        await ppilot.press("plus")
+        sync(presenter, follower)
+        await fpilot.pause()
+        good = (knobs_line(follower), shown_finish(follower))
+        assert "workers 5" in good[0]
+        channel.write_text(bad_state(channel, text), encoding="utf-8")
+        follower.poll_presenter()
+        await fpilot.pause()
+        said = status(follower)
+        assert (knobs_line(follower), shown_finish(follower)) == good
+        assert "ignored its latest state" in said and reason in said.replace("\n", " ")
+        presenter._published = None  # the presenter's next write puts a good state back
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "ignored" not in status(follower)
+
+
+def bad_state(channel: Path, text: object) -> str:
+    """``text`` as it is, or the good state in ``channel`` with ``text``'s keys changed."""
+    if isinstance(text, str):
+        return text
+    data = json.loads(channel.read_text(encoding="utf-8"))
+    if text is None:
+        data["scenario"] = "no-such-scenario"
+        return json.dumps(data)
+    assert isinstance(text, dict)
+    for key, value in text.items():
+        if isinstance(value, dict):
+            data[key].update(value)
+        else:
+            data[key] = value
+    return json.dumps(data).replace('"NaN"', "NaN")
+
+
+async def test_the_follower_says_when_the_presenter_stops_or_goes_silent(tmp_path: Path) -> None:
+    presenter, follower, clock = pair(tmp_path)
+    async with presenter.run_test(size=SIZE) as ppilot, follower.run_test(size=SIZE) as fpilot:
+        await ppilot.press("space")
+        sync(presenter, follower)
+        clock.advance(SILENT_AFTER + 1)  # no heartbeat since
+        follower.poll_presenter()
+        await fpilot.pause()
+        assert "the presenter is silent" in status(follower)
+        await ppilot.press("q")  # the presenter quits: it says so on the channel
+        follower.poll_presenter()
+        await fpilot.pause()
+        assert "the presenter has stopped" in status(follower) and "playing" not in status(follower)
+
+
+async def test_a_follower_started_before_any_state_waits_and_then_follows(tmp_path: Path) -> None:
+    clock = FakeClock()
+    channel = tmp_path / "state.json"
+    follower = FollowerApp(channel, load_scenario("interview"), animate=False, threaded=False, clock=clock)
+    async with follower.run_test(size=SIZE) as fpilot:
+        assert "waiting for the presenter" in status(follower) and "interview" in status(follower)
+        presenter = PresenterApp(load_scenario("see-it"), channel, paused=True, animate=False, threaded=False,
+                                 clock=clock)
+        presenter.publish()
+        follower.poll_presenter()
+        await fpilot.pause()
+        assert "see-it" in status(follower) and "following the presenter" in status(follower)
+
+
+def test_the_channel_round_trips_and_leaves_no_temporary_files(tmp_path: Path) -> None:
+    state = FollowState("see-it", 5, True, 1, 0.5, ("fragment", "lowercase"), "dfs", 1.5, 1000.0, True, 2.0,
+                        why=True, beat=1001.0, stopped=False)
+    path = tmp_path / "state.json"
+    write_state(path, state)
+    write_state(path, state)
+    assert parse_state(read_raw(path)) == state
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+GOOD = json.loads(
+    FollowState("see-it", 4, True, 1, 0.5, "rfc3986", "bfs", 0.0, 0.0, False, 1.0).to_json()
+)
+
+
+@settings(max_examples=150)
+@given(st.one_of(
+    st.binary(max_size=200),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.dictionaries(st.sampled_from(sorted(GOOD)), json_values, max_size=4).map(
+        lambda changed: json.dumps({**GOOD, **changed}).encode()),
+))
+def test_no_bytes_make_the_reader_fail_other_than_by_saying_why(raw: bytes) -> None:
+    try:
+        state = parse_state(raw)
+    except FollowError as err:
+        assert str(err)
+    else:
+        assert isinstance(state, FollowState) and state.speed > 0 and state.t >= 0
+        assert json.loads(state.to_json())["format"] == FORMAT
+
+
+def test_follow_needs_a_terminal_and_no_other_flags(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from crawlsim.cli import main
+
+    assert main(["web", "see-it", "--follow"]) == 2  # pytest's stdin is not a terminal
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--follow runs the presenter's app in this terminal" in err
+    assert main(["tui", "--follow", str(tmp_path / "s.json"), "--workers", "3", "--paused"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and re.search(r"drop --workers, --paused", err)
