@@ -11,8 +11,19 @@ is what each app's screen says (status and counter lines).
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
 import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -258,3 +269,90 @@ def test_follow_needs_a_terminal_and_no_other_flags(capsys: pytest.CaptureFixtur
     assert main(["tui", "--follow", str(tmp_path / "s.json"), "--workers", "3", "--paused"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and re.search(r"drop --workers, --paused", err)
+
+
+class Terminal:
+    """A command in a pseudo-terminal of 160 x 48 (the teacher's), its output
+    kept by a thread that drains it; :meth:`wait_for` waits on that thread,
+    not on a clock."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
+        self.master = master
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     start_new_session=True, close_fds=True)
+        os.close(slave)
+        self.output = ""
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:  # the terminal closed: the command ended
+                chunk = b""
+            with self._changed:
+                self.output += chunk.decode("utf-8", "replace")
+                self._changed.notify_all()
+            if not chunk:
+                return
+
+    def wait_for(self, pattern: str, timeout: float = 120.0) -> re.Match[str]:
+        with self._changed:
+            found = self._changed.wait_for(lambda: re.search(pattern, self.output) or not self._reader.is_alive(),
+                                           timeout=timeout)
+        match = re.search(pattern, self.output)
+        assert found and match, f"no {pattern!r} in the terminal; its end: {self.output[-2000:]!r}"
+        return match
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self._reader.join(timeout=30)
+        os.close(self.master)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_web_follow_runs_the_presenter_here_serves_followers_and_cleans_up(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "TERM": "xterm-256color", "TMPDIR": str(tmp_path)}
+    for name in ("CRAWLSIM_TUI_FORCE", "COLUMNS", "LINES"):  # the terminal's own size, not the runner's
+        env.pop(name, None)
+    teacher = Terminal([sys.executable, "-m", "crawlsim", "web", "see-it", "--follow", "--port", str(port)], env)
+    try:
+        teacher.wait_for(rf"followers: open http://127\.0\.0\.1:{port}/")  # the app is up, the server listening
+        assert [p.name.startswith("crawlsim-follow-") for p in tmp_path.iterdir()] == [True]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as page:
+            assert page.status == 200 and "following the presenter" in page.read().decode()  # the page's title
+        os.write(teacher.master, b"q")
+        assert teacher.proc.wait(timeout=60) == 0
+        teacher.wait_for(rf"the presenter quit; stopped serving http://127\.0\.0\.1:{port}/")
+    finally:
+        teacher.stop()
+    assert list(tmp_path.iterdir()) == []  # the state's private folder is gone
+    with socket.socket() as probe:  # and nothing listens on the port any more
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+
+
+def test_web_follow_on_a_busy_port_is_one_line(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawlsim.cli import main
+
+    monkeypatch.setenv("CRAWLSIM_TUI_FORCE", "1")  # past the terminal check, to the port check
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        assert main(["web", "see-it", "--follow", "--port", str(busy.getsockname()[1])]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "cannot listen on 127.0.0.1 port" in err

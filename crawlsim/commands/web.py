@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
 
 DEFAULT_PORT = 8000
+START_SECONDS = 60.0
+"""How long ``--follow`` waits for its server to listen (a child Python importing aiohttp and textual)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -133,6 +136,8 @@ def _present(args: argparse.Namespace, scenario: Scenario) -> int:
     from crawlsim.tui.follow import PresenterApp, scenario_spec
 
     url = _url(args.host, args.port)
+    # all addresses: students need this machine's name, not 0.0.0.0
+    shown = _url(socket.gethostname(), args.port) if args.host in ("0.0.0.0", "::") else url
     folder = Path(tempfile.mkdtemp(prefix="crawlsim-follow-"))  # mode 0700: only this user reads the state
     channel, log = folder / "state.json", folder / "server.log"
     server: subprocess.Popen[bytes] | None = None
@@ -140,10 +145,11 @@ def _present(args: argparse.Namespace, scenario: Scenario) -> int:
     def banner() -> str:
         if server is not None and server.poll() is not None:
             return f"the followers' server stopped (exit {server.returncode}): browsers see nothing"
-        return f"followers: open {url}"
+        return f"followers: open {shown}"
 
     app = PresenterApp(scenario, channel, banner=banner)
     app.publish()  # followers find a state from their first moment
+    print(f"crawlsim web: starting the followers' server on {url} ...", flush=True)
     try:
         with log.open("wb") as out:
             server = subprocess.Popen(
@@ -152,18 +158,31 @@ def _present(args: argparse.Namespace, scenario: Scenario) -> int:
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**os.environ, "CRAWLSIM_TUI_FORCE": "1"},
             )
+        if not _listening(server, args.host, args.port):
+            lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines() or ["(no output)"]
+            raise UsageError(f"the followers' server did not start on {url}: {lines[-1]}")
         code = app.run()
     finally:
         app.publish(stopped=True)
-        died = server is not None and server.poll() is not None
         if server is not None:
             _stop(server)
-        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-5:] if died else []
         shutil.rmtree(folder, ignore_errors=True)
-    for line in tail:
-        print(f"crawlsim web: server: {line}", file=sys.stderr)
     print(f"crawlsim web: the presenter quit; stopped serving {url}", flush=True)
     return int(code or 0)
+
+
+def _listening(server: subprocess.Popen[bytes], host: str, port: int) -> bool:
+    """Wait until ``host:port`` takes a connection: True, or False when the
+    server exits first or does not listen within :data:`START_SECONDS`."""
+    near = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    deadline = time.monotonic() + START_SECONDS
+    while server.poll() is None and time.monotonic() < deadline:
+        try:
+            with socket.create_connection((near, port), timeout=1.0):
+                return True
+        except OSError:
+            time.sleep(0.05)  # not yet listening: the child is still importing
+    return False
 
 
 def _check_port(host: str, port: int) -> None:

@@ -257,6 +257,8 @@ class PresenterApp(CrawlApp):
     def on_mount(self) -> None:
         # Textual runs every class's on_mount (CrawlApp's too, after this one): no super() call
         self.publish()
+        if banner := self.banner():
+            self.notify(banner, timeout=15)  # seen on any width; the status line keeps it, as room allows
         if self.animated:
             self.set_interval(PUBLISH_SECONDS, self.publish, name="publish")
 
@@ -342,6 +344,7 @@ class FollowerApp(CrawlApp):
         # Textual runs every class's on_mount (CrawlApp's too, after this one): no super() call;
         # the first poll waits until CrawlApp's has set the panels up
         self.call_later(self.poll_presenter)
+        self.notify("following the presenter: this view is read-only (q quits)", timeout=8)
         if self.animated:
             self.set_interval(POLL_SECONDS, self.poll_presenter, name="follow the presenter")
 
