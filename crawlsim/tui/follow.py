@@ -338,6 +338,8 @@ class FollowerApp(CrawlApp):
         source = ScenarioSource(scenario)
         source.knobs = knobs or source.knobs
         self._asked = (self.spec, source.knobs)
+        self._moment: tuple[object, ...] = ()
+        """What the last still frame showed (the state, the status words, the run)."""
         super().__init__(source=source, paused=True, **kwargs)
 
     def on_mount(self) -> None:
@@ -383,6 +385,10 @@ class FollowerApp(CrawlApp):
 
     def _set_clock(self) -> None:
         state = self.good
+        moment = (state, self.following(), id(self.result), self.simulating)
+        if moment == self._moment and not (state is not None and state.playing):
+            return  # still, and nothing new to say: no frame to draw (a class is many followers)
+        self._moment = moment
         if state is None:
             self.show(self.t)
             return
