@@ -233,9 +233,22 @@ def test_the_channel_round_trips_and_leaves_no_temporary_files(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
 
 
+def test_a_channel_that_is_not_a_file_is_said_and_does_not_block(tmp_path: Path) -> None:
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)  # nobody writes to it: reading it as a file would wait forever
+    with pytest.raises(FollowError, match="is not a file"):
+        read_raw(fifo)
+    with pytest.raises(FollowError, match="is not a file"):
+        read_raw(tmp_path)
+
+
+def _nested(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4))
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    _nested,
     max_leaves=12,
 )
 GOOD = json.loads(

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -119,8 +120,13 @@ def write_state(path: Path, state: FollowState) -> None:
 def read_raw(path: Path) -> bytes:
     """The channel's bytes; :class:`FollowError` when there are none to read."""
     try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_STATE_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO put there must not block the app
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FollowError(f"{path} is not a file")
+            raw = os.read(fd, MAX_STATE_BYTES + 1)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise FollowError(f"no state at {path} yet") from None
     except OSError as err:
