@@ -369,3 +369,52 @@ def test_web_follow_on_a_busy_port_is_one_line(capsys: pytest.CaptureFixture[str
         assert main(["web", "see-it", "--follow", "--port", str(busy.getsockname()[1])]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "cannot listen on 127.0.0.1 port" in err
+
+
+ORPHAN_PARENT = """
+import subprocess, sys
+server = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, start_new_session=True)
+print(f"server pid {server.pid}", flush=True)
+sys.stdin.read()  # until the test kills this process
+"""
+
+
+@pytest.mark.slow
+def test_the_followers_server_stops_when_its_presenter_is_killed(tmp_path: Path) -> None:
+    """A presenter killed with SIGKILL (or whose terminal closed) cannot stop
+    its server: the server notices it was orphaned and stops.  Its output is
+    a pipe to this test through the killed parent, so its end is the pipe's
+    end -- waited for, not polled."""
+    channel = tmp_path / "state.json"
+    write_state(channel, FollowState("see-it", 4, True, 1, 0.0, "rfc3986", "bfs", 0.0, 0.0, False, 1.0))
+    port = free_port()
+    serve = [sys.executable, "-m", "crawlsim", "web", "see-it", "--port", str(port), "--serve-followers", str(channel)]
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_PARENT, *serve], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert parent.stdout is not None
+    lines: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        for line in parent.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if "crawlsim web: open" in line:
+                started.set()
+        started.set()  # the output ended
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    server_pid = 0
+    try:
+        assert started.wait(timeout=120) and any("crawlsim web: open" in line for line in lines), lines
+        server_pid = int(next(line for line in lines if line.startswith("server pid")).split()[-1])
+        parent.kill()
+        parent.wait(timeout=30)
+        reader.join(timeout=120)  # the pipe ends when the orphaned server has exited
+        assert not reader.is_alive(), "the followers' server outlived its presenter"
+    finally:
+        if reader.is_alive() and server_pid:
+            os.killpg(server_pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+        parent.wait(timeout=30)

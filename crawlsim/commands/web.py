@@ -14,7 +14,9 @@ the presenter publishes to a state file in a private temporary folder
 stops the server and removes the folder.  Without a terminal there is no
 presenter: one line, exit 2.  The child is this command with the hidden
 ``--serve-followers STATE`` (serve followers of a state someone else
-writes; the browser test writes one itself).
+writes; the browser test writes one itself), which stops by itself when the
+process that started it is gone (a presenter killed or whose terminal
+closed leaves no server behind, only its temporary folder).
 
 The scenario is checked before the server starts, so a misspelt name is
 one line and exit 2, not a page that fails for every student.
@@ -31,6 +33,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
 
 DEFAULT_PORT = 8000
+PARENT_CHECK_SECONDS = 1.0
+"""How often the followers' server checks that its presenter is still there."""
 START_SECONDS = 60.0
 """How long ``--follow`` waits for its server to listen (a child Python importing aiohttp and textual)."""
 
@@ -112,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["CRAWLSIM_TUI_FORCE"] = "1"
     url = _url(args.host, args.port)
     if args.serve_followers:
+        _exit_with_parent()
         command = follower_command(args.scenario, args.serve_followers)
         title, what = f"crawlsim: {args.scenario} (following the presenter)", "every browser follows the presenter"
     else:
@@ -120,6 +126,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"crawlsim web: open {url} ({what}; Ctrl+C stops)", flush=True)
     server.serve()
     return 0
+
+
+def _exit_with_parent() -> None:
+    """Serving followers: stop (SIGTERM to this process, which textual-serve
+    handles) once the process that started this one is gone -- a presenter
+    killed, or whose terminal closed, cannot stop its server itself."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="presenter watch", daemon=True).start()
 
 
 def _url(host: str, port: int) -> str:
