@@ -31,6 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlsim.scenario import load_scenario
+from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.follow import (
     FORMAT,
     SILENT_AFTER,
@@ -42,15 +43,18 @@ from crawlsim.tui.follow import (
     read_raw,
     write_state,
 )
-from crawlsim.tui.widgets import KeyBar
-from tests.test_tui import SIZE, FakeClock, shown_finish, shown_time, status
+from crawlsim.tui.widgets import CountersBar, KeyBar, Panel, StatusBar
+from tests.test_tui import SIZE, FakeClock
+
+BANNER = "followers: open http://test.invalid/"
 
 
 def pair(tmp_path: Path, name: str = "see-it") -> tuple[PresenterApp, FollowerApp, FakeClock]:
     """A still presenter on ``name`` and a follower of its channel, on one fake clock."""
     clock = FakeClock()
     channel = tmp_path / "state.json"
-    presenter = PresenterApp(load_scenario(name), channel, paused=True, animate=False, threaded=False, clock=clock)
+    presenter = PresenterApp(load_scenario(name), channel, paused=True, animate=False, threaded=False, clock=clock,
+                             banner=lambda: BANNER)
     presenter.publish()  # as `crawlsim web --follow` does before the server starts
     follower = FollowerApp(channel, load_scenario("interview"), animate=False, threaded=False, clock=clock)
     return presenter, follower, clock
@@ -60,6 +64,34 @@ def sync(presenter: PresenterApp, follower: FollowerApp) -> None:
     """One publish and one poll: what the two timers do."""
     presenter.publish()
     follower.poll_presenter()
+
+
+def said(app: CrawlApp, panel: type[Panel] = StatusBar) -> str:
+    """What ``app``'s ``panel`` shows, drawn from ``app``'s own view.
+
+    Two apps run in one test, and a widget finds its app through Textual's
+    active-app context variable, which names the app started last: reading a
+    panel's text the way test_tui does would read the follower's screen for
+    both apps.  The tests check the banners to show each read is its own app's."""
+    if app.view is None:
+        return app.loading
+    return app.query_one(panel).draw(app.view, *SIZE).plain
+
+
+def status(app: CrawlApp) -> str:
+    return said(app, StatusBar)
+
+
+def shown_time(app: CrawlApp) -> float:
+    return float(re.search(r"t (\d+\.\d)/", said(app, CountersBar)).group(1))  # type: ignore[union-attr]
+
+
+def shown_finish(app: CrawlApp) -> float:
+    """The finish time on the status line (the new one after "->")."""
+    text = status(app)
+    match = re.search(r"-> (\d+\.\d) s", text) or re.search(r"finish (\d+\.\d) s", text)
+    assert match, text
+    return float(match.group(1))
 
 
 def knobs_line(app: PresenterApp | FollowerApp) -> str:
@@ -74,7 +106,8 @@ async def test_the_follower_shows_the_presenters_crawl_knobs_and_time(tmp_path: 
         await fpilot.pause()
         assert "see-it" in status(follower)  # the channel's scenario, not the fallback
         assert knobs_line(follower) == knobs_line(presenter)
-        assert "following the presenter" in status(follower)
+        assert "following the presenter" in status(follower) and BANNER not in status(follower)
+        assert BANNER in status(presenter) and "following" not in status(presenter)  # two screens, read apart
         assert "->" not in status(follower) and "->" not in status(presenter)  # each ran its crawl once
         before = shown_finish(follower)
         for key in ("plus", "plus", "right_square_bracket", "o", "n"):  # workers 4 -> 6, a larger gap, order, normalize
@@ -418,3 +451,6 @@ def test_the_followers_server_stops_when_its_presenter_is_killed(tmp_path: Path)
         if parent.poll() is None:
             parent.kill()
         parent.wait(timeout=30)
+        for pipe in (parent.stdin, parent.stdout):
+            if pipe is not None:
+                pipe.close()
