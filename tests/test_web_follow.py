@@ -122,6 +122,11 @@ async def test_the_follower_shows_the_presenters_crawl_knobs_and_time(tmp_path: 
         assert "polite off" in knobs_line(follower)
         assert shown_finish(follower) == shown_finish(presenter) < before
         assert "polite off: finish" in status(follower)  # the follower compares runs as the presenter does
+        await ppilot.press("N")  # a second crawler node: the cluster knobs travel too
+        sync(presenter, follower)
+        await fpilot.pause()
+        assert "2 nodes" in knobs_line(follower) and knobs_line(follower) == knobs_line(presenter)
+        assert shown_finish(follower) == shown_finish(presenter)
         await ppilot.press("right", "right", "right")  # seek, still paused
         sync(presenter, follower)
         await fpilot.pause()
@@ -180,6 +185,8 @@ async def test_the_follower_is_read_only(tmp_path: Path) -> None:
         (None, "scenario"),  # unknown scenario: filled in below
         ({"knobs": {"workers": 10**9}}, "workers"),
         ({"knobs": {"gap": -1}}, "gap"),
+        ({"knobs": {"nodes": 10**6}}, "nodes"),
+        ({"knobs": {"partition": "by-moon-phase"}}, "partition"),
         ({"knobs": {"gap": 1e6}}, "gap"),
         ({"knobs": {"order": "random"}}, "order"),
         ({"knobs": {"normalize": "agressive"}}, "normalize"),

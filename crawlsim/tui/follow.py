@@ -17,7 +17,8 @@ one.  Format ``crawlsim-follow/1``, one object::
      "scenario": "/abs/path/see-it.toml",   # what load_scenario() takes: a path or a shipped name
      "knobs": {"workers": 4, "polite": true, "per_host": 1, "gap": 0.5,
                "normalize": "rfc3986",       # a mode, or a list of step names
-               "order": "bfs"},              # bfs, dfs, a named priority, or "best" (the scenario's own)
+               "order": "bfs",               # bfs, dfs, a named priority, or "best" (the scenario's own)
+               "nodes": 1, "partition": "host-hash"},  # optional: the scenario's own when left out
      "t": 1.25,          # simulated seconds on screen at `clock` (or still on screen when paused)
      "clock": 8123.4,    # the presenter's clock (time.monotonic) when t was on screen
      "playing": true, "speed": 1.0, "why": false,
@@ -50,7 +51,16 @@ from typing import Any
 
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, load_scenario
-from crawlsim.session import GAP_LADDER, MAX_WORKERS_KNOB, ORDER_CHOICES, SPEED_LADDER, Knobs
+from crawlsim.session import (
+    GAP_LADDER,
+    MAX_NODES_KNOB,
+    MAX_WORKERS_KNOB,
+    ORDER_CHOICES,
+    PARTITION_CYCLE,
+    PARTITIONS_KNOWN,
+    SPEED_LADDER,
+    Knobs,
+)
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.sources import ScenarioSource
 
@@ -90,11 +100,16 @@ class FollowState:
     why: bool = False
     beat: float = 0.0
     stopped: bool = False
+    nodes: int | None = None
+    """Crawler nodes (None: the scenario's own, as in a state without the key)."""
+    partition: str | None = None
+    """How URLs are split between the nodes (None: the scenario's own)."""
 
     def to_json(self) -> str:
         knobs = {k: getattr(self, k) for k in ("workers", "polite", "per_host", "gap", "normalize", "order")}
         if isinstance(self.normalize, tuple):
             knobs["normalize"] = list(self.normalize)
+        knobs.update({k: v for k, v in (("nodes", self.nodes), ("partition", self.partition)) if v is not None})
         body = {"format": FORMAT, "scenario": self.scenario, "knobs": knobs, "t": self.t, "clock": self.clock,
                 "playing": self.playing, "speed": self.speed, "why": self.why, "beat": self.beat,
                 "presenter": "stopped" if self.stopped else "presenting"}
@@ -166,6 +181,8 @@ def parse_state(raw: bytes) -> FollowState:
         why=_flag(data, "why"),
         beat=_number(data, "beat", -MAX_T * 1e3, MAX_T * 1e3),
         stopped=presenter == "stopped",
+        nodes=_count(knobs, "nodes") if "nodes" in knobs else None,
+        partition=_text(knobs, "partition") if "partition" in knobs else None,
     )
 
 
@@ -213,8 +230,12 @@ def knobs_for(state: FollowState, scenario: Scenario) -> Knobs:
     """The knobs ``state`` names, for ``scenario``: no larger than the keys
     can make them (or than the scenario's own), and accepted by the same
     option checks as every command's (a bad value is :class:`FollowError`)."""
-    own = Knobs.from_options(scenario.options)
+    own = Knobs.for_scenario(scenario)
+    nodes, partition = state.nodes or own.nodes, state.partition or own.partition
+    if partition not in PARTITIONS_KNOWN and partition != own.partition:
+        raise FollowError(f"partition: expected one of {', '.join(PARTITION_CYCLE)}, got {partition!r:.60}")
     for key, value, most in (
+        ("nodes", nodes, max(MAX_NODES_KNOB, own.nodes)),
         ("workers", state.workers, max(MAX_WORKERS_KNOB, own.workers)),
         ("per_host", state.per_host, max(MAX_WORKERS_KNOB, own.per_host)),
         ("gap", state.gap, max(GAP_LADDER[-1], own.gap)),
@@ -223,7 +244,7 @@ def knobs_for(state: FollowState, scenario: Scenario) -> Knobs:
             raise FollowError(f"{key}: {value:g} is more than the app's keys reach ({most:g})")
     normalize = frozenset(state.normalize) if isinstance(state.normalize, tuple) else state.normalize
     knobs = replace(own, workers=state.workers, polite=state.polite, per_host=state.per_host, gap=state.gap,
-                    normalize=normalize)
+                    normalize=normalize, nodes=nodes, partition=partition)
     if state.order in ORDER_CHOICES:
         knobs = knobs.with_order_choice(state.order)
     elif state.order != "best" or own.order_choice != "best":
@@ -278,7 +299,7 @@ class PresenterApp(CrawlApp):
         normalize = knobs.normalize if isinstance(knobs.normalize, str) else tuple(sorted(knobs.normalize))
         return FollowState(self.spec, knobs.workers, knobs.polite, knobs.per_host, knobs.gap, normalize,
                            knobs.order_choice, sim, real, playing, self.speed or SPEED_LADDER[3], self.why,
-                           stopped=stopped)
+                           stopped=stopped, nodes=knobs.nodes, partition=knobs.partition)
 
     def publish(self, *, stopped: bool = False) -> None:
         """Write the state if it changed, or as a heartbeat; a failure is shown, not raised."""
