@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,81 @@ def _exercise(page: Any, url: str, tmp_path: Path) -> None:
     save_artefact(page.screenshot(), "web-polite-off.png", tmp_path)
     page.keyboard.press("p")  # and on again: the line changes back
     page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {impolite!r}; }}")
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_browser_follows_the_presenters_state(tmp_path: Path) -> None:
+    """Follow mode's server (``--serve-followers``, what ``crawlsim web --follow``
+    starts) with a presenter's state the test writes: the page shows the
+    presenter's knobs, and follows when the presenter turns one.  xterm.js
+    draws on a canvas, so the words are read from the app's output as the
+    page receives it (its WebSocket frames), and the drawing from pixels."""
+    from crawlsim.tui.follow import FollowState, write_state
+
+    channel = tmp_path / "state.json"
+    state = FollowState("see-it", 7, True, 1, 0.5, "rfc3986", "dfs", 2.0, 0.0, False, 1.0, beat=time.monotonic())
+    write_state(channel, state)
+    port = _free_port()
+    server = Server([sys.executable, "-m", "crawlsim", "web", "see-it", "--port", str(port),
+                     "--serve-followers", str(channel)],
+                    r"open (http://127\.0\.0\.1:\d+/)", cwd=tmp_path, env=dict(os.environ))
+    try:
+        url = server.address()
+        with browser_page(width=1280, height=800) as page:
+            try:
+                _follow(page, url, channel, state, tmp_path)
+            except Exception:
+                save_artefact(page.screenshot(), "web-follow-failure.png", tmp_path)
+                raise
+    finally:
+        server.stop()
+
+
+def _follow(page: Any, url: str, channel: Path, state: Any, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from crawlsim.tui.follow import write_state
+
+    frames = _Frames(page)
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function(SECOND_LINE)
+    frames.wait_for("workers 7")
+    frames.wait_for("order DFS")
+    frames.wait_for("the presenter")  # following it, or (5 s after this test's one write) saying it is silent
+    drawn = page.evaluate(SECOND_LINE)
+    save_artefact(page.screenshot(), "web-follow.png", tmp_path)
+    since = len(frames.text)
+    write_state(channel, replace(state, workers=3, beat=time.monotonic()))  # the presenter presses - (four times)
+    frames.wait_for("workers 3", since)
+    page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {drawn!r}; }}")
+    save_artefact(page.screenshot(), "web-follow-workers-3.png", tmp_path)
+
+
+class _Frames:
+    """The text of every WebSocket frame the page receives: the app's output."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.sockets: list[Any] = []
+        self.text = ""
+        page.on("websocket", self._opened)
+
+    def _opened(self, socket: Any) -> None:
+        self.sockets.append(socket)
+        socket.on("framereceived", self._received)
+
+    def _received(self, payload: str | bytes) -> None:
+        self.text += payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+
+    def wait_for(self, words: str, since: int = 0, frames: int = 500) -> None:
+        """Until ``words`` has arrived (after the first ``since`` characters):
+        each turn waits for one more frame, which Playwright's timeout bounds."""
+        for _ in range(frames):
+            if words in self.text[since:]:
+                return
+            self.sockets[-1].wait_for_event("framereceived")
+        raise AssertionError(f"the page did not receive {words!r} in {frames} frames")
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from crawlsim.core.events import Event
     from crawlsim.scenario import Scenario
     from crawlsim.session import RecordedTrace
+    from crawlsim.tui.follow import FollowerApp
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="replay a JSONL trace (from `crawlsim trace` or `crawlsim check --trace`) as recorded",
     )
+    parser.add_argument(
+        "--follow",
+        metavar="FILE",
+        help="read-only: show the crawl a presenter publishes to FILE (what `crawlsim web SCENARIO --follow` "
+        "gives each browser); SCENARIO is shown until FILE holds a state",
+    )
     parser.add_argument("--paused", action="store_true", help="start with the clock stopped")
     parser.add_argument("--at", type=float, metavar="SECONDS", help="start at this simulated time")
     parser.add_argument("--speed", type=float, metavar="X", help="simulated seconds per real second")
@@ -49,16 +57,19 @@ def main(argv: list[str] | None = None) -> int:
     """Run the terminal app; returns the process exit code (2 for a user mistake)."""
     args = build_parser().parse_args(argv)
     try:
-        scenario, events = what_to_show(args)
+        follower = _follower(args) if args.follow else None
+        scenario, events = (None, None) if follower is not None else what_to_show(args)
     except ValueError as err:  # ScenarioError, OptionError and a bad trace file are ValueErrors
         print(f"crawlsim: error: {err}", file=sys.stderr)
         return 2
-    if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
+    if _no_terminal():
         print(
             "crawlsim: error: the terminal app needs a terminal; `crawlsim run SCENARIO` prints a summary instead",
             file=sys.stderr,
         )
         return 2
+    if follower is not None:
+        return int(follower.run() or 0)
 
     from crawlsim.tui.app import CrawlApp
 
@@ -72,6 +83,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     code = app.run()
     return int(code or 0)
+
+
+def _no_terminal() -> bool:
+    """True when there is no terminal to draw in (textual-serve's pipes set CRAWLSIM_TUI_FORCE)."""
+    return not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE")
+
+
+def _follower(args: argparse.Namespace) -> FollowerApp:
+    """``--follow FILE``: a read-only follower (:mod:`crawlsim.tui.follow`); no other flag applies."""
+    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+    from crawlsim.tui.follow import FollowerApp
+
+    others = [f"--{key.replace('_', '-')}" for key in sorted(overrides_from_args(args))] + [
+        flag for flag, given in (("--trace", args.trace), ("--paused", args.paused), ("--at", args.at is not None),
+                                 ("--speed", args.speed is not None), ("--nodes", getattr(args, "nodes", None) is not None),
+                                 ("--partition", getattr(args, "partition", None) is not None)) if given
+    ]
+    if others:
+        raise OptionError("--follow", f"a follower shows the presenter's crawl as it is; drop {', '.join(others)}")
+    return FollowerApp(Path(args.follow), load_scenario(args.scenario or DEFAULT_SCENARIO))
 
 
 def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event] | RecordedTrace | None]:

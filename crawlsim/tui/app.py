@@ -501,12 +501,14 @@ class CrawlApp(App[int]):
             return
         self.open_scenario(scenario)
 
-    def open_scenario(self, scenario: Scenario) -> None:
-        """Switch to another scenario, with its own settings, from t = 0.
+    def open_scenario(self, scenario: Scenario, knobs: Knobs | None = None) -> None:
+        """Switch to another scenario, with its own settings (or ``knobs``), from t = 0.
 
         Until its first run is ready the screen says it is loading: the last
         scenario's pages never stand under the new one's name."""
-        self._begin(ScenarioSource(scenario), at=0.0, playing=True, speed=0.0)
+        source = ScenarioSource(scenario)
+        source.knobs = knobs or source.knobs
+        self._begin(source, at=0.0, playing=True, speed=0.0)
         self._show_loading(f"⟳ simulating {scenario.name} — {scenario.title} …")
         self.refresh_bindings()
         self.query_one(KeyBar).refresh(layout=True)  # what-if keys come back on after a trace
