@@ -188,7 +188,7 @@ class _Crawl:
         self.timeout = env.timeout
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
-        self.on_response = sched.on_response
+        self.respond_and_poll = sched.respond_and_poll
         self.response = web.response
         # Without content fingerprints a plain 200 page needs only its links:
         # a web with no policies or variants gives them without a Response
@@ -201,19 +201,19 @@ class _Crawl:
     def run(self, seeds: Iterable[str]) -> None:
         """Crawl from ``seeds`` until the core has nothing left to do."""
         self.sched.add_seeds(seeds, 0.0)
-        self.dispatch(0.0)
+        self.dispatch(0.0, self.poll(0.0))
         self.env.run()
         if not self.tracing:
             self.sched.drain_events()
 
-    def dispatch(self, now: float) -> None:
-        """Start every fetch the core allows at ``now``, each as one SimPy
+    def dispatch(self, now: float, fetches: list[Fetch]) -> None:
+        """Start ``fetches`` (what the core allows at ``now``), each as one SimPy
         timeout of its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
         timeout = self.timeout
         finished = self.finished
         measure_gaps = self.measure_gaps
-        for fetch in self.poll(now):
+        for fetch in fetches:
             host = fetch.host
             tally = tallies.get(host)
             if tally is None:
@@ -230,8 +230,8 @@ class _Crawl:
             timeout(took, (fetch, now, took, tally)).callbacks.append(finished)
         if self.tracing:
             self.events.extend(self.sched.drain_events())
-        if self.series:
-            self._note_point(now)
+        if self.series:  # (t, frontier, in flight) when either changed (Series.note)
+            self.points.note(now, self.sched.frontier_size, self.sched.in_flight)
         wake = self.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
@@ -268,11 +268,11 @@ class _Crawl:
                 tally.fastest_page = took
             plain = self.plain
             links = plain(fetch.url) if plain is not None else None
-            if links is not None:  # a plain 200 (Web.plain_pages)
-                self.on_response(fetch.id, now, links=links)
-            else:
-                self._respond(fetch, now)
-        self.dispatch(now)
+            if links is not None:  # a plain 200 (Web.plain_pages): one core call
+                self.dispatch(now, self.respond_and_poll(fetch.id, now, links))
+                return
+            self._respond(fetch, now)
+        self.dispatch(now, self.poll(now))
 
     def _respond(self, fetch: Fetch, now: float) -> None:
         """Report the web's full :class:`~crawlsim.sim.web.Response` to ``fetch``."""
@@ -286,18 +286,8 @@ class _Crawl:
     def on_wake(self, _: simpy.Event) -> None:
         """A host's politeness delay (or a retry's backoff) ran out."""
         self.wake_at = _INF
-        self.dispatch(self.env.now)
-
-    def _note_point(self, now: float) -> None:
-        """Add (t, frontier, in flight) to the series when either changed;
-        several changes at one instant keep only the last."""
-        point = (now, self.sched.frontier_size, self.sched.in_flight)
-        points = self.points
-        if not points or points[-1][1:] != point[1:]:
-            if points and points[-1][0] == now:
-                points[-1] = point
-            else:
-                points.append(point)
+        now = self.env.now
+        self.dispatch(now, self.poll(now))
 
     def result(self) -> SimRun:
         """The finished crawl's :class:`SimRun`."""
