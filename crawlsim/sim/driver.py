@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import simpy
+from simpy.events import NORMAL
 
 from crawlsim.core.eventlog import Series, Trace
 from crawlsim.core.options import CrawlOptions
@@ -146,6 +147,27 @@ class _HostTally:
             self.smallest_gap = gap if gap > 0.0 else 0.0  # noqa: FURB136 (as before: no call)
 
 
+class _LaneTimer(simpy.Event):
+    """One worker lane's fetch timer: a SimPy event re-armed for each fetch the
+    lane runs, carrying that fetch, its start, its latency and its host's tally.
+
+    A lane runs one fetch at a time (the core hands a lane out only when its
+    last fetch was answered, which is this timer firing), so one event per
+    lane serves the whole crawl: scheduling it is ``env.schedule`` -- the
+    call a ``Timeout`` makes, so SimPy orders it the same way -- without a
+    new event object, its attribute dictionary and a value tuple per fetch.
+    """
+
+    def __init__(self, env: simpy.Environment) -> None:
+        super().__init__(env)
+        self._ok = True  # a fired timer succeeded: SimPy's step() checks this
+        self._value = None
+        self.fetch: Fetch | None = None
+        self.started = 0.0
+        self.took = 0.0
+        self.tally: _HostTally | None = None
+
+
 class _Crawl:
     """One simulated crawl in progress: the core, SimPy's clock and the figures kept.
 
@@ -186,6 +208,11 @@ class _Crawl:
         self.dedup_content = opts.content_dedup != "off"
         # Bound once: these run once per fetch.
         self.timeout = env.timeout
+        self.schedule = env.schedule
+        self.lanes: list[_LaneTimer] = []
+        """Lane number -> its timer (made when the lane is first used)."""
+        self.fired = [self.on_done]
+        """The callbacks of every lane timer: one list, never changed (SimPy only iterates it)."""
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
         self.respond_and_poll = sched.respond_and_poll
@@ -195,7 +222,6 @@ class _Crawl:
         # object (Web.plain_pages; None otherwise).
         self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
-        self.finished = self.on_done
         self.woken = self.on_wake
 
     def run(self, seeds: Iterable[str]) -> None:
@@ -210,8 +236,9 @@ class _Crawl:
         """Start ``fetches`` (what the core allows at ``now``), each as one SimPy
         timeout of its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
-        timeout = self.timeout
-        finished = self.finished
+        lanes = self.lanes
+        schedule = self.schedule
+        fired = self.fired
         measure_gaps = self.measure_gaps
         for fetch in fetches:
             host = fetch.host
@@ -227,7 +254,15 @@ class _Crawl:
                 self.deepest = depth
             if measure_gaps and fetch.kind == "page":
                 tally.note_gap(self.host_states[host].ready_at - now)
-            timeout(took, (fetch, now, took, tally)).callbacks.append(finished)
+            if took < 0.0:  # as Timeout refuses it (a custom LatencyModel's mistake)
+                raise ValueError(f"Negative delay {took}")
+            slot = fetch.slot
+            while slot >= len(lanes):
+                lanes.append(_LaneTimer(self.env))
+            timer = lanes[slot]
+            timer.fetch, timer.started, timer.took, timer.tally = fetch, now, took, tally
+            timer.callbacks = fired
+            schedule(timer, NORMAL, took)  # what Timeout(env, took) does
         if self.tracing:
             self.events.extend(self.sched.drain_events())
         if self.series:  # (t, frontier, in flight) when either changed (Series.note)
@@ -248,11 +283,11 @@ class _Crawl:
             shared = self.samplers[id(model)] = (model, model.sampler(self.rng))
         return _HostTally(shared[1])
 
-    def on_done(self, event: simpy.Event) -> None:
-        """A fetch's timeout fired: report its response to the core, then dispatch.
-        The fetch, its start time, its latency and its host's tally ride on the
-        timeout's value (no closure per fetch)."""
-        fetch, started, took, tally = event.value  # type: ignore[misc]  # SimPy types it Optional; ours is always set
+    def on_done(self, timer: _LaneTimer) -> None:
+        """A lane's timer fired: report its fetch's response to the core, then
+        dispatch.  The fetch, its start time, its latency and its host's tally
+        ride on the timer (no closure per fetch)."""
+        fetch, started, took, tally = timer.fetch, timer.started, timer.took, timer.tally
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = self.finish = started + took
