@@ -734,28 +734,29 @@ class Scheduler:
         url: str
         for href in links:
             try:
-                hit = seen_first and href in seen
+                if seen_first and href in seen:  # the common case: nothing else to do
+                    seen_skips += 1
+                    if record:
+                        events.append(Skipped(now, href, base, "seen"))  # type: ignore[arg-type]  # only strings are seen
+                    continue
             except TypeError:  # unhashable, so not a str: skipped just below
-                hit = False
-            if hit:
-                url = href  # type: ignore[assignment]  # only strings are in the seen set
+                pass
+            if href.__class__ is not str and not isinstance(href, str):
+                self._skip(now, _short(href), base, "malformed", _short(href))
+                continue
+            if quick is not None and quick(href) is not None:
+                url = href
             else:
-                if href.__class__ is not str and not isinstance(href, str):
-                    self._skip(now, _short(href), base, "malformed", _short(href))
+                try:
+                    url = canonical_or_raise(href, base, steps)
+                except CanonicalizeError as err:
+                    self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
                     continue
-                if quick is not None and quick(href) is not None:
-                    url = href
-                else:
-                    try:
-                        url = canonical_or_raise(href, base, steps)
-                    except CanonicalizeError as err:
-                        self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
-                        continue
-                # (with seen_first, an unchanged href is already known not to be seen)
-                if (seen_first and url == href) or url not in seen:
-                    if admit(url, base, child_depth, now):
-                        new += 1
-                    continue
+            # (with seen_first, an unchanged href is already known not to be seen)
+            if (seen_first and url == href) or url not in seen:
+                if admit(url, base, child_depth, now):
+                    new += 1
+                continue
             seen_skips += 1
             if record:
                 events.append(Skipped(now, url, base, "seen"))
