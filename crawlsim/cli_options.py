@@ -17,7 +17,7 @@ order is given; with another order it is a mistake, not silently ignored."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
 from crawlsim.core.options import (
     CONTENT_DEDUP,
@@ -31,6 +31,7 @@ from crawlsim.core.options import (
     option_from_text,
     option_names,
 )
+from crawlsim.errors import UsageError
 
 FLAGS: list[tuple[str, type, str]] = [
     ("workers", int, "global cap on fetches in flight"),
@@ -50,6 +51,30 @@ FLAGS: list[tuple[str, type, str]] = [
     ("content_dedup", str, " | ".join(CONTENT_DEDUP)),
     ("user_agent", str, "the user agent robots.txt rules are matched against"),
 ]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a mistake raises :class:`UsageError` (one line, exit 2)
+    instead of printing the usage block and exiting.  Every command's parser
+    is one of these, so every flag fails the same way."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value outside ``choices`` names the nearest allowed one, as an
+        unknown option or a typo in ``--order`` does."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib
+
+        allowed = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        name = "/".join(action.option_strings) or action.dest
+        self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
+
 
 
 def add_crawler_flags(parser: argparse.ArgumentParser) -> None:

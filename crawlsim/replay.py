@@ -32,11 +32,16 @@ from crawlsim.core.events import (
     FetchFinished,
     FetchStarted,
     HostDeferred,
+    MessageDelivered,
+    MessageSent,
+    NodeFailed,
+    NodeRecovered,
     RetryScheduled,
     RobotsLoaded,
     Skipped,
 )
 from crawlsim.core.urls import host_key
+from crawlsim.replay_nodes import NodeReplay, node_label
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -89,6 +94,8 @@ class UrlStatus:
     note: str = ""
     """Why it was skipped or failed, what it duplicates, or the pending retry."""
     attempts: int = 0
+    node: int = 0
+    """The crawler node that queued it (a cluster's trace; 0 otherwise)."""
 
 
 @dataclass(slots=True)
@@ -130,7 +137,7 @@ class Span:
     duplicate: bool
     outcome: str
     """``ok``, ``duplicate``, ``failed`` (final), ``retry`` (will be retried),
-    ``robots`` or ``open``."""
+    ``robots``, ``open``, or ``lost`` (its node failed while it was in flight)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +195,7 @@ def host_and_path(url: str, host: str) -> str:
     if not host:
         return url
     rest = short_url(url, host)
-    return f"{host}{rest}" if rest.startswith("/") else rest
+    return f"{host}{rest}" if rest.startswith(("/", ":")) else rest  # ":80/": a spelling with its port
 
 
 def host_of_url(url: str) -> str:
@@ -239,6 +246,9 @@ class Replay:
     ``workers``: lane count when the trace alone would show fewer.
     ``coverage``: pages reachable and lost (:mod:`crawlsim.sim.coverage`),
     when a scenario's web is known.
+    ``nodes``: a cluster's trace -- the node of each event; ``workers`` is
+    then per node and ``node_count`` the number of nodes (``self.cluster``
+    replays what each node does, :mod:`crawlsim.replay_nodes`).
     """
 
     def __init__(
@@ -248,11 +258,22 @@ class Replay:
         known_pages: Iterable[str] = (),
         workers: int = 0,
         coverage: Coverage | None = None,
+        nodes: Sequence[int] | None = None,
+        node_count: int = 1,
     ) -> None:
         self.coverage = coverage
-        self.events: list[Event] = sorted(events, key=lambda e: e.t)
+        order = sorted(range(len(events)), key=lambda i: events[i].t)
+        self.events: list[Event] = [events[i] for i in order]
         self.times: list[float] = [e.t for e in self.events]
         self.end: float = self.times[-1] if self.times else 0.0
+        self.cluster: NodeReplay | None = None
+        self._node = 0
+        """The node of the event being applied (a cluster's trace)."""
+        if nodes is not None:
+            if len(nodes) != len(events):
+                raise ValueError(f"{len(nodes)} node tags for {len(events)} events")
+            self.cluster = NodeReplay.build(self.events, [nodes[i] for i in order], max(1, node_count), workers)
+            workers *= max(1, node_count)
         self._layout(known_pages)
         self._build_spans(workers)
         self._reset()
@@ -321,6 +342,9 @@ class Replay:
             if isinstance(e, FetchStarted):
                 open_[e.fetch_id] = e
                 continue
+            if isinstance(e, NodeFailed):
+                spans.extend(self._lost_spans(open_, e))
+                continue
             outcome_of = _SPAN_OUTCOME.get(type(e))
             if outcome_of is None:
                 continue
@@ -336,6 +360,14 @@ class Replay:
         self._lane_starts = [[s.start for s in lane] for lane in self.lanes]
         self._lane_ends = [[s.end for s in lane] for lane in self.lanes]
 
+    def _lost_spans(self, open_: dict[int, FetchStarted], e: NodeFailed) -> list[Span]:
+        """The spans a node failure ends: its fetches in flight (removed from ``open_``)."""
+        cluster = self.cluster
+        if cluster is None:
+            return []
+        lost = [fid for fid, started in open_.items() if cluster.node_of_slot(started.slot) == e.node]
+        return [_span(open_.pop(fid), e.t, "lost") for fid in lost]
+
     def _build_series(self) -> list[tuple[float, int, int]]:
         """(t, frontier, in flight) after each instant, by replaying once."""
         points: list[tuple[float, int, int]] = [(0.0, 0, 0)]
@@ -343,7 +375,7 @@ class Replay:
         while i < n:
             t = self.times[i]
             while i < n and self.times[i] == t:
-                self._apply(self.events[i])
+                self._apply_at(i)
                 i += 1
             point = (t, self._counts[PageState.FRONTIER], self._in_flight)
             if point[1:] != points[-1][1:]:
@@ -384,6 +416,12 @@ class Replay:
         self._retries = 0
         self._capped = 0
         self._done = False
+        self._open_slot: dict[int, tuple[int, str, str]] = {}
+        """A cluster's open fetches: fetch id -> (slot, url, host)."""
+        if self.cluster is not None:
+            self.cluster.reset()
+            for page in self.page_list:
+                page.node = 0
 
     def seek(self, t: float) -> None:
         """Make the state that of time ``t`` (every event with time <= t applied)."""
@@ -391,11 +429,15 @@ class Replay:
         target = bisect_right(self.times, t)
         if target < self._cursor:
             self._reset()
-        apply = _APPLY.get
-        for e in self.events[self._cursor : target]:
-            handler = apply(type(e))
-            if handler is not None:
-                handler(self, e)
+        if self.cluster is not None:
+            for i in range(self._cursor, target):
+                self._apply_at(i)
+        else:
+            apply = _APPLY.get
+            for e in self.events[self._cursor : target]:
+                handler = apply(type(e))
+                if handler is not None:
+                    handler(self, e)
         self._cursor = target
         self.t = t
 
@@ -424,6 +466,8 @@ class Replay:
         self._counts[old] -= 1
         self._counts[state] += 1
         page.state = state
+        if self.cluster is not None and (old == PageState.FRONTIER or state == PageState.FRONTIER):
+            self.cluster.frontier_moved(page.node, 1 if state == PageState.FRONTIER else -1)
 
     def _apply(self, e: Event) -> None:
         """One event's effect on pages, hosts and counters."""
@@ -431,10 +475,23 @@ class Replay:
         if handler is not None:
             handler(self, e)
 
+    def _apply_at(self, i: int) -> None:
+        """Event ``i``'s effect, with its node's (a cluster's trace)."""
+        e = self.events[i]
+        if self.cluster is not None:
+            self._node = self.cluster.nodes[i]
+            self.cluster.apply(e, self._node)
+        self._apply(e)
+
     @_APPLY.handles(Discovered)
     def _discovered(self, e: Discovered) -> None:
         page = self.pages[e.url]
         page.parent, page.depth = e.parent, e.depth
+        if self.cluster is not None and page.node != self._node:
+            if page.state == PageState.FRONTIER:  # queued again by its new owner (a failure moved it)
+                self.cluster.frontier_moved(page.node, -1)
+                self.cluster.frontier_moved(self._node, 1)
+            page.node = self._node
         self._set(page, PageState.FRONTIER)
 
     @_APPLY.handles(FetchStarted)
@@ -444,6 +501,8 @@ class Replay:
         host.fetches += 1
         self._in_flight += 1
         self._open[e.fetch_id] = (e.t, e.duplicate)
+        if self.cluster is not None:
+            self._open_slot[e.fetch_id] = (e.slot, e.url, e.host)
         if e.kind == "robots":
             host.robots = "fetching"
             return
@@ -464,6 +523,7 @@ class Replay:
         host = self.hosts[e.host]
         if started is None:
             return False
+        self._open_slot.pop(e.fetch_id, None)
         host.in_flight -= 1
         self._in_flight -= 1
         took = e.t - started[0]
@@ -542,6 +602,33 @@ class Replay:
         host = self._host(e.host)
         host.robots = str(e.status) if e.status else "unreachable"
         host.crawl_delay = e.crawl_delay
+
+    @_APPLY.handles(NodeFailed)
+    def _node_failed(self, e: NodeFailed) -> None:
+        """A node stopped: its fetches in flight end unanswered and the pages
+        it had queued are lost with it (until some node queues them again)."""
+        cluster = self.cluster
+        if cluster is None:
+            return
+        why = f"lost with node {e.node}"
+        for fid, (slot, url, host) in list(self._open_slot.items()):
+            if cluster.node_of_slot(slot) != e.node:
+                continue
+            start, duplicate = self._open.pop(fid)
+            del self._open_slot[fid]
+            self.hosts[host].in_flight -= 1
+            self._in_flight -= 1
+            self._busy += e.t - start
+            if duplicate:
+                self._wasted += e.t - start
+            page = self.pages.get(url)
+            if page is not None and page.state == PageState.IN_FLIGHT:
+                page.note = why
+                self._set(page, PageState.UNDISCOVERED)
+        for page in self.page_list:
+            if page.node == e.node and page.state == PageState.FRONTIER:
+                page.note = why
+                self._set(page, PageState.UNDISCOVERED)
 
     @_APPLY.handles(Done)
     def _done_event(self, e: Done) -> None:
@@ -750,6 +837,29 @@ def _skipped_line(e: Skipped) -> str:
 def _done_line(e: Done) -> str:
     # Done.pages counts URLs queued (spellings), not pages: say so
     return f"DONE    {e.pages} URLs queued, {e.fetches} fetches"
+
+
+@_LOG_LINE.handles(MessageSent)
+def _sent_line(e: MessageSent) -> str:
+    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({e.size:,} bytes)"
+
+
+@_LOG_LINE.handles(MessageDelivered)
+def _delivered_line(e: MessageDelivered) -> str:
+    if e.lost:
+        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({node_label(e.dst)} is down)"
+    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links"
+
+
+@_LOG_LINE.handles(NodeFailed)
+def _failed_node_line(e: NodeFailed) -> str:
+    return f"DOWN    {node_label(e.node)} failed: {e.lost} URLs lost"
+
+
+@_LOG_LINE.handles(NodeRecovered)
+def _recovered_line(e: NodeRecovered) -> str:
+    since = f"from its checkpoint at {e.restored_from:.1f} s" if e.restored_from is not None else "empty"
+    return f"UP      {node_label(e.node)} is back, {since}"
 
 
 __all__ = [

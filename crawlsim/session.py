@@ -25,6 +25,8 @@ from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
 from crawlsim.replay import Replay
 
 if TYPE_CHECKING:
+    from crawlsim.cluster.config import ClusterConfig
+    from crawlsim.cluster.sim import ClusterRun
     from crawlsim.scenario import Scenario
     from crawlsim.sim.bounds import Bounds
     from crawlsim.sim.coverage import Coverage
@@ -35,6 +37,11 @@ WORKER_STEPS_BY_ONE = 8
 """``+``/``-`` change the worker count by one up to this many, then double or halve."""
 MAX_WORKERS_KNOB = 128
 GAP_LADDER = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+MAX_NODES_KNOB = 64
+NODE_STEPS_BY_ONE = 8
+"""``N``/``M`` change the node count by one up to this many, then double or halve."""
+PARTITION_CYCLE = ("host-hash", "consistent-hash", "url-hash", "round-robin")
+"""The partitions the ``P`` key cycles through (crawlsim.cluster.config.PARTITIONS)."""
 SPEED_LADDER = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
 
 LARGE_WEB = 20_000
@@ -57,11 +64,20 @@ def step_workers(workers: int, direction: int) -> int:
     """One ``+`` (direction 1) or ``-`` (-1) on the worker count: by one up to
     :data:`WORKER_STEPS_BY_ONE`, then doubling and halving (1..8, 16, 32,
     64, 128), so a key and its opposite always undo each other."""
+    return step_count(workers, direction, WORKER_STEPS_BY_ONE, MAX_WORKERS_KNOB)
+
+
+def step_count(value: int, direction: int, by_one: int, most: int) -> int:
+    """One step up (direction 1) or down (-1) on a count: by one up to
+    ``by_one``, then doubling and halving, never past 1 or ``most``."""
     if direction > 0:
-        return workers + 1 if workers < WORKER_STEPS_BY_ONE else min(MAX_WORKERS_KNOB, max(workers, workers * 2))
-    if workers > WORKER_STEPS_BY_ONE:
-        return max(WORKER_STEPS_BY_ONE, workers // 2)
-    return max(1, workers - 1)
+        return value + 1 if value < by_one else min(most, max(value, value * 2))
+    if value > by_one:
+        return max(by_one, value // 2)
+    return max(1, value - 1)
+
+
+PARTITIONS_KNOWN = frozenset(PARTITION_CYCLE)
 
 
 def next_normalize(current: str | frozenset[str]) -> str:
@@ -102,9 +118,13 @@ class Knobs:
     order: str
     priority: Any = None
     """Best-first's priority (a named one, or the scenario's own function)."""
+    nodes: int = 1
+    """Crawler nodes, each with ``workers`` workers (1: one process)."""
+    partition: str = "host-hash"
+    """How URLs are split between nodes (used when ``nodes`` > 1)."""
 
     @classmethod
-    def from_options(cls, options: CrawlOptions) -> Knobs:
+    def from_options(cls, options: CrawlOptions, cluster: ClusterConfig | None = None) -> Knobs:
         return cls(
             workers=options.workers,
             polite=options.per_host is not None or options.gap > 0,
@@ -113,7 +133,15 @@ class Knobs:
             normalize=options.normalize,
             order=options.order,
             priority=options.priority,
+            nodes=cluster.nodes if cluster is not None else 1,
+            partition=cluster.partition if cluster is not None else "host-hash",
         )
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario) -> Knobs:
+        """The knobs a view starts from: the scenario's options and its
+        ``[cluster]`` table (nodes, partition)."""
+        return cls.from_options(scenario.options, cluster_config(scenario))
 
     def overrides(self) -> dict[str, Any]:
         """The option values these knobs stand for."""
@@ -145,6 +173,16 @@ class Knobs:
         """A smaller gap (polite mode on, as for :meth:`gap_up`)."""
         return replace(self, polite=True, gap=step(GAP_LADDER, self.gap, -1))
 
+    def more_nodes(self) -> Knobs:
+        return replace(self, nodes=step_count(self.nodes, 1, NODE_STEPS_BY_ONE, MAX_NODES_KNOB))
+
+    def fewer_nodes(self) -> Knobs:
+        return replace(self, nodes=step_count(self.nodes, -1, NODE_STEPS_BY_ONE, MAX_NODES_KNOB))
+
+    def next_partition(self) -> Knobs:
+        at = PARTITION_CYCLE.index(self.partition) if self.partition in PARTITIONS_KNOWN else -1
+        return replace(self, partition=PARTITION_CYCLE[(at + 1) % len(PARTITION_CYCLE)])
+
     def cycle_normalize(self) -> Knobs:
         return replace(self, normalize=next_normalize(self.normalize))
 
@@ -174,9 +212,10 @@ class Knobs:
 
     def describe(self) -> str:
         polite = f"polite on (per-host {self.per_host}, gap {self.gap:g} s)" if self.polite else "polite off"
+        nodes = f" · {self.nodes} nodes, {self.partition}" if self.nodes > 1 else ""
         return (
             f"workers {self.workers} · {polite} · normalize {normalize_label(self.normalize)} · "
-            f"order {order_label(self)}"
+            f"order {order_label(self)}{nodes}"
         )
 
     def diff(self, other: Knobs) -> str:
@@ -192,6 +231,10 @@ class Knobs:
             parts.append(f"normalize {normalize_label(other.normalize)}→{normalize_label(self.normalize)}")
         if self.order_choice != other.order_choice:
             parts.append(f"order {order_label(other)}→{order_label(self)}")
+        if self.nodes != other.nodes:
+            parts.append(f"nodes {other.nodes}→{self.nodes}")
+        if self.partition != other.partition:
+            parts.append(f"partition {other.partition}→{self.partition}")
         return ", ".join(parts)
 
 
@@ -232,6 +275,9 @@ class Result:
     note: str = ""
     coverage: Coverage | None = None
     """Pages reachable and lost (None for a trace: no web to compare with)."""
+    cluster: ClusterRun | None = None
+    """The cluster's own run when the knobs ask for more than one node
+    (``run`` is None then: bounds and advice are for one process)."""
 
 
 def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> Result:
@@ -252,18 +298,54 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
         overrides["max_pages"] = cap
         note = f"capped at {cap:,} pages (max_pages) for the interactive view"
     scen = scenario.with_options(**overrides, record_events=True)
+    if knobs.nodes > 1:
+        return _run_cluster(scen, knobs, note)
     run = simulate(scen, scen.options)
     bounds, _ = assess(scen, run)
     coverage = coverage_of(scen, run)
+    replay = Replay(run.trace, known_pages=_known_pages(scen, coverage), workers=scen.options.workers, coverage=coverage)
+    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage)
+
+
+def _known_pages(scen: Scenario, coverage: Coverage) -> set[str]:
+    """Pages to draw from the start: the web's own list (small webs) and the
+    pages the crawl lost, drawn with their reason."""
     known: set[str] = set()
     pages_of = getattr(scen.web, "known_pages", None)
     if callable(pages_of):
         known = set(pages_of())
-    known.update(item.page for item in coverage.lost or ())  # drawn, with their reason
-    if len(known) > 5_000:
-        known = set()
-    replay = Replay(run.trace, known_pages=known, workers=scen.options.workers, coverage=coverage)
-    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage)
+    known.update(item.page for item in coverage.lost or ())
+    return known if len(known) <= 5_000 else set()
+
+
+def _run_cluster(scen: Scenario, knobs: Knobs, note: str) -> Result:
+    """The knobs' crawl on ``knobs.nodes`` simulated nodes (the scenario's
+    ``[cluster]`` table for the rest: link latency, batch, failures).  The
+    one-process bounds and advice do not apply; the cluster's own figures
+    are in ``Result.cluster``."""
+    from crawlsim.cluster.sim import simulate_cluster
+    from crawlsim.sim.coverage import coverage_of
+
+    config = cluster_config(scen).with_(nodes=knobs.nodes, partition=knobs.partition)
+    run = simulate_cluster(scen, config, scen.options, trace=True)
+    coverage = coverage_of(scen, run)
+    replay = Replay(
+        run.trace,
+        known_pages=_known_pages(scen, coverage),
+        workers=scen.options.workers,
+        coverage=coverage,
+        nodes=run.trace_nodes,
+        node_count=config.nodes,
+    )
+    return Result(replay, run.finish_time, knobs, scen.options, None, None, note, coverage, cluster=run)
+
+
+def cluster_config(scenario: Scenario) -> ClusterConfig:
+    """The scenario's ``[cluster]`` table (nodes = 1 when it has none);
+    raises ``ValueError`` (ClusterConfigError) naming a bad key."""
+    from crawlsim.cluster.config import cluster_from_table
+
+    return cluster_from_table(scenario.data.get("cluster"))
 
 
 def load_trace(path: str | Path) -> list[Event]:
@@ -329,6 +411,7 @@ __all__ = [
     "Result",
     "default_speed",
     "interactive_cap",
+    "cluster_config",
     "load_trace",
     "next_normalize",
     "run_session",

@@ -147,6 +147,8 @@ def small_webs(draw: st.DrawFn) -> dict:
         "scope": draw(st.sampled_from(["any", "host"])),
         "max_retries": draw(st.integers(0, 1)),
     }
+    if draw(st.integers(0, 4)) == 0:  # an inexact seen set, small enough to err
+        crawl.update(seen="bloom", bloom_capacity=draw(st.sampled_from([1, 3])), bloom_error_rate=0.5)
     if draw(st.booleans()):
         crawl["depth_limit"] = draw(st.integers(0, 3))
     if draw(st.booleans()):
@@ -188,8 +190,20 @@ def test_reachable_is_fetched_plus_lost(data: dict) -> None:
         assert "depth" not in reasons
     if options.max_pages is None:
         assert "cap" not in reasons
+    if options.seen != "bloom":
+        assert "false positive" not in reasons
     if options.normalize_steps <= frozenset({"lowercase", "default_port", "dot_segments", "fragment"}):
         assert "normalization" not in reasons  # the safe steps never merge two pages
+
+
+def test_a_bloom_false_positive_is_named_as_such() -> None:
+    pages = {"http://a.com/": [f"/p{i}" for i in range(40)]}
+    crawl = {"seen": "bloom", "bloom_capacity": 1, "bloom_error_rate": 0.5, "scope": "any"}
+    scenario = scenario_from_dict({"start": "http://a.com/", "crawl": crawl, "pages": pages}, path="<bloom>")
+    coverage = coverage_of(scenario, simulate(scenario))
+    assert coverage.lost, "a one-URL Bloom filter at 50% error must take some new link for seen"
+    assert {item.reason for item in coverage.lost} == {"false positive"}
+    assert "Bloom" in coverage.lost[0].detail
 
 
 # -- one vocabulary: the app says what run --json says ---------------------------------------

@@ -289,6 +289,7 @@ def test_urls_spelled_with_another_host_case_are_shown_whole() -> None:
     assert host_and_path("http://a.com/x#top", "a.com") == "a.com/x#top"
     assert host_and_path("HTTP://A.COM/about", "a.com") == "HTTP://A.COM/about"
     assert host_and_path("http://H3.EXAMPLE/p8", "h3.example") == "http://H3.EXAMPLE/p8"
+    assert host_and_path("http://a.com:80/x", "a.com") == "a.com:80/x"  # the port spelling, with its host
 
 
 @given(workers=st.integers(min_value=1, max_value=128))

@@ -17,13 +17,15 @@ import sys
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
+from crawlsim.cli_options import ArgumentParser
+from crawlsim.errors import UsageError
 from crawlsim.check.grade import run_check
 from crawlsim.check.loader import CheckInputError
 from crawlsim.check.report import TRACE_CASE, CheckReport
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="crawlsim check",
         description=(
             "Grade your own crawl(start_url, get_urls, max_workers) -- or an async def one -- against "
@@ -69,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     """``crawlsim check``: 0 all correctness checks passed, 1 one failed, 2 unusable input."""
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exit_:  # argparse already printed usage and the error
+    except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
+    except UsageError as err:  # a bad flag or value: one line
+        return _usage_error(str(err))
     problem = _unusable(args)
     if problem is not None:
         return _usage_error(problem)

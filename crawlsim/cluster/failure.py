@@ -35,6 +35,7 @@ import pickle
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from crawlsim.core.events import NodeFailed, NodeRecovered
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ class Failures:
         sched = node.sched
         record = self.records[node.index] = FailureRecord(node.index, cl.env.now)
         record.urls_lost = sched.frontier_size + sched.in_flight + sched.pending_retries + node.pending
+        if cl.tracing:
+            node.record(NodeFailed(cl.env.now, node.index, record.urls_lost))
         node.alive = False
         node.epoch += 1
         if node.flying is not None:
@@ -146,12 +149,15 @@ class Failures:
             return  # it never failed, or it comes back after the crawl was declared over: too late
         now = record.recovered_at = cl.env.now
         saved = self.saved.get(node.index)
+        if cl.tracing:
+            node.record(NodeRecovered(now, node.index, saved[0] if saved is not None else None))
         if saved is not None:
             at, data, flying = saved
             record.restored_from = at
             restored = self._load(node, data)
             node.retired.append(_minus(node.sched.stats, restored.stats))
             node.sched = restored
+            restored.drain_events()  # what it had said before the save is in the trace already
             for fetch_id in sorted(flying):  # in flight when saved: their answers died with the node
                 node.sched.on_error(fetch_id, now, "lost in a node failure", transient=True)
             node.flying = set()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event
+from crawlsim.core.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.sim.driver import report_page, report_robots
@@ -82,7 +82,7 @@ class Node:
                 self.flying.add(fetch.id)
             cl.timeout(took, (fetch, now, took, self.epoch)).callbacks.append(self.on_done)
         if cl.tracing:
-            self.events.extend(self.sched.drain_events())
+            self.drain()
         wake = self.sched.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
@@ -180,13 +180,32 @@ class Node:
         self.pending -= len(items)
         self.sent += 1
         self.bytes_sent += size
+        if self.cluster.tracing:
+            self.record(MessageSent(now, self.index, dst, len(items), size))
         self.cluster.send(self.index, dst, items, size, now)
 
-    def receive(self, items: list[Item], size: int, now: float) -> None:
+    def drain(self) -> None:
+        """Move what the scheduler has said into this node's trace and the
+        cluster's log (the log keeps the order things happened across nodes)."""
+        said = self.sched.drain_events()
+        if said:
+            self.events.extend(said)
+            self.cluster.log.extend([(e, self.index) for e in said])
+
+    def record(self, event: Event) -> None:
+        """Add a cluster event to this node's trace, after what its scheduler
+        has said so far (so a message follows the fetch whose links it carries)."""
+        self.drain()
+        self.events.append(event)
+        self.cluster.log.append((event, self.index))
+
+    def receive(self, src: int, items: list[Item], size: int, now: float) -> None:
         """A message arrived: its links are admitted by this node's scheduler,
         grouped by the page they were found on."""
         self.received += 1
         self.bytes_received += size
+        if self.cluster.tracing:
+            self.record(MessageDelivered(now, src, self.index, len(items), False))
         start = 0
         sched = self.sched
         while start < len(items):

@@ -13,7 +13,6 @@ fetches' draws.
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -28,7 +27,8 @@ from crawlsim.cluster.node import Item, Node
 from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.politeness import PolitenessWatch
 from crawlsim.cluster.termination import SafraRing
-from crawlsim.core.events import Event
+from crawlsim.cluster.trace import ClusterTrace, merge_node_traces
+from crawlsim.core.events import Done, Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
@@ -65,6 +65,10 @@ class ClusterRun:
     messages: int
     message_bytes: int
     trace: list[Event] = field(default_factory=list)
+    """Every node's events on one clock, fetch ids and slots renumbered
+    (see :mod:`crawlsim.cluster.trace`)."""
+    trace_nodes: list[int] = field(default_factory=list)
+    """The node of each event of ``trace``."""
     node_traces: list[list[Event]] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     found: list[str] | None = None
@@ -79,6 +83,10 @@ class ClusterRun:
     """Page fetches answered for a URL already answered before (counted when a node may fail)."""
     at_detection: tuple[bool, int] | None = None
     """(every node idle, messages in transit) at the moment of detection: (True, 0) when correct."""
+
+    def cluster_trace(self) -> ClusterTrace:
+        """``trace`` with the node of each event, for views and trace files."""
+        return ClusterTrace(self.trace, self.trace_nodes, self.options.workers, self.config.nodes)
 
     @property
     def detection_delay(self) -> float:
@@ -135,6 +143,8 @@ class _Cluster:
         """(every node idle, messages in transit) when the ring declared the end."""
         self.last_activity = 0.0
         self.in_transit = 0
+        self.log: list[tuple[Event, int]] = []
+        """Every node's events (and the cluster's own), in the order they happened."""
         self.messages = 0
         self.message_bytes = 0
 
@@ -191,19 +201,21 @@ class _Cluster:
         self.in_transit += 1
         self.ring.sent(src)
         took = self.config.link_latency.sample(self.link_rng)
-        self.timeout(took, (dst, items, size)).callbacks.append(self._deliver)
+        self.timeout(took, (src, dst, items, size)).callbacks.append(self._deliver)
 
     def _deliver(self, event: simpy.Event) -> None:
-        dst, items, size = event.value  # type: ignore[misc]
+        src, dst, items, size = event.value  # type: ignore[misc]
         now = self.env.now
         self.in_transit -= 1
         self.activity(now)
         if not self.nodes[dst].alive:
             self.ring.dropped(dst)
             self.outages.dropped(dst)
+            if self.tracing:
+                self.nodes[dst].record(MessageDelivered(now, src, dst, len(items), True))
             return
         self.ring.received(dst)
-        self.nodes[dst].receive(items, size, now)
+        self.nodes[dst].receive(src, items, size, now)
 
     def new_scheduler(self, node: Node) -> Scheduler:
         """An empty scheduler for ``node`` (a restart without a checkpoint):
@@ -247,11 +259,14 @@ class _Cluster:
     def result(self) -> ClusterRun:
         nodes = self.nodes
         traces = [n.events for n in nodes]
+        stats = _summed([s for n in nodes for s in n.stats()])
+        end = Done(self.last_activity, stats.discovered, stats.fetches) if self.tracing else None
+        merged = merge_node_traces(self.log, self.config.nodes, self.opts.workers, end)
         watch = self.watch
         return ClusterRun(
             options=self.opts,
             config=self.config,
-            stats=_summed([s for n in nodes for s in n.stats()]),
+            stats=stats,
             finish_time=self.last_activity,
             detected_at=self.ring.detected_at if self.ring.detected_at is not None else float("nan"),
             control_messages=self.ring.control_messages,
@@ -264,7 +279,8 @@ class _Cluster:
             violations_by_host=watch.by_host if watch else Counter(),
             messages=self.messages,
             message_bytes=self.message_bytes,
-            trace=traces[0] if len(traces) == 1 else list(heapq.merge(*traces, key=lambda e: e.t)),
+            trace=merged.events,
+            trace_nodes=merged.nodes,
             node_traces=traces,
             at_detection=self.at_detection,
             **self._merged(),

@@ -14,38 +14,17 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from crawlsim.cli_options import ArgumentParser  # noqa: F401 (re-exported: every command's parser)
 from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
     from crawlsim.sim.bounds import Bounds
     from crawlsim.sim.driver import SimRun
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a mistake raises :class:`UsageError` (one line, exit 2)
-    instead of printing the usage block and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
-
-    def _check_value(self, action: argparse.Action, value: Any) -> None:
-        """A value outside ``choices`` names the nearest allowed one, as an
-        unknown option or a typo in ``--order`` does."""
-        choices = action.choices
-        if choices is None or value in choices:
-            return
-        import difflib
-
-        allowed = [str(c) for c in choices]
-        close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        name = "/".join(action.option_strings) or action.dest
-        self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:

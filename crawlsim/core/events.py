@@ -142,6 +142,52 @@ class Done(Event):
     fetches: int
 
 
+# -- a cluster's own events ------------------------------------------------------
+# The scheduler never emits these: the cluster driver (crawlsim.cluster) adds
+# them to its trace, so views replay messages and failures from the same
+# stream as fetches.  They live here so that every trace reader knows them.
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSent(Event):
+    """Node ``src`` sent ``links`` links (``size`` bytes) owned by node ``dst``."""
+
+    src: int
+    dst: int
+    links: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDelivered(Event):
+    """A message from ``src`` reached ``dst``; ``lost`` when ``dst`` was down
+    (its links are gone with it)."""
+
+    src: int
+    dst: int
+    links: int
+    lost: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFailed(Event):
+    """Node ``node`` stopped: its queued, in-flight and outgoing URLs (``lost``) are gone."""
+
+    node: int
+    lost: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRecovered(Event):
+    """Node ``node`` came back, from its checkpoint taken at ``restored_from``
+    (None: with an empty frontier)."""
+
+    node: int
+    restored_from: float | None
+
+
+CLUSTER_EVENTS: tuple[type[Event], ...] = (MessageSent, MessageDelivered, NodeFailed, NodeRecovered)
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
@@ -154,6 +200,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HostDeferred,
         RobotsLoaded,
         Done,
+        *CLUSTER_EVENTS,
     )
 }
 

@@ -73,6 +73,7 @@ SPAN_COLOURS: dict[str, str] = {
     "retry": "#f08c00",
     "robots": "#868e96",
     "open": STATE_COLOURS[PageState.IN_FLIGHT],
+    "lost": "#495057",
 }
 BOUND_COLOURS = plots.BOUND_COLOURS
 """Re-exported from :mod:`crawlsim.plots`: one colour per bound everywhere."""

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 from crawlsim.notebook.progress import Stages, stages
@@ -197,7 +197,7 @@ def _still_target(out: Path, fmt: str | None) -> tuple[Path, str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="crawlsim animate",
         description="Export a simulated crawl as an animation (GIF or MP4), or as still frames at named "
                     "moments (PNG or SVG), for slides.",
@@ -227,10 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit_:  # argparse printed usage and the error
-        return int(exit_.code or 0)
-    try:
         lines = _export(args)
+    except SystemExit as exit_:  # --help
+        return int(exit_.code or 0)
     except (UsageError, ScenarioError, OptionError) as err:
         print(f"crawlsim animate: error: {err}", file=sys.stderr)
         return 2

@@ -29,6 +29,8 @@ The words (README, "Words"):
   ``cap``            discovered after ``max_pages`` / ``max_pages_per_host``
                      ran out;
   ``scope``          discovered under a spelling outside the scope;
+  ``false positive`` an inexact seen set (``seen = "bloom"``) took its
+                     only spelling for one already seen;
   ``not discovered`` only linked from pages that were not fetched (lost
                      themselves, or whose links were not followed because
                      their content duplicated another page's).
@@ -51,7 +53,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scope import Scope
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise
@@ -68,10 +70,10 @@ TRAP_WALK = 200
 """The walk stops after this many pages (or twice the declared size) when
 the web declares fewer pages than that: the rest is an endless trap."""
 
-LOSS_REASONS = ("failed", "robots", "normalization", "depth", "cap", "scope", "not discovered")
+LOSS_REASONS = ("failed", "robots", "normalization", "depth", "cap", "scope", "false positive", "not discovered")
 """Why a reachable page was not fetched, in the order they are tried."""
 
-_DISCOVERED_REASONS = ("depth", "cap", "scope", "robots")
+_DISCOVERED_REASONS = ("depth", "cap", "scope", "robots", "seen")
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +194,19 @@ class _Outcomes:
     failed: dict[str, str]
     """URL -> reason, for page fetches that failed finally."""
     skipped: dict[str, set[str]]
-    """URL -> skip reasons other than ``seen``."""
+    """URL -> skip reasons; ``seen`` only for a URL never queued (a Bloom
+    filter's false positive: an exact seen set says ``seen`` only after a
+    URL was queued, and those skips are too many to keep)."""
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> _Outcomes:
         started: dict[int, FetchStarted] = {}
+        queued: set[str] = set()
         out = cls({}, {}, {})
         for e in events:
-            if isinstance(e, FetchStarted):
+            if isinstance(e, Discovered):
+                queued.add(e.url)
+            elif isinstance(e, FetchStarted):
                 if e.kind == "page":
                     started[e.fetch_id] = e
             elif isinstance(e, FetchFinished):
@@ -215,7 +222,7 @@ class _Outcomes:
             elif isinstance(e, FetchFailed):
                 if e.final and started.pop(e.fetch_id, None) is not None:
                     out.failed.setdefault(e.url, e.reason)
-            elif isinstance(e, Skipped) and e.reason != "seen":
+            elif isinstance(e, Skipped) and (e.reason != "seen" or e.url not in queued):
                 out.skipped.setdefault(e.url, set()).add(e.reason)
         return out
 
@@ -323,6 +330,8 @@ def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]],
     if named:
         reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
         reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
+        if reason == "seen":  # never queued, yet "seen": only an inexact seen set (Bloom) says that
+            return LostPage(page, "false positive", f"{named[0]} was taken for seen (a Bloom filter false positive)")
         return LostPage(page, reason, f"{named[0]} was skipped ({reason})")
     if not links:
         return LostPage(page, "not discovered", "only linked from pages that were not fetched")

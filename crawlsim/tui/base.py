@@ -40,6 +40,7 @@ SPAN_STYLE = {
     "retry": "black on dark_orange",
     "robots": "white on blue",
     "open": "black on bright_magenta",
+    "lost": "white on grey37",
 }
 SPARK = " ▁▂▃▄▅▆▇█"
 LEGEND_ORDER = (
