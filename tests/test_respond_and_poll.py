@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from crawlsim.core import CrawlOptions, Scheduler
 from crawlsim.core.events import event_to_dict
