@@ -17,7 +17,7 @@ order is given; with another order it is a mistake, not silently ignored."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from crawlsim.core.options import (
     CONTENT_DEDUP,
@@ -32,6 +32,9 @@ from crawlsim.core.options import (
     option_names,
 )
 from crawlsim.errors import UsageError
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
 
 FLAGS: list[tuple[str, type, str]] = [
     ("workers", int, "global cap on fetches in flight"),
@@ -142,3 +145,29 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
                        help="crawler nodes, each with the crawl's workers, per-host limit and gap (1: one process)")
     group.add_argument("--partition", dest="partition", default=None, metavar="P",
                        help=f"how URLs are split between nodes: {' | '.join(PARTITIONS)}")
+
+
+def warn_cluster_ignored(scenario: Scenario | None, command: str, instead: str) -> bool:
+    """Say on stderr, in one line, that ``crawlsim COMMAND`` runs ``scenario``
+    as one process although its ``[cluster]`` table asks for several nodes
+    (``instead``: what it does, e.g. "tracing one process"); True when it
+    said so (None, a replayed trace: nothing to say).  The one place the
+    commands without a cluster view admit it: when a view learns to show
+    nodes, its command stops calling this."""
+    import sys
+
+    from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
+
+    if scenario is None:
+        return False
+    try:
+        nodes = cluster_from_table(scenario.data.get("cluster")).nodes
+    except ClusterConfigError:  # the loader already refused a bad table; nothing to add here
+        return False
+    if nodes <= 1:
+        return False
+    print(
+        f"crawlsim {command}: this scenario's [cluster] table ({nodes} nodes) is not supported here yet; {instead}",
+        file=sys.stderr,
+    )
+    return True

@@ -36,6 +36,10 @@ BOUND_KEYS = ("depth", "busiest_host", "work")
 BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#c2255c", "work": "#e8590c"}
 """Blue, crimson, orange: far apart in hue, so a GIF palette keeps them apart."""
 BOUND_STYLES: dict[str, str] = {"depth": ":", "busiest_host": "--", "work": "-."}
+NODE_BOUND_COLOUR = "#946200"
+"""A cluster's node bound: brown, apart from the three bounds' and the series' hues."""
+NODE_BOUND_STYLE: tuple[float, tuple[float, ...]] = (0, (5, 1.5, 1, 1.5, 1, 1.5))
+"""Dash-dot-dot: a fourth style, so it reads apart from the others in grey too."""
 FINISH_COLOUR = "#212529"
 SERIES_COLOURS = ("#212529", "#0c8599", "#7048e8", "#5c940d", "#9c36b5", "#868e96", "#1098ad", "#66a80f")
 """Finish-time lines: near-black first, then hues none of the bounds use."""
@@ -194,26 +198,88 @@ def _shade_impossible(ax: Axes, series: Sequence[SweepSeries], first: int) -> No
                         zorder=1, gid=IMPOSSIBLE_GID)
 
 
-def _legend(ax: Axes) -> None:
-    """The lines' labels, then one grey patch for the shaded region."""
+def _legend(ax: Axes, *, below: bool = False) -> None:
+    """The lines' labels, then one grey patch for the shaded region;
+    ``below`` puts it under the axes, where many lines cannot hide behind it."""
     handles, labels = ax.get_legend_handles_labels()
     fills = sum(1 for c in ax.collections if c.get_gid() == IMPOSSIBLE_GID)
     if fills:
         text = IMPOSSIBLE_LABEL if fills == 1 else "shaded: below each line's largest bound, impossible"
         handles.append(Patch(facecolor=IMPOSSIBLE_COLOUR, alpha=IMPOSSIBLE_ALPHA * 2, label=text))
         labels.append(text)
-    ax.legend(handles, labels, fontsize=8, loc="upper right", framealpha=0.9)
+    if below:
+        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncols=2, frameon=False)
+    else:
+        ax.legend(handles, labels, fontsize=8, loc="upper right", framealpha=0.9)
 
 
 def workers_axis(ax: Axes, workers: Sequence[int]) -> None:
     """Ticks at the workers swept; a log2 scale once they span 8x or more,
     so 1, 2, 4, ..., 64 are evenly spaced."""
-    workers = [int(w) for w in workers]
-    if len(workers) > 1 and workers[-1] / max(workers[0], 1) >= 8:
+    count_axis(ax, workers, WORKERS_AXIS)
+
+
+def count_axis(ax: Axes, values: Sequence[int], label: str) -> None:
+    """An x-axis of counts (workers, nodes): ticks at the values swept, whole
+    numbers only; a log2 scale once they span 8x or more."""
+    values = [int(v) for v in values]
+    if len(values) > 1 and values[-1] / max(values[0], 1) >= 8:
         ax.set_xscale("log", base=2)
-    ax.set_xticks(workers, [str(w) for w in workers])
+    ax.set_xticks(values, [str(v) for v in values])
     ax.minorticks_off()
-    ax.set_xlabel(WORKERS_AXIS)
+    ax.set_xlabel(label)
+
+
+# -- a sweep over a count with one bound per point (a cluster's nodes) --------------
+
+
+@dataclass(frozen=True)
+class CountSeries:
+    """One finish-time line against a count (nodes, workers) and its bound at each point."""
+
+    label: str
+    x: Sequence[int]
+    finish: Sequence[float]
+    bound: Sequence[float]
+
+
+def draw_count_sweep(ax: Axes, series: Sequence[CountSeries], *, x_label: str, bound_label: str,
+                     title: str = "") -> None:
+    """Finish time against ``x_label`` for each series, in the sweep chart's
+    look (:func:`draw_sweep`): series colours and markers, the bound in
+    :data:`NODE_BOUND_COLOUR` with the series' marker (one line when every
+    series has the same bound), the region below it shaded as impossible,
+    labelled with its value when it would hide against the x-axis.  The
+    legend goes under the axes: a flat line at the top (more nodes that do
+    not help) would hide behind it."""
+    for i, s in enumerate(series):
+        ax.plot(s.x, s.finish, marker=SERIES_MARKERS[i % len(SERIES_MARKERS)], linewidth=2, markersize=6,
+                color=SERIES_COLOURS[i % len(SERIES_COLOURS)], label=s.label, zorder=4, gid=FINISH_GID)
+    top = max([v for s in series for v in (*s.finish, *s.bound)], default=1.0)
+    ax.set_ylim(0, max(top, 1e-9) * 1.08)
+    _draw_count_bounds(ax, series, bound_label)
+    count_axis(ax, sorted({x for s in series for x in s.x}), x_label)
+    ax.set_ylabel(FINISH_AXIS)
+    ax.grid(True, alpha=0.25)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    _legend(ax, below=True)
+
+
+def _draw_count_bounds(ax: Axes, series: Sequence[CountSeries], bound_label: str) -> None:
+    """Each series' bound (once when all are equal) and the shaded region under it."""
+    shared = len({(tuple(s.x), tuple(s.bound)) for s in series}) == 1
+    for i, s in enumerate(series[:1] if shared else series):
+        ax.plot(s.x, s.bound, linestyle=NODE_BOUND_STYLE, color=NODE_BOUND_COLOUR, linewidth=1.6,
+                marker=None if shared else SERIES_MARKERS[i % len(SERIES_MARKERS)], markersize=4,
+                markerfacecolor="none", label=bound_label if i == 0 else "_nolegend_", zorder=3, clip_on=False)
+        if s.bound and near_axis(max(s.bound), 0.0, ax.get_ylim()[1]):
+            label_horizontal(ax, s.x[-1], s.bound[-1], f"{bound_label} {seconds(s.bound[-1])}", NODE_BOUND_COLOUR)
+    several = len(series) > 1
+    for i, s in enumerate(series):
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)] if several else IMPOSSIBLE_COLOUR
+        ax.fill_between(s.x, 0, s.bound, color=colour, alpha=0.07 if several else IMPOSSIBLE_ALPHA, linewidth=0,
+                        zorder=1, gid=IMPOSSIBLE_GID)
 
 
 def series_from(points: Iterable[Mapping[str, Any]], label: str) -> SweepSeries:
@@ -239,11 +305,16 @@ __all__ = [
     "COUNT_AXIS",
     "FINISH_AXIS",
     "IMPOSSIBLE_LABEL",
+    "NODE_BOUND_COLOUR",
+    "NODE_BOUND_STYLE",
     "SERIES_COLOURS",
     "TIME_AXIS",
+    "CountSeries",
     "SweepSeries",
     "bound_name",
     "chart_title",
+    "count_axis",
+    "draw_count_sweep",
     "draw_sweep",
     "integer_ticks",
     "label_horizontal",

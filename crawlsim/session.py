@@ -348,12 +348,40 @@ def cluster_config(scenario: Scenario) -> ClusterConfig:
     return cluster_from_table(scenario.data.get("cluster"))
 
 
+@dataclass(frozen=True)
+class RecordedTrace:
+    """A trace file's events and, for a cluster's trace, the node of each
+    (its ``"node"`` keys), with the lanes each node has and how many nodes
+    there are, read from the events themselves."""
+
+    events: list[Event]
+    nodes: list[int] | None = None
+    """The node of each event; None: one crawler process (no node keys)."""
+    workers: int = 0
+    """Worker lanes per node (a cluster's trace)."""
+    node_count: int = 1
+
+
 def load_trace(path: str | Path) -> list[Event]:
     """Events from a JSONL trace (one ``event_to_dict`` object per line).
 
     Raises ``ValueError`` naming the line of the first bad record, so the
     CLI prints one line instead of a traceback."""
+    return read_trace(path).events
+
+
+def read_trace(path: str | Path) -> RecordedTrace:
+    """:func:`load_trace`, keeping a cluster's node keys
+    (:mod:`crawlsim.cluster.trace`): every line has one, or none has; a
+    line without one among lines with one, a node out of range or a slot
+    outside its node's lanes raises ``ValueError`` naming the line."""
+    from crawlsim.cluster.trace import NODE_KEY
+    from crawlsim.replay_nodes import WORKERS_KEY, check_node_tags
+
     events: list[Event] = []
+    tags: list[object] = []
+    lines: list[int] = []
+    workers: object = None
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -369,14 +397,28 @@ def load_trace(path: str | Path) -> list[Event]:
             events.append(event_from_dict(data))
         except (ValueError, TypeError) as err:
             raise ValueError(f"{path}: line {number}: {err}") from None
+        tags.append(data.get(NODE_KEY))
+        lines.append(number)
+        workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
     if not events:
         raise ValueError(f"{path}: no events in the trace")
-    return events
+    if all(tag is None for tag in tags):
+        return RecordedTrace(events)
+    try:
+        nodes, lanes, count = check_node_tags(events, tags, lines, workers)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+    return RecordedTrace(events, nodes, lanes, count)
 
 
-def trace_result(events: list[Event]) -> Result:
-    """A trace replayed as recorded: no knobs, no bounds (no scenario to rerun)."""
-    replay = Replay(events)
+def trace_result(events: list[Event] | RecordedTrace) -> Result:
+    """A trace replayed as recorded: no knobs, no bounds (no scenario to
+    rerun); a cluster's trace replays with its nodes."""
+    if isinstance(events, RecordedTrace):
+        trace = events
+        replay = Replay(trace.events, workers=trace.workers, nodes=trace.nodes, node_count=trace.node_count)
+    else:
+        replay = Replay(events)
     return Result(replay, replay.end, None, None)
 
 
@@ -408,11 +450,13 @@ __all__ = [
     "WORKER_STEPS_BY_ONE",
     "Knobs",
     "LiveFeed",
+    "RecordedTrace",
     "Result",
     "default_speed",
     "interactive_cap",
     "cluster_config",
     "load_trace",
+    "read_trace",
     "next_normalize",
     "run_session",
     "step",

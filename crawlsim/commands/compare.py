@@ -5,6 +5,15 @@ Each ``--set`` is one configuration (several options in one: ``--set
 workers=4,per_host=2``).  With a single ``--set``, the scenario as it is
 (plus any crawler flags) is compared with that change.  Crawler flags such as
 ``--workers 4`` apply to both sides.
+
+When the scenario has a ``[cluster]`` table with more than one node, or
+``--nodes N`` says so, both sides run on that cluster
+(:func:`crawlsim.commands.run_cluster.cluster_summary`, the figures ``run``
+prints): the table then shows the cluster's rows -- node bound, busiest
+node, messages, politeness violations, termination -- in place of the
+single process's bounds, and each side's per-node table follows.  A side
+may set its own cluster, ``--set nodes=4,workers=16`` against ``--set
+workers=64``: then both sides run as clusters, the other with one node.
 """
 
 from __future__ import annotations
@@ -13,13 +22,19 @@ import argparse
 import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args, parse_assignment, with_implied_order
+from crawlsim.cli_options import (
+    add_cluster_flags,
+    add_crawler_flags,
+    overrides_from_args,
+    parse_assignment,
+    with_implied_order,
+)
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -33,6 +48,10 @@ from crawlsim.commands.common import (
 from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
+
+if TYPE_CHECKING:
+    from crawlsim.cluster.config import ClusterConfig
+    from crawlsim.scenario import Scenario
 
 _NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
 """A comma that starts another ``key=`` (so ``retry_statuses=[429,503]`` stays whole)."""
@@ -52,6 +71,7 @@ def build_parser() -> ArgumentParser:
     add_seed_argument(parser)
     add_advise_argument(parser)
     add_crawler_flags(parser)
+    add_cluster_flags(parser)
     for action in parser._actions:
         if action.dest == "set":
             action.help = "one configuration: KEY=VALUE[,KEY=VALUE...]; give it once or twice"
@@ -59,11 +79,20 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+CLUSTER_KEYS = ("nodes", "partition")
+"""``--set`` keys that are not crawler options but the side's cluster: kept as
+text here, checked as ``--nodes``/``--partition`` are (:func:`side_cluster`)."""
+
+
 def parse_config(text: str) -> dict[str, Any]:
-    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``."""
+    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``
+    (``nodes=4`` and ``partition=url-hash`` stay text for the cluster)."""
     out: dict[str, Any] = {}
     for part in _NEXT_KEY.split(text):
-        if part.strip():
+        name, _, raw = part.partition("=")
+        if name.strip().replace("-", "_") in CLUSTER_KEYS:
+            out[name.strip()] = raw.strip()
+        elif part.strip():
             key, value = parse_assignment(part)
             out[key] = value
     if not out:
@@ -98,19 +127,44 @@ def main(argv: list[str] | None = None) -> int:
     if len(configs) == 1:
         configs.insert(0, {})
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
-    summaries = []
     progress = progress_console(quiet=args.json)
-    for config in configs:
-        scenario = load(args.scenario, with_implied_order({**shared, **config}), args.seed)
-        run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress)
-        summaries.append(summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run)))
-    a, b = summaries
+    options = [{k: v for k, v in config.items() if k not in CLUSTER_KEYS} for config in configs]
+    scenarios = [load(args.scenario, with_implied_order({**shared, **o}), args.seed) for o in options]
+    clusters = [side_cluster(s, args, c) for s, c in zip(scenarios, configs, strict=True)]
+    on_cluster = any(cluster.nodes > 1 for cluster in clusters)
+    a, b = (summarise(s, c if on_cluster else None, args, progress) for s, c in zip(scenarios, clusters, strict=True))
     if args.json:
         json.dump({"a": a, "b": b, "labels": labels}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     stdout_console().print(render_comparison(a, b, labels))
     return 0
+
+
+def side_cluster(scenario: Scenario, args: argparse.Namespace, config: dict[str, Any]) -> ClusterConfig:
+    """One side's cluster: the scenario's ``[cluster]`` table, then
+    ``--nodes``/``--partition``, then the side's own ``--set nodes=...``."""
+    from crawlsim.cluster.config import ClusterConfigError, apply_flags
+    from crawlsim.commands.run_cluster import cluster_config
+
+    try:
+        return apply_flags(cluster_config(scenario, args), config.get("nodes"), config.get("partition"))
+    except ClusterConfigError as err:  # "--set nodes: expected ...": the words the user typed
+        raise UsageError(f"{err.key.replace('--', '--set ', 1)}: {err.message}") from None
+
+
+def summarise(
+    scenario: Scenario, cluster: ClusterConfig | None, args: argparse.Namespace, progress: Console | None
+) -> dict[str, Any]:
+    """One side's summary: on ``cluster`` when given -- both sides are, when
+    either asks for more than one node (a one-node cluster is the single
+    process, crawl for crawl) -- else one process with its bounds."""
+    from crawlsim.commands.run_cluster import cluster_summary
+
+    if cluster is not None:
+        return cluster_summary(scenario, cluster, top=3, advise=args.advise)
+    run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress)
+    return summary_dict(run, bounds, scenario=scenario, top=3, coverage=coverage_of(scenario, run))
 
 
 def headline(a: dict[str, Any], b: dict[str, Any]) -> str:
@@ -145,8 +199,10 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("duplicate fetches", f"{data['duplicate_fetches']:,}"),
         ("wasted worker time", seconds(data.get("wasted_time"))),
         ("failed fetches / retries", f"{data['failed']:,} / {data['retries']:,}"),
-        ("utilisation", percent(data.get("utilisation"))),
     ]
+    if "cluster" in data:
+        return rows + _cluster_rows(data)
+    rows.append(("utilisation", percent(data.get("utilisation"))))
     for key, label in BOUND_LABELS.items():
         rows.append((f"{label} bound", seconds(data["bounds"][key])))
     busiest = data.get("busiest_host") or {}
@@ -154,6 +210,31 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     rows.append(("binding bound", BOUND_LABELS.get(data["binding_bound"], data["binding_bound"])))
     rows.append(("efficiency", percent(data.get("efficiency"))))
     return rows
+
+
+def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The cluster's figures (:func:`crawlsim.cluster.report.cluster_fields`)
+    as rows: what ``run`` prints under its per-node table, side by side."""
+    cluster, top = data["cluster"], data["busiest_node"]
+    holder = f"node {top['node']}" + (f", {top['host']}" if top["host"] else "")
+    busiest = (data.get("top_hosts") or [{}])[0]
+    return [
+        ("nodes", f"{cluster['nodes']}, {cluster['partition']}"),
+        ("cluster utilisation", percent(data["cluster_utilisation"])),
+        ("node bound", f"{seconds(data['node_bound'])} ({holder})"),
+        ("busiest host", f"{busiest.get('host') or '-'} ({busiest.get('fetches', 0):,})"),
+        ("messages", f"{data['messages']:,} ({data['message_bytes']:,} bytes)"),
+        ("politeness violations", f"{data['politeness_violations']:,}"),
+        ("termination detected", f"{seconds(data['detection_delay'])} after the end"),
+        ("control messages", f"{data['control_messages']:,}"),
+    ]
+
+
+def _explanation(data: dict[str, Any]) -> str:
+    """One process: the bounds' explanation; a cluster: its advice's sentences."""
+    if "cluster" in data:
+        return "; ".join(data["cluster_advice"]["lines"]) or "no advice"
+    return str(data["explanation"])
 
 
 def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -> Group:
@@ -180,9 +261,14 @@ def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -
         Text(""),
         table,
         Text(""),
-        Text("A: " + a["explanation"], style="italic"),
-        Text("B: " + b["explanation"], style="italic"),
+        Text("A: " + _explanation(a), style="italic"),
+        Text("B: " + _explanation(b), style="italic"),
     ]
+    if "cluster" in a:
+        from crawlsim.commands.run_cluster import node_table
+
+        for label, data in zip(labels, (a, b), strict=True):
+            parts += [Text(""), Text(f"{label}, per node", style="bold"), node_table(data)]
     return Group(*parts)
 
 

@@ -37,21 +37,7 @@ def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfi
 
 def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
     """Simulate the cluster and print its summary (or ``--json``)."""
-    from crawlsim.cluster.advice import cluster_advice
-    from crawlsim.cluster.report import cluster_fields, failure_cost
-    from crawlsim.cluster.sim import simulate_cluster
-    from crawlsim.sim.coverage import coverage_of
-
-    run = simulate_cluster(scenario, config)
-    coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
-    data = summary_dict(run, None, scenario=scenario, top=args.top, coverage=coverage)
-    data.update(cluster_fields(run))
-    from crawlsim.sim.advisor import MEASURE_LIMIT
-
-    measure = args.advise == "measure" or (args.advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
-    data["cluster_advice"] = cluster_advice(scenario, config, run, measure=measure).as_dict()
-    if config.fail:  # measured: the same cluster without the failures
-        data["failure_cost"] = failure_cost(run, simulate_cluster(scenario, config.with_(fail=[]), trace=False))
+    data = cluster_summary(scenario, config, top=args.top, advise=args.advise)
     if args.json:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -62,9 +48,32 @@ def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namesp
     return 0
 
 
-def render_cluster(data: Mapping[str, Any]) -> list[Any]:
-    """The per-node table and the cluster's lines, for the readable summary."""
-    cluster = data["cluster"]
+def cluster_summary(scenario: Scenario, config: ClusterConfig, *, top: int, advise: str) -> dict[str, Any]:
+    """One cluster crawl's summary: :func:`summary_dict`'s keys (no
+    single-process bounds) plus the cluster's own (:func:`cluster_fields`),
+    the advice, and -- when nodes fail -- what the failures cost, measured
+    against the same cluster without them.  ``run`` and ``compare`` both
+    print this, so they agree on every figure."""
+    from crawlsim.cluster.advice import cluster_advice
+    from crawlsim.cluster.report import cluster_fields, failure_cost
+    from crawlsim.cluster.sim import simulate_cluster
+    from crawlsim.sim.advisor import MEASURE_LIMIT
+    from crawlsim.sim.coverage import coverage_of
+
+    run = simulate_cluster(scenario, config)
+    coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
+    data = summary_dict(run, None, scenario=scenario, top=top, coverage=coverage)
+    data.update(cluster_fields(run))
+    measure = advise == "measure" or (advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
+    data["cluster_advice"] = cluster_advice(scenario, config, run, measure=measure).as_dict()
+    if config.fail:  # measured: the same cluster without the failures
+        data["failure_cost"] = failure_cost(run, simulate_cluster(scenario, config.with_(fail=[]), trace=False))
+    return data
+
+
+def node_table(data: Mapping[str, Any]) -> Table:
+    """One row per node (fetches, busy time, messages, bytes, peak frontier,
+    its bound), the busiest node in bold."""
     table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
     for name in ("node", "fetches", "busy", "messages", "bytes", "peak frontier", "bound"):
         table.add_column(name, justify="right" if name != "node" else "left")
@@ -76,6 +85,13 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
             f"node {row['node']}", f"{row['fetches']:,}", seconds(row["busy_time"]), f"{row['messages']:,}",
             f"{row['bytes']:,}", f"{row['peak_frontier']:,}", bound, style=style,
         )
+    return table
+
+
+def render_cluster(data: Mapping[str, Any]) -> list[Any]:
+    """The per-node table and the cluster's lines, for the readable summary."""
+    cluster = data["cluster"]
+    top = data["busiest_node"]["node"]
     violations = data["politeness_violations"]
     lines = [
         Text(""),
@@ -83,7 +99,7 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
             f"  (utilisation {data['cluster_utilisation']:.0%} of {cluster['nodes']} x {data['options']['workers']} workers)",
             style="dim",
         ),
-        table,
+        node_table(data),
         Text(
             f"node bound {seconds(data['node_bound'])} (node {top}: no crawl on this partition can finish sooner)",
             style="dim",
@@ -115,4 +131,4 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
     return lines
 
 
-__all__ = ["cluster_config", "render_cluster", "run_cluster"]
+__all__ = ["cluster_config", "cluster_summary", "node_table", "render_cluster", "run_cluster"]

@@ -26,6 +26,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawlsim.cli_options import warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
@@ -134,6 +135,7 @@ def _build_server(args: argparse.Namespace) -> tuple[Any, Any]:
     from crawlsim.scenario import load_scenario
 
     scenario = scale_scenario(load_scenario(args.scenario), args.time_scale)
+    warn_cluster_ignored(scenario, "serve", "serving its web as usual")
     server = ScenarioServer(
         scenario, port=args.port, layout=args.layout, header_timeout=args.header_timeout, max_log=SERVE_LOG_RECORDS
     )

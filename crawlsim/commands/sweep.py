@@ -9,6 +9,11 @@ stdout, and DIR gets ``sweep.csv``, ``sweep.json`` and ``sweep.png`` (finish
 time against workers, one line per combination of the other values, the
 three bounds drawn thin).
 
+``--nodes 1,2,4,8`` (and ``--partition``), or a scenario whose ``[cluster]``
+table has more than one node, makes every point a simulated cluster crawl
+(:mod:`crawlsim.commands.sweep_nodes`): finish time against nodes, beside
+workers when ``--workers`` lists several.
+
 A point is described by plain data -- the scenario's name or absolute path
 and a dict of options -- so it travels to another process or machine as is,
 and every worker loads the scenario itself (once per process).
@@ -38,6 +43,19 @@ from crawlsim.commands.common import (
     simulate_with_bounds,
     stdout_console,
 )
+from crawlsim.commands.sweep_nodes import (
+    CLUSTER_AXES,
+    CLUSTER_RESULT_KEYS,
+    add_cluster_axes,
+    check_point,
+    cluster_figure,
+    cluster_values,
+    is_cluster_grid,
+    run_cluster_point,
+    split_point,
+    with_cluster_axes,
+)
+from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
@@ -76,7 +94,8 @@ def build_parser() -> ArgumentParser:
             "Simulate a grid of crawler options in parallel and write the results as CSV, JSON and a plot of "
             "finish time against workers with the three lower bounds. Every crawler flag takes a comma-separated "
             "list; the grid is their product. Example: crawlsim sweep busiest-host --workers 1,2,4,8,16 "
-            "--per-host 1,4"
+            "--per-host 1,4. With --nodes 1,2,4,8 (or a scenario whose [cluster] table has several nodes) every "
+            "point is a simulated cluster crawl, plotted against nodes."
         ),
     )
     add_scenario_argument(parser)
@@ -84,6 +103,7 @@ def build_parser() -> ArgumentParser:
     add_seed_argument(parser)
     add_advise_argument(parser)
     _add_grid_arguments(parser)
+    add_cluster_axes(parser)
     return parser
 
 
@@ -161,7 +181,22 @@ def _values(name: str, text: str) -> list[Any]:
 
 
 def grid_from_args(args: Any) -> dict[str, list[Any]]:
-    """Option name -> its values, in flag order (``workers`` first)."""
+    """Option name -> its values, in flag order (``workers`` first), then
+    the cluster axes (:mod:`crawlsim.commands.sweep_nodes`)."""
+    grid = _option_axes(args)
+    if "priority" in grid and "order" not in grid:
+        grid["order"] = ["best"]  # as --priority alone means for run (cli_options.with_implied_order)
+    for name in CLUSTER_AXES:
+        text = getattr(args, name, None)
+        if text is not None:
+            grid[name] = cluster_values(name, text)
+    if "workers" not in grid and "nodes" not in grid:  # a nodes sweep keeps the crawl's workers (sweep_nodes)
+        grid = {"workers": list(DEFAULT_WORKERS), **grid}
+    return grid
+
+
+def _option_axes(args: Any) -> dict[str, list[Any]]:
+    """The crawler options' axes: the flags, then each ``--set``."""
     grid: dict[str, list[Any]] = {}
     for name, _, _ in FLAGS:
         text = getattr(args, name, None)
@@ -182,10 +217,6 @@ def grid_from_args(args: Any) -> dict[str, list[Any]]:
         if key not in option_names():
             raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
         grid[key] = _values(key, raw)
-    if "priority" in grid and "order" not in grid:
-        grid["order"] = ["best"]  # as --priority alone means for run (cli_options.with_implied_order)
-    if "workers" not in grid:
-        grid = {"workers": list(DEFAULT_WORKERS), **grid}
     return grid
 
 
@@ -209,9 +240,11 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     from crawlsim.core.options import OptionError
     from crawlsim.scenario import ScenarioError
 
-    row: dict[str, Any] = {"index": task["index"], **task["options"]}
+    row: dict[str, Any] = {"index": task["index"], **task["options"], **task.get("cluster", {})}
     try:
         scenario = _scenario(task["scenario"], task["seed"]).with_options(**task["options"])
+        if "cluster" in task:
+            return {**row, **run_cluster_point(scenario, task["cluster"], task.get("advise", "auto"))}
         run, bounds = simulate_with_bounds(scenario, task.get("advise", "auto"))
     except (OptionError, ScenarioError, UsageError) as err:
         row["error"] = str(err)
@@ -311,8 +344,9 @@ def plot(
     path: Path,
     base: dict[str, Any] | None = None,
 ) -> None:
-    """Write :func:`sweep_figure` to ``path`` (sweep.png)."""
-    figure = sweep_figure(rows, grid, title, base)
+    """Write :func:`sweep_figure` (for cluster points
+    :func:`~crawlsim.commands.sweep_nodes.cluster_figure`) to ``path`` (sweep.png)."""
+    figure = (cluster_figure if is_cluster_grid(grid) else sweep_figure)(rows, grid, title, base)
     figure.savefig(path)
 
 
@@ -386,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     grid = grid_from_args(args)
     scenario = load(args.scenario, None, args.seed)  # fail fast on a bad name or file
+    grid = with_cluster_axes(grid, scenario)
     tasks = _tasks(args, grid, scenario)
     rows_iter, where = _executor(args, tasks)
     label = f"{scenario.name}: {len(tasks)} runs {where}"
@@ -396,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2, default=_cell))
     else:
         console = stdout_console()
-        console.print(results_table(rows, grid))
+        console.print((cluster_table if is_cluster_grid(grid) else results_table)(rows, grid))
         console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
     return 0
 
@@ -406,12 +441,15 @@ def _tasks(args: Any, grid: dict[str, list[Any]], scenario: Scenario) -> list[di
     point's options are applied once here, so a bad value fails before any
     work starts."""
     ref = portable_ref(args.scenario)
-    tasks = [
-        {"index": i, "scenario": ref, "seed": args.seed, "options": p, "advise": args.advise}
-        for i, p in enumerate(points(grid))
-    ]
-    for task in tasks:
-        scenario.with_options(**task["options"])
+    tasks = []
+    for i, point in enumerate(points(grid)):
+        options, cluster = split_point(point)
+        task = {"index": i, "scenario": ref, "seed": args.seed, "options": options, "advise": args.advise}
+        scenario.with_options(**options)
+        if is_cluster_grid(grid):
+            check_point(scenario, cluster)
+            task["cluster"] = cluster
+        tasks.append(task)
     return tasks
 
 
@@ -435,7 +473,8 @@ def _write_results(
     is the user's mistake: one line, exit 2."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_csv(rows, ["index", *grid, *RESULT_KEYS, "error"], out_dir / "sweep.csv")
+        results = CLUSTER_RESULT_KEYS if is_cluster_grid(grid) else RESULT_KEYS
+        write_csv(rows, ["index", *grid, *results, "error"], out_dir / "sweep.csv")
         document = {
             "scenario": scenario.name,
             "title": scenario.title,

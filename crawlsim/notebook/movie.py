@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args, warn_cluster_ignored
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 from crawlsim.notebook.progress import Stages, stages
@@ -77,6 +77,7 @@ def _draw(
     from crawlsim.plots import chart_title
 
     scen = as_scenario(scenario, overrides)
+    warn_cluster_ignored(scen, "animate", "drawing one process")
     steps.start(f"simulating {scen.name}")
     result = run(scen)
     width = 2 * round(figsize[0] * dpi / 2) / dpi

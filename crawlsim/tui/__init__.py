@@ -12,12 +12,13 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
 
 if TYPE_CHECKING:
     from crawlsim.core.events import Event
     from crawlsim.scenario import Scenario
+    from crawlsim.session import RecordedTrace
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crawlsim tui",
         description=(
             "Watch a simulated crawl on the simulated clock, then change a knob (workers, politeness, gap, "
-            "normalization, order: BFS, DFS or a named best-first priority) and see the finish time move. Keys are listed at the bottom of the screen."
+            "normalization, order: BFS, DFS or a named best-first priority; N/M crawler nodes and P their partition) "
+            "and see the finish time move. Keys are listed at the bottom of the screen (the node keys once the run "
+            "is a cluster: --nodes N or the scenario's [cluster] table)."
         ),
     )
     parser.add_argument("scenario", nargs="?", help="a shipped scenario name or a .toml path (default: see-it)")
@@ -38,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--at", type=float, metavar="SECONDS", help="start at this simulated time")
     parser.add_argument("--speed", type=float, metavar="X", help="simulated seconds per real second")
     add_crawler_flags(parser)
+    add_cluster_flags(parser)
     return parser
 
 
@@ -70,11 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     return int(code or 0)
 
 
-def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event] | None]:
-    """The scenario (with the crawler flags applied) or the trace's events the
-    command line names; a ``ValueError`` saying what is wrong with it."""
+def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event] | RecordedTrace | None]:
+    """The scenario (with the crawler and cluster flags applied) or the
+    trace (with its nodes, for a cluster's) the command line names; a
+    ``ValueError`` saying what is wrong with it."""
     from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
-    from crawlsim.session import load_trace
+    from crawlsim.session import read_trace
 
     overrides = overrides_from_args(args)
     if args.speed is not None and not args.speed > 0:
@@ -82,16 +87,33 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
     if args.at is not None and not args.at >= 0:
         raise OptionError("--at", f"expected a time >= 0, got {args.at:g}")
     if not args.trace:
-        scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
+        scenario = with_cluster_flags(load_scenario(args.scenario or DEFAULT_SCENARIO), args)
         return (scenario.with_options(**overrides) if overrides else scenario), None
     if args.scenario:
         raise OptionError("--trace", "give a scenario or --trace FILE, not both")
-    if overrides:
-        raise OptionError(
-            "--trace",
-            f"crawler flags ({', '.join(sorted(overrides))}) need a scenario; a trace replays as recorded",
-        )
-    return None, load_trace(args.trace)
+    cluster = [f"--{name}" for name in ("nodes", "partition") if getattr(args, name, None) is not None]
+    if overrides or cluster:
+        flags = ", ".join([*sorted(overrides), *cluster])
+        raise OptionError("--trace", f"crawler flags ({flags}) need a scenario; a trace replays as recorded")
+    return None, read_trace(args.trace)
 
 
-__all__ = ["build_parser", "main"]
+def with_cluster_flags(scenario: Scenario, args: argparse.Namespace) -> Scenario:
+    """``scenario`` with ``--nodes``/``--partition`` written into its
+    ``[cluster]`` table, where the app's knobs start from
+    (:meth:`crawlsim.session.Knobs.for_scenario`); a bad value raises
+    ``ValueError`` naming the flag."""
+    from dataclasses import replace
+
+    from crawlsim.cluster.config import apply_flags, cluster_from_table
+
+    nodes, partition = getattr(args, "nodes", None), getattr(args, "partition", None)
+    if nodes is None and partition is None:
+        return scenario
+    table = scenario.data.get("cluster")
+    config = apply_flags(cluster_from_table(table), nodes, partition)
+    cluster = {**(table if isinstance(table, dict) else {}), "nodes": config.nodes, "partition": config.partition}
+    return replace(scenario, data={**scenario.data, "cluster": cluster})
+
+
+__all__ = ["build_parser", "main", "what_to_show", "with_cluster_flags"]

@@ -26,7 +26,17 @@ from textual.timer import Timer
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.session import SPEED_LADDER, WORKER_STEPS_BY_ONE, Knobs, LiveFeed, Result, default_speed, step
+from crawlsim.session import (
+    SPEED_LADDER,
+    WORKER_STEPS_BY_ONE,
+    Knobs,
+    LiveFeed,
+    RecordedTrace,
+    Result,
+    default_speed,
+    step,
+)
+from crawlsim.tui.keys import NODE_BINDINGS, node_key_state
 from crawlsim.tui.lanes import LEGEND as LANES_LEGEND
 from crawlsim.tui.lanes import TITLE as LANES_TITLE
 from crawlsim.tui.picker import ScenarioPicker
@@ -46,7 +56,7 @@ from crawlsim.tui.widgets import (
     ViewState,
 )
 
-WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order"})
+WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order", "nodes", "partition"})
 """Actions that rerun the crawl: off (and left out of the key bar) when the source cannot re-run."""
 WORKERS_RULE = f"workers (±1 to {WORKER_STEPS_BY_ONE}, then ×2 ÷2)"
 """The key bar's words for ``+``/``-`` when there is room: the rule both
@@ -84,6 +94,7 @@ class CrawlApp(App[int]):
         Binding("left_square_bracket", "gap(-1)", "gap", key_display="["),
         Binding("right_square_bracket", "gap(1)", "gap", key_display="]"),
         Binding("o", "order", "order"),
+        *NODE_BINDINGS,
         Binding("c", "pick", "scenario"),
         Binding("left", "seek(-1)", "seek", key_display="←"),
         Binding("right", "seek(1)", "seek", key_display="→"),
@@ -109,7 +120,7 @@ class CrawlApp(App[int]):
         self,
         scenario: Scenario | None = None,
         *,
-        trace: list[Event] | None = None,
+        trace: list[Event] | RecordedTrace | None = None,
         trace_file: str = "",
         paused: bool = False,
         at: float | None = None,
@@ -390,7 +401,9 @@ class CrawlApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that cannot work on this source are off and left out of the
         key bar: the what-if keys on a trace or a live crawl (nothing to rerun)."""
-        return not (action in WHAT_IF_ACTIONS and self.source.knobs is None)
+        if action in WHAT_IF_ACTIONS and self.source.knobs is None:
+            return False
+        return node_key_state(action, self.source.knobs)
 
     def action_play_pause(self) -> None:
         if not self.playing and self.t >= self.end:
@@ -458,6 +471,14 @@ class CrawlApp(App[int]):
 
     def action_order(self) -> None:
         self._turn(Knobs.next_order)
+
+    def action_nodes(self, direction: int) -> None:
+        self._turn(Knobs.more_nodes if direction > 0 else Knobs.fewer_nodes)
+        self.refresh_bindings()  # the key bar lists the node keys from two nodes on
+        self.query_one(KeyBar).refresh(layout=True)
+
+    def action_partition(self) -> None:
+        self._turn(Knobs.next_partition)
 
     def action_pick(self) -> None:
         choices = []

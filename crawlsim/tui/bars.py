@@ -34,6 +34,8 @@ from crawlsim.tui.base import (
     join_lines,
     seconds,
 )
+from crawlsim.tui.keys import unlisted_actions
+from crawlsim.tui.nodes import cluster_bounds, status_runs
 
 # -- top bars ------------------------------------------------------------------------
 
@@ -81,6 +83,8 @@ class StatusBar(Panel):
         second = Runs()
         if view.about:
             second.add(" " + view.about)
+        for text, style in status_runs(view):  # a cluster's figures
+            second.add(text, style)
         if view.message:
             second.add("  " + view.message, "italic yellow")
         return [line1, second.text()]
@@ -148,6 +152,8 @@ class BoundsView(Panel):
 
     def draw(self, view: ViewState, width: int, height: int) -> Text:
         bounds = view.result.bounds
+        if view.replay.cluster is not None:
+            return cluster_bounds(view.result, width)
         if bounds is None:
             return Text(
                 "bounds need the scenario (a trace alone does not say what the crawl could have done)", style="dim"
@@ -322,8 +328,9 @@ class KeyBar(Widget):
         seen: set[str] = set()
         out: list[tuple[str, str, bool, str]] = []
         roomy = (self.size.width if width is None else width) >= self.ROOMY
+        unlisted = unlisted_actions(getattr(self.app, "knobs", None))
         for _, binding, enabled, _ in self.screen.active_bindings.values():
-            if not binding.show or binding.action in seen:
+            if not binding.show or binding.action in seen or binding.action.partition("(")[0] in unlisted:
                 continue
             seen.add(binding.action)
             display = binding.key_display or self.app.get_key_display(binding)

@@ -1,4 +1,7 @@
-"""A lane per worker over time, and the frontier/in-flight series under it."""
+"""A lane per worker over time, and the frontier/in-flight series under it.
+
+A cluster's lanes are grouped per node, each group under its node's line,
+with the messages in transit under the groups (:mod:`crawlsim.tui.nodes`)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from crawlsim.tui.base import (
     ViewState,
     fit,
 )
+from crawlsim.tui.nodes import Row, label_width, lane_label, lane_rows, node_header, transit_line
 
 # -- worker lanes and the frontier/in-flight series ------------------------------------------
 
@@ -39,42 +43,78 @@ class LanesView(Panel):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         view = self.view
         lanes = len(view.replay.lanes) if view else 1
+        cluster = view.replay.cluster if view else None
+        if cluster is not None:  # a header per node, its lanes, the messages in transit
+            return lanes + cluster.count + 1 + 3
         shown = min(lanes, self.max_lanes) + (1 if lanes > self.max_lanes else 0)
         return shown + 3
+
+    def update(self, view: ViewState | None) -> list[int]:
+        """A cluster's lanes may take more rows (the stylesheet's ``-cluster``)."""
+        self.set_class(view is not None and view.replay.cluster is not None, "-cluster")
+        return super().update(view)
 
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         replay = view.replay
         t = view.t
         end = replay.end if replay.end > 0 else 1.0
         label_w = 22 if width >= 120 else 14
-        bar_w = max(10, width - 10 - label_w)
+        head_w = label_width(replay)
+        bar_w = max(10, width - 5 - head_w - label_w)
         lanes = replay.lanes
         room = max(1, height - 3)
-        shown = len(lanes) if len(lanes) <= room else max(1, room - 1)
         lines: list[Text] = []
         cursor = min(bar_w - 1, int(t / end * bar_w))
         scale = bar_w / end
-        for slot in range(shown):
-            # a lane changes only when a fetch starts or ends or t reaches a new column
-            started = replay.started_count(slot, t)
-            ended = replay.ended_count(slot, t)
-            key = (replay, started, ended, math.ceil(t * scale - 1e-9), cursor, bar_w, label_w)
-            cached = self._lane_cache.get(slot)
-            if cached is None or cached[0] != key:
-                cached = (key, self.lane(replay, slot, t, end, bar_w, label_w, cursor))
-                self._lane_cache[slot] = cached
-            lines.append(cached[1])
-        if shown < len(lanes):
-            busy = sum(1 for s in range(shown, len(lanes)) if replay.current_span(s, t) is not None)
-            lines.append(Text(f"  … {len(lanes) - shown} more lanes, {busy} busy now", style="dim"))
+        for row in self.rows(replay, room, t):
+            if row.kind == "lane":
+                lines.append(self._cached_lane(replay, row.index, t, end, (bar_w, label_w, head_w), cursor, scale))
+            elif row.kind == "node" and replay.cluster is not None:
+                lines.append(node_header(replay, replay.cluster.status[row.index], row.hidden, head_w, width))
+            elif row.kind == "nodes":
+                lines.append(Text(f"  … {row.hidden} more nodes", style="dim"))
+            else:
+                busy = sum(1 for s in range(row.index, len(lanes)) if replay.current_span(s, t) is not None)
+                lines.append(Text(f"  … {row.hidden} more lanes, {busy} busy now", style="dim"))
+        if replay.cluster is not None:
+            lines.append(transit_line(replay, head_w, width))
         frontier, flight = replay.value_at(t)
         for index, state, name, value in (
             (1, PageState.FRONTIER, "frontier", frontier),
             (2, PageState.IN_FLIGHT, "in flight", flight),
         ):
-            lines.append(self.spark(replay, index, state, name, value, t, end, bar_w, label_w))
-        lines.append(self.axis(end, bar_w, cursor))
+            lines.append(self.spark(replay, index, state, name, value, t, end, bar_w, label_w, head_w))
+        lines.append(self.axis(end, bar_w, cursor, head_w))
         return lines
+
+    @staticmethod
+    def rows(replay: Replay, room: int, t: float) -> list[Row]:
+        """What the lanes' ``room`` rows show: the lanes (the last row says how
+        many more there are), or a cluster's lanes grouped under their nodes."""
+        lanes = len(replay.lanes)
+        if replay.cluster is not None:
+            rows = lane_rows(replay.cluster, lanes, max(1, room - 1))
+            return [Row("nodes", 0, r.hidden) if r.kind == "more" else r for r in rows]
+        shown = lanes if lanes <= room else max(1, room - 1)
+        rows = [Row("lane", slot) for slot in range(shown)]
+        if shown < lanes:
+            rows.append(Row("more", shown, lanes - shown))
+        return rows
+
+    def _cached_lane(
+        self, replay: Replay, slot: int, t: float, end: float, widths: tuple[int, int, int], cursor: int, scale: float
+    ) -> Text:
+        """Lane ``slot``, drawn again only when a fetch starts or ends or t
+        reaches a new column."""
+        bar_w, label_w, head_w = widths
+        started = replay.started_count(slot, t)
+        ended = replay.ended_count(slot, t)
+        key = (replay, started, ended, math.ceil(t * scale - 1e-9), cursor, bar_w, label_w, head_w)
+        cached = self._lane_cache.get(slot)
+        if cached is None or cached[0] != key:
+            cached = (key, self.lane(replay, slot, t, end, bar_w, label_w, cursor))
+            self._lane_cache[slot] = cached
+        return cached[1]
 
     def lane(self, replay: Replay, slot: int, t: float, end: float, bar_w: int, label_w: int, cursor: int) -> Text:
         """Worker ``slot``'s row: its fetches as coloured bars up to ``t``,
@@ -109,7 +149,7 @@ class LanesView(Panel):
         settled = self._settled_by_slot.get(slot)
         if settled is None or settled.replay is not replay or settled.bar_w != bar_w or settled.spans > ended:
             head = Runs()
-            head.add(worker_name(slot).ljust(5), "bold")
+            head.add(lane_label(replay, slot).ljust(label_width(replay)), "bold")
             head.add("▕", "dim")
             settled = _Settled(replay, bar_w, 0, 0, head.parts, "")
             self._settled_by_slot[slot] = settled
@@ -134,12 +174,13 @@ class LanesView(Panel):
         end: float,
         bar_w: int,
         label_w: int,
+        head_w: int = 5,
     ) -> Text:
         """A count over time as block heights, scaled to its peak over the run."""
         style = STATE_STYLE[state]
         columns, peak = spark_columns(replay, index, bar_w)
         runs = Runs()
-        runs.add(f" {STATE_GLYPH[state]}   ", style)
+        runs.add(f" {STATE_GLYPH[state]}".ljust(head_w), style)
         runs.add("▕", "dim")
         step = end / bar_w
         now = min(bar_w - 1, int(t / step)) if t < end else bar_w - 1
@@ -160,7 +201,7 @@ class LanesView(Panel):
         return runs.text()
 
     @staticmethod
-    def axis(end: float, bar_w: int, cursor: int) -> Text:
+    def axis(end: float, bar_w: int, cursor: int, head_w: int = 5) -> Text:
         line = [" "] * bar_w
         nice = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600)
         tick = next((n for n in nice if end / n <= bar_w / 10), nice[-1])
@@ -181,7 +222,7 @@ class LanesView(Panel):
                 right += 1
             line[left:right] = [" "] * (right - left)
         runs = Runs()
-        runs.add("     ▕", "dim")
+        runs.add(" " * head_w + "▕", "dim")
         runs.add("".join(line[:cursor]), "dim")
         runs.add("▲", "bold")
         runs.add("".join(line[cursor + 1 :]), "dim")

@@ -18,6 +18,7 @@ from crawlsim.tui.base import (
     ViewState,
     fit,
 )
+from crawlsim.tui.nodes import host_nodes_cell, host_nodes_width
 
 # -- pages -----------------------------------------------------------------------------
 
@@ -226,12 +227,15 @@ class HostsView(Panel):
             return [Text("no host fetched yet", style="dim")]
         finished = replay.counters().done
         name_w = min(18, max(len(h.name) for h in hosts) + 1)
-        wide = width - name_w >= 32
+        node_w = host_nodes_width(replay)
+        wide = width - name_w - node_w >= 32
         rows: list[Text] = []
         shown = hosts if len(hosts) <= height else hosts[: max(0, height - 1)]
         for host in shown:
             runs = Runs()
             runs.add(fit(host.name, name_w - 1).ljust(name_w), "bold")
+            if node_w:  # a cluster: the node that crawls the host (the partition)
+                runs.add(*host_nodes_cell(replay, host.name, node_w))
             runs.add(*slots_cell(host, view.per_host))
             runs.add(*wait_or_queue_cell(host, view.t, finished, wide))
             runs.add(robots_cell(host), "dim")

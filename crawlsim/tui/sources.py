@@ -27,6 +27,7 @@ from crawlsim.session import (
     THREAD_PAGES,
     Knobs,
     LiveFeed,
+    RecordedTrace,
     Result,
     interactive_cap,
     run_session,
@@ -117,8 +118,9 @@ class ScenarioSource:
         self.scenario = scenario
         self.name = scenario.name
         self.title = scenario.title
-        self.knobs: Knobs | None = Knobs.from_options(scenario.options)
-        """The knobs of the run asked for last (the app sets them on each key)."""
+        self.knobs: Knobs | None = Knobs.for_scenario(scenario)
+        """The knobs of the run asked for last (the app sets them on each key):
+        first the scenario's options and its ``[cluster]`` nodes and partition."""
         self.cap = interactive_cap(scenario)
 
     def about(self) -> str:
@@ -150,15 +152,18 @@ class ScenarioSource:
 
 class TraceSource:
     """Recorded events (a ``--trace`` file), replayed as they are: no
-    scenario, so nothing to rerun and no bounds."""
+    scenario, so nothing to rerun and no bounds.  A cluster's trace
+    (a :class:`~crawlsim.session.RecordedTrace` with node tags) replays
+    with its nodes."""
 
     scenario: Scenario | None = None
     knobs: Knobs | None = None
     poll_seconds: float | None = None
     name = "trace"
 
-    def __init__(self, events: list[Event], trace_file: str = "") -> None:
-        self.events = events
+    def __init__(self, events: list[Event] | RecordedTrace, trace_file: str = "") -> None:
+        self.recorded = events if isinstance(events, RecordedTrace) else None
+        self.events = events.events if isinstance(events, RecordedTrace) else events
         self.title = trace_file
         self._shown = False
 
@@ -175,7 +180,7 @@ class TraceSource:
         if self._shown:
             return None
         self._shown = True
-        return Update(trace_result(self.events))
+        return Update(trace_result(self.recorded or self.events))
 
     def run(self, knobs: Knobs) -> Result:
         raise TypeError("a trace replays as recorded: it cannot be rerun with other knobs")
@@ -219,7 +224,7 @@ class LiveSource(TraceSource):
 def source_for(
     scenario: Scenario | None = None,
     *,
-    trace: list[Event] | None = None,
+    trace: list[Event] | RecordedTrace | None = None,
     trace_file: str = "",
     live: LiveFeed | None = None,
 ) -> Source:
