@@ -5,7 +5,8 @@
 
 Each run is a fresh child process importing crawlsim from its tree (through
 PYTHONPATH), building the web the way ``benchmarks/sim_vs_bfs.py`` does and
-timing ``simulate(trace=False, series=False)`` by CPU time; the trees take
+timing ``simulate(trace=False, series=False)`` by CPU time (``--series``:
+``series=True``, the points ``crawlsim run`` plots); the trees take
 turns (A, B, A, B, ...) so a slow spell of a shared machine hits both.  Also
 the peak RSS above the post-build baseline, and the finish time (the same
 finish on both sides says the trees ran the same crawl).  Measures what a
@@ -28,6 +29,7 @@ sys.path.insert(0, sys.argv[1] + "/benchmarks")
 from sim_vs_bfs import build_scenario
 from crawlsim.sim.driver import simulate
 pages = int(sys.argv[2])
+series = sys.argv[3] == "series"
 scenario = build_scenario(pages, pages // 100, 64, None)
 gc.collect()
 with open("/proc/self/clear_refs", "w") as f:
@@ -38,17 +40,16 @@ def status(key):
             return int(line.split()[1]) * 1024
 base = status("VmRSS")
 t0 = time.process_time()
-run = simulate(scenario, trace=False, series=False)
+run = simulate(scenario, trace=False, series=series)
 cpu = time.process_time() - t0
 print(json.dumps({"cpu": cpu, "rss_per_page": (status("VmHWM") - base) / pages, "finish": run.finish_time}))
 """
 
 
-def one_run(tree: Path, pages: int) -> dict[str, float]:
+def one_run(tree: Path, pages: int, series: bool = False) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tree), str(pages)], capture_output=True, text=True, env=env, cwd="/tmp"
-    )
+    argv = [sys.executable, "-c", CHILD, str(tree), str(pages), "series" if series else "bare"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/tmp", check=False)
     if out.returncode != 0:
         raise SystemExit(f"{tree}: the child failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -60,14 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("b", type=Path, help="the second checkout (e.g. after it)")
     parser.add_argument("--pages", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--series", action="store_true", help="record the (t, frontier, in flight) series, as `crawlsim run` does"
+    )
     args = parser.parse_args(argv)
     trees = {"a": args.a.resolve(), "b": args.b.resolve()}
     runs: dict[str, list[dict[str, float]]] = {"a": [], "b": []}
     for r in range(args.rounds):
         for name, tree in trees.items():
-            runs[name].append(one_run(tree, args.pages))
+            runs[name].append(one_run(tree, args.pages, args.series))
             print(f"round {r + 1}: {name} {runs[name][-1]}", flush=True)
-    summary: dict[str, object] = {"pages": args.pages, "rounds": args.rounds}
+    summary: dict[str, object] = {"pages": args.pages, "rounds": args.rounds, "series": args.series}
     for name, rows in runs.items():
         cpus = [row["cpu"] for row in rows]
         summary[name] = {

@@ -37,6 +37,19 @@ from crawlsim.scenario import scenario_from_dict
 from tests.test_bounds_properties import random_scenarios
 
 
+class _PointList(list[tuple[float, int, int]]):
+    """The frontier series as a plain list of tuples: the reference a
+    :class:`Series` must equal (``note`` as the driver wrote it on a list)."""
+
+    def note(self, t: float, frontier: int, flight: int) -> None:
+        point = (t, frontier, flight)
+        if not self or self[-1][1:] != point[1:]:
+            if self and self[-1][0] == t:
+                self[-1] = point
+            else:
+                self.append(point)
+
+
 def _same(read: list[Event], emitted: list[Event]) -> None:
     """Equal, and equal as the trace file writes them (types included: True is not 1)."""
     assert read == emitted
@@ -51,7 +64,7 @@ def test_a_simulated_trace_reads_back_as_emitted(data: dict[str, Any], picks: st
     run = driver.simulate(scenario)
     with pytest.MonkeyPatch.context() as patch:  # the same crawl, kept as plain lists
         patch.setattr(driver, "Trace", list)
-        patch.setattr(driver, "Series", list)
+        patch.setattr(driver, "Series", _PointList)
         plain = driver.simulate(scenario)
     assert isinstance(run.trace, Trace) and isinstance(run.series, Series)
     emitted = plain.trace
@@ -134,3 +147,17 @@ def test_a_series_reads_as_its_points_and_replaces_the_last() -> None:
     assert series == [(0.0, 1, 0), (0.5, 2, 1), (1.0, 0, 0)]
     assert series[-1][1:] == (0, 0) and series[1:] == [(0.5, 2, 1), (1.0, 0, 0)]
     assert pickle.loads(pickle.dumps(series)) == series
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 2)), max_size=40))
+def test_a_series_notes_points_as_a_list_would(steps: list[tuple[int, int, int]]) -> None:
+    """``Series.note`` on the columns keeps exactly the points the list
+    reference keeps: a point only when a count changed, the last one at an
+    instant replacing the earlier."""
+    series, reference = Series(), _PointList()
+    t = 0.0
+    for dt, frontier, flight in steps:
+        t += dt / 2
+        series.note(t, frontier, flight)
+        reference.note(t, frontier, flight)
+    assert list(series) == reference

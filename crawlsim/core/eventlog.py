@@ -616,6 +616,25 @@ class Series(Sequence[tuple[float, int, int]]):
         self._frontier.append(frontier)
         self._flight.append(flight)
 
+    def note(self, t: float, frontier: int, flight: int) -> None:
+        """Add the point ``(t, frontier, flight)`` when either count differs from
+        the last point's; one at the last point's instant replaces it (several
+        changes at one instant keep only the last).  What the simulator does
+        after every dispatch, once per fetch: on the columns, without building
+        and comparing tuples."""
+        times = self._t
+        if times:
+            fronts, flights = self._frontier, self._flight
+            if fronts[-1] == frontier and flights[-1] == flight:
+                return
+            if times[-1] == t:
+                fronts[-1] = frontier
+                flights[-1] = flight
+                return
+        times.append(t)
+        self._frontier.append(frontier)
+        self._flight.append(flight)
+
     def __setitem__(self, index: int, point: tuple[float, int, int]) -> None:
         self._t[index], self._frontier[index], self._flight[index] = point
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import simpy
+from simpy.events import NORMAL
 
 from crawlsim.core.eventlog import Series, Trace
 from crawlsim.core.options import CrawlOptions
@@ -146,6 +147,27 @@ class _HostTally:
             self.smallest_gap = gap if gap > 0.0 else 0.0  # noqa: FURB136 (as before: no call)
 
 
+class _LaneTimer(simpy.Event):
+    """One worker lane's fetch timer: a SimPy event re-armed for each fetch the
+    lane runs, carrying that fetch, its start, its latency and its host's tally.
+
+    A lane runs one fetch at a time (the core hands a lane out only when its
+    last fetch was answered, which is this timer firing), so one event per
+    lane serves the whole crawl: scheduling it is ``env.schedule`` -- the
+    call a ``Timeout`` makes, so SimPy orders it the same way -- without a
+    new event object, its attribute dictionary and a value tuple per fetch.
+    """
+
+    def __init__(self, env: simpy.Environment) -> None:
+        super().__init__(env)
+        self._ok = True  # a fired timer succeeded: SimPy's step() checks this
+        self._value = None
+        self.fetch: Fetch | None = None
+        self.started = 0.0
+        self.took = 0.0
+        self.tally: _HostTally | None = None
+
+
 class _Crawl:
     """One simulated crawl in progress: the core, SimPy's clock and the figures kept.
 
@@ -186,52 +208,63 @@ class _Crawl:
         self.dedup_content = opts.content_dedup != "off"
         # Bound once: these run once per fetch.
         self.timeout = env.timeout
+        self.schedule = env.schedule
+        self.lanes: list[_LaneTimer] = []
+        """Lane number -> its timer (made when the lane is first used)."""
+        self.fired = [self.on_done]
+        """The callbacks of every lane timer: one list, never changed (SimPy only iterates it)."""
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
-        self.on_response = sched.on_response
+        self.respond_and_poll = sched.respond_and_poll
         self.response = web.response
         # Without content fingerprints a plain 200 page needs only its links:
         # a web with no policies or variants gives them without a Response
         # object (Web.plain_pages; None otherwise).
         self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
-        self.finished = self.on_done
         self.woken = self.on_wake
 
     def run(self, seeds: Iterable[str]) -> None:
         """Crawl from ``seeds`` until the core has nothing left to do."""
         self.sched.add_seeds(seeds, 0.0)
-        self.dispatch(0.0)
+        self.dispatch(0.0, self.poll(0.0))
         self.env.run()
         if not self.tracing:
             self.sched.drain_events()
 
-    def dispatch(self, now: float) -> None:
-        """Start every fetch the core allows at ``now``, each as one SimPy
+    def dispatch(self, now: float, fetches: list[Fetch]) -> None:
+        """Start ``fetches`` (what the core allows at ``now``), each as one SimPy
         timeout of its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
-        timeout = self.timeout
-        finished = self.finished
+        lanes = self.lanes
+        schedule = self.schedule
+        fired = self.fired
         measure_gaps = self.measure_gaps
-        for fetch in self.poll(now):
-            host = fetch.host
+        for fetch in fetches:
+            _, _, host, kind, depth, _, slot, duplicate = fetch  # one unpack, not five attribute reads
             tally = tallies.get(host)
             if tally is None:
                 tally = tallies[host] = self._new_tally(host)
             tally.fetches += 1
             took = tally.sample()
-            if fetch.duplicate:
+            if duplicate:
                 self.wasted += took
-            depth = fetch.depth
             if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = depth
-            if measure_gaps and fetch.kind == "page":
+            if measure_gaps and kind == "page":
                 tally.note_gap(self.host_states[host].ready_at - now)
-            timeout(took, (fetch, now, took, tally)).callbacks.append(finished)
+            if took < 0.0:  # as Timeout refuses it (a custom LatencyModel's mistake)
+                raise ValueError(f"Negative delay {took}")
+            while slot >= len(lanes):
+                lanes.append(_LaneTimer(self.env))
+            timer = lanes[slot]
+            timer.fetch, timer.started, timer.took, timer.tally = fetch, now, took, tally
+            timer.callbacks = fired
+            schedule(timer, NORMAL, took)  # what Timeout(env, took) does
         if self.tracing:
             self.events.extend(self.sched.drain_events())
-        if self.series:
-            self._note_point(now)
+        if self.series:  # (t, frontier, in flight) when either changed (Series.note)
+            self.points.note(now, self.sched.frontier_size, self.sched.in_flight)
         wake = self.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
@@ -248,11 +281,11 @@ class _Crawl:
             shared = self.samplers[id(model)] = (model, model.sampler(self.rng))
         return _HostTally(shared[1])
 
-    def on_done(self, event: simpy.Event) -> None:
-        """A fetch's timeout fired: report its response to the core, then dispatch.
-        The fetch, its start time, its latency and its host's tally ride on the
-        timeout's value (no closure per fetch)."""
-        fetch, started, took, tally = event.value  # type: ignore[misc]  # SimPy types it Optional; ours is always set
+    def on_done(self, timer: _LaneTimer) -> None:
+        """A lane's timer fired: report its fetch's response to the core, then
+        dispatch.  The fetch, its start time, its latency and its host's tally
+        ride on the timer (no closure per fetch)."""
+        fetch, started, took, tally = timer.fetch, timer.started, timer.took, timer.tally
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = self.finish = started + took
@@ -268,11 +301,11 @@ class _Crawl:
                 tally.fastest_page = took
             plain = self.plain
             links = plain(fetch.url) if plain is not None else None
-            if links is not None:  # a plain 200 (Web.plain_pages)
-                self.on_response(fetch.id, now, links=links)
-            else:
-                self._respond(fetch, now)
-        self.dispatch(now)
+            if links is not None:  # a plain 200 (Web.plain_pages): one core call
+                self.dispatch(now, self.respond_and_poll(fetch.id, now, links))
+                return
+            self._respond(fetch, now)
+        self.dispatch(now, self.poll(now))
 
     def _respond(self, fetch: Fetch, now: float) -> None:
         """Report the web's full :class:`~crawlsim.sim.web.Response` to ``fetch``."""
@@ -286,18 +319,8 @@ class _Crawl:
     def on_wake(self, _: simpy.Event) -> None:
         """A host's politeness delay (or a retry's backoff) ran out."""
         self.wake_at = _INF
-        self.dispatch(self.env.now)
-
-    def _note_point(self, now: float) -> None:
-        """Add (t, frontier, in flight) to the series when either changed;
-        several changes at one instant keep only the last."""
-        point = (now, self.sched.frontier_size, self.sched.in_flight)
-        points = self.points
-        if not points or points[-1][1:] != point[1:]:
-            if points and points[-1][0] == now:
-                points[-1] = point
-            else:
-                points.append(point)
+        now = self.env.now
+        self.dispatch(now, self.poll(now))
 
     def result(self) -> SimRun:
         """The finished crawl's :class:`SimRun`."""
