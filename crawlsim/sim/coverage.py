@@ -221,20 +221,25 @@ class _Outcomes:
                     started[e.fetch_id] = e
             elif isinstance(e, FetchFinished):
                 s = started.pop(e.fetch_id, None)
-                if s is None:
-                    continue
-                if e.status < 400:
-                    follows = e.duplicate_of is None
-                    before = out.ok.get(e.url, (s.page, False))[1]
-                    out.ok[e.url] = (s.page, before or follows)
-                else:
-                    out.failed.setdefault(e.url, f"HTTP {e.status}")
+                if s is not None:
+                    out._answered(s, e)
             elif isinstance(e, FetchFailed):
                 if e.final and started.pop(e.fetch_id, None) is not None:
                     out.failed.setdefault(e.url, e.reason)
             elif isinstance(e, Skipped) and (e.reason != "seen" or e.url not in queued):
                 out.skipped.setdefault(e.url, set()).add(e.reason)
         return out
+
+
+    def _answered(self, started: FetchStarted, e: FetchFinished) -> None:
+        """A page fetch's answer: a page fetched (its links followed unless it
+        copied another page's content), or an HTTP failure."""
+        if e.status < 400:
+            follows = e.duplicate_of is None
+            before = self.ok.get(e.url, (started.page, False))[1]
+            self.ok[e.url] = (started.page, before or follows)
+        else:
+            self.failed.setdefault(e.url, f"HTTP {e.status}")
 
 
 def coverage_of(sim: SimInput, run: Any, *, limit: int = REACH_LIMIT) -> Coverage:
@@ -338,13 +343,7 @@ def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]],
     page_at = web.page_at
     named = [s for _, s in links if s is not None and page_at(s) == page]
     if named:
-        reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
-        if not reasons and outcomes.node_failed and any(s in outcomes.queued for s in named):
-            return LostPage(page, "node failure", f"{named[0]} was queued on a node that failed")
-        reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
-        if reason == "seen":  # never queued, yet "seen": only an inexact seen set (Bloom) says that
-            return LostPage(page, "false positive", f"{named[0]} was taken for seen (a Bloom filter false positive)")
-        return LostPage(page, reason, f"{named[0]} was skipped ({reason})")
+        return _lost_spelled(page, named, outcomes)
     if not links:
         return LostPage(page, "not discovered", "only linked from pages that were not fetched")
     target, spelling = links[0]
@@ -353,6 +352,17 @@ def _lost_in_discovery(web: Web, page: str, links: list[tuple[str, str | None]],
     other = page_at(spelling)
     where = "a URL the web does not have (404)" if other is None else f"the page {other}"
     return LostPage(page, "normalization", f"links to it were spelled {spelling}, {where}")
+
+
+def _lost_spelled(page: str, named: list[str], outcomes: _Outcomes) -> LostPage:
+    """Why a page whose own spelling the crawler met was never fetched."""
+    reasons = set().union(*(outcomes.skipped.get(s, set()) for s in named))
+    if not reasons and outcomes.node_failed and any(s in outcomes.queued for s in named):
+        return LostPage(page, "node failure", f"{named[0]} was queued on a node that failed")
+    reason = next((r for r in _DISCOVERED_REASONS if r in reasons), "cap")
+    if reason == "seen":  # never queued, yet "seen": only an inexact seen set (Bloom) says that
+        return LostPage(page, "false positive", f"{named[0]} was taken for seen (a Bloom filter false positive)")
+    return LostPage(page, reason, f"{named[0]} was skipped ({reason})")
 
 
 __all__ = ["LOSS_REASONS", "REACH_LIMIT", "Coverage", "LostPage", "coverage_of", "declared_size", "reachable_pages"]
