@@ -178,6 +178,10 @@ class Counters:
     """Reachable pages never fetched; known once the crawl is done (else None)."""
 
 
+def _time(e: Event) -> float:
+    return e.t
+
+
 def short_url(url: str, host: str) -> str:
     """The part of ``url`` after its host (``/x#top``), or the URL when it
     is spelled with another host or scheme case (``HTTP://A.COM/about``)."""
@@ -262,16 +266,17 @@ class Replay:
         node_count: int = 1,
     ) -> None:
         self.coverage = coverage
-        order = sorted(range(len(events)), key=lambda i: events[i].t)
-        self.events: list[Event] = [events[i] for i in order]
+        listed = list(events)  # once: a compact Trace decodes an event per read
+        order = sorted(range(len(listed)), key=lambda i: listed[i].t) if nodes is not None else []
+        self.events: list[Event] = [listed[i] for i in order] if nodes is not None else sorted(listed, key=_time)
         self.times: list[float] = [e.t for e in self.events]
         self.end: float = self.times[-1] if self.times else 0.0
         self.cluster: NodeReplay | None = None
         self._node = 0
         """The node of the event being applied (a cluster's trace)."""
         if nodes is not None:
-            if len(nodes) != len(events):
-                raise ValueError(f"{len(nodes)} node tags for {len(events)} events")
+            if len(nodes) != len(listed):
+                raise ValueError(f"{len(nodes)} node tags for {len(listed)} events")
             self.cluster = NodeReplay.build(self.events, [nodes[i] for i in order], max(1, node_count), workers)
             workers *= max(1, node_count)
         self._layout(known_pages)
@@ -372,10 +377,15 @@ class Replay:
         """(t, frontier, in flight) after each instant, by replaying once."""
         points: list[tuple[float, int, int]] = [(0.0, 0, 0)]
         i, n = 0, len(self.events)
+        apply = self._apply_at if self.cluster is not None else None
+        events = self.events
         while i < n:
             t = self.times[i]
             while i < n and self.times[i] == t:
-                self._apply_at(i)
+                if apply is None:
+                    self._apply(events[i])
+                else:
+                    apply(i)
                 i += 1
             point = (t, self._counts[PageState.FRONTIER], self._in_flight)
             if point[1:] != points[-1][1:]:
