@@ -10,6 +10,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -151,3 +152,23 @@ def test_pages_queued_on_a_failed_node_are_lost_to_the_failure() -> None:
     assert "node failure" in reasons and reasons <= {"node failure", "not discovered"}
     whole = coverage_of(scenario, simulate_cluster(scenario, failing.with_(fail=[]), trace=True))
     assert not whole.lost
+
+
+class _CountingTrace(list):  # type: ignore[type-arg]
+    """A trace that counts reads by index (a compact Trace decodes per read)."""
+
+    reads = 0
+
+    def __getitem__(self, index: Any) -> Any:
+        type(self).reads += 1
+        return super().__getitem__(index)
+
+
+@pytest.mark.parametrize("nodes", [1, 3])
+def test_replay_reads_a_trace_once_not_per_comparison(nodes: int) -> None:
+    scenario = load_scenario("see-it")
+    run = simulate_cluster(scenario, ClusterConfig(nodes=nodes), trace=True)
+    trace = _CountingTrace(run.trace)
+    _CountingTrace.reads = 0
+    Replay(trace, workers=4, nodes=run.trace_nodes if nodes > 1 else None, node_count=nodes)
+    assert _CountingTrace.reads == 0  # iterated once (list(...)), never indexed event by event
