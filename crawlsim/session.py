@@ -327,6 +327,8 @@ def _run_cluster(scen: Scenario, knobs: Knobs, note: str) -> Result:
     from crawlsim.sim.coverage import coverage_of
 
     config = cluster_config(scen).with_(nodes=knobs.nodes, partition=knobs.partition)
+    if note:  # each node's scheduler has its own max_pages
+        note = note.replace(" pages (max_pages)", " pages per node (max_pages)")
     run = simulate_cluster(scen, config, scen.options, trace=True)
     coverage = coverage_of(scen, run)
     replay = Replay(

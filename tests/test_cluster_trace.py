@@ -136,6 +136,9 @@ def test_the_session_runs_the_cluster_the_knobs_ask_for() -> None:
     assert result.finish == alone.finish_time  # the same crawl as `run --nodes 3 --partition url-hash`
     assert result.cluster.politeness_violations == alone.politeness_violations
     assert "3 nodes, url-hash" in three.describe() and three.diff(knobs) == "nodes 1→3, partition host-hash→url-hash"
+    capped = run_session(scenario, three, cap=4)
+    assert "4 pages per node" in capped.note  # each node's scheduler has its own max_pages
+    assert capped.cluster is not None and capped.cluster.stats.pages_fetched > 4
 
 
 def test_pages_queued_on_a_failed_node_are_lost_to_the_failure() -> None:
