@@ -221,3 +221,26 @@ def test_tui_nodes_and_partition_flags_start_the_app_on_the_cluster() -> None:
     assert (knobs.nodes, knobs.partition) == (3, "url-hash")
     with pytest.raises(ValueError, match="--nodes"):
         what_to_show(build_parser().parse_args(["see-it", "--nodes", "0"]))
+
+
+def test_the_bound_line_never_says_a_url_hash_node_owns_a_split_host() -> None:
+    """Under url-hash a host's URLs are spread over nodes: the holder has only a
+    share of it (the advisor's words); under host-hash it owns the host."""
+    from dataclasses import replace as with_
+
+    from rich.text import Text
+
+    from crawlsim.scenario import load_scenario
+    from crawlsim.session import Knobs, run_session
+    from crawlsim.tui.nodes import _bound_line
+
+    scenario = load_scenario("see-it")
+    lines = {}
+    for partition in ("url-hash", "host-hash"):
+        result = run_session(scenario, with_(Knobs.for_scenario(scenario), nodes=3, partition=partition))
+        assert result.cluster is not None
+        text = Text()
+        _bound_line(text, result.cluster, result.replay, False)
+        lines[partition] = text.plain
+    assert "its share of b.com" in lines["url-hash"] and "owns" not in lines["url-hash"]
+    assert "it owns b.com" in lines["host-hash"]

@@ -55,7 +55,7 @@ def cluster_advice(sim: SimInput, config: ClusterConfig, run: ClusterRun, *, mea
     holds = finish > 0 and host is not None and bound >= HOLDS * finish
     if holds:
         lines.append(
-            f"node {node} holds the crawl: it owns {_owned(config, host)}, whose requests alone keep it busy "
+            f"node {node} holds the crawl: it owns {owned(config, host)}, whose requests alone keep it busy "
             f"{bound:,.1f} s of the {finish:,.1f} s"
         )
     if not measure or config.nodes * 2 > MAX_NODES or config.fail:
@@ -72,9 +72,9 @@ def cluster_advice(sim: SimInput, config: ClusterConfig, run: ClusterRun, *, mea
     return ClusterAdvice(tuple(lines), measured)
 
 
-def _owned(config: ClusterConfig, host: str) -> str:
+def owned(config: ClusterConfig, host: str) -> str:
     """Under url-hash a node owns URLs, so only a share of a host."""
     return f"its share of {host}" if config.partition == "url-hash" else host
 
 
-__all__ = ["HOLDS", "NO_GAIN", "ClusterAdvice", "cluster_advice"]
+__all__ = ["HOLDS", "NO_GAIN", "ClusterAdvice", "cluster_advice", "owned"]

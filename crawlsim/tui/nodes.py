@@ -225,6 +225,7 @@ def cluster_bounds(result: Result, width: int) -> Text:
 
 def _bound_line(text: Text, run: ClusterRun, replay: Replay, narrow: bool) -> None:
     """The node bound and who holds it, the politeness violations, the split hosts."""
+    from crawlsim.cluster.advice import owned
     from crawlsim.cluster.report import busiest_node, node_bounds
 
     bounds = node_bounds(run)
@@ -233,7 +234,11 @@ def _bound_line(text: Text, run: ClusterRun, replay: Replay, narrow: bool) -> No
     text.append(f"{run.config.nodes} nodes, {run.config.partition}", "bold")
     text.append(f"  node bound {seconds(bound)}", "bold reverse")
     holds = node_label(top) if narrow else f"{node_label(top)} holds it"
-    text.append(f" ({holds}" + ((": " if narrow else ": it owns ") + f"{host})" if host else ")"))
+    if host:  # url-hash: only a share of the host (the advisor's words)
+        what = owned(run.config, host)
+        text.append(f" ({holds}: {what if narrow or what != host else 'it owns ' + host})")
+    else:
+        text.append(f" ({holds})")
     violations = run.politeness_violations
     text.append(f"  {'violations' if narrow else 'politeness violations'} {violations}", "bold red" if violations else "green")
     if violations and not narrow:
