@@ -181,8 +181,11 @@ class _Crawl:
         web = sim.web
         # The web's ground truth tells a duplicate fetch (two spellings, one page).
         # It costs a set of page identities, so a large untraced run of a web
-        # without spelling variants skips it (the core then uses RFC 3986 identity).
-        use_truth = web.variants is not None or opts.record_events
+        # without spelling variants skips it (the core then uses RFC 3986 identity),
+        # and so does a traced run where every fetch is its own page (same events).
+        use_truth = web.variants is not None or (
+            opts.record_events and not web.fetches_are_identities(opts.normalize_steps, sim.seeds)
+        )
         self.opts = opts
         self.sched = sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
         self.env = env = simpy.Environment()

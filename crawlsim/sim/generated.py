@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterator
 
 from crawlsim.sim.hashing import LCG_A, LCG_C, M64, mix64, salt_of, stable_hash, unit
 from crawlsim.sim.text import near_key
-from crawlsim.sim.web import Loc, Web, loose_identity
+from crawlsim.sim.web import Loc, Web, loose_identity, rfc3986_identity
 
 _M32 = 0xFFFFFFFF
 
@@ -85,6 +85,10 @@ class SiteTreeWeb(_DupMixin, Web):
         self._near_rate = near_duplicate_rate
         self._dup_salt = salt_of(seed, "duplicates")
         self.seeds = (self._prefix + "/",)
+        # Links are root-relative paths of digits: resolved on this host they
+        # keep its spelling, so they are identities when the home URL is canonical.
+        home = self._prefix + "/"
+        self.spells_identities = self._path_re.fullmatch(home) is not None and rfc3986_identity(home) == home
 
     def _locate(self, url: str) -> Loc | None:
         m = self._path_re.fullmatch(url)
@@ -193,6 +197,7 @@ class PowerLawWeb(_DupMixin, Web):
         self._url_re = re.compile(r"http://h(0|[1-9]\d*)\.example/(?:p([1-9]\d*))?")
         self._host_re = re.compile(r"(?:www\.)?h(0|[1-9]\d*)\.example")
         self.seeds = ("http://h0.example/",)
+        self.spells_identities = True  # every link is ``url(host, page)`` of a page that exists
         self._homes = [f"http://h{i}.example/" for i in range(hosts)]
         """Every host's home URL, built once: about 70 bytes a host, a tenth
         of what the crawler keeps per page, and most links start with one."""
