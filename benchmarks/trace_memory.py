@@ -13,9 +13,11 @@ untraced
     run`` does on this scenario.
 traced
     ``simulate(scenario, trace=True, series=True)`` -- what ``crawlsim trace``
-    does: every core event kept in ``run.trace`` and the frontier series, and
-    (because events name pages) the web's page identities for duplicate
-    detection.
+    does: every core event kept in ``run.trace`` and the frontier series.
+    (Events name each fetch's page; on a web with spelling variants, or
+    seeds that are not their page's spelling, that makes the core keep
+    every page identity too -- not on this web: see
+    ``Web.fetches_are_identities``.)
 
 Then the CPU cost of recording: both runs in this process on one web,
 alternated, ``--rounds`` times (default 2), best of each (``process_time``).

@@ -32,6 +32,12 @@ always equals what was appended -- the property ``tests/test_eventlog.py``
 checks on random crawls.  Reading in order decodes as it goes; reading
 event ``i`` decodes from the checkpoint (``_marks``, every 128 events) before
 it.
+
+Each column is one growing array.  Measured at 100,000 pages: cutting them
+into segments of 65,536 events (so that no reallocation copies a whole
+column) changed the traced run's peak RSS by less than run-to-run noise --
+glibc grows a block that large with ``mremap``, without a copy -- so the
+columns stay whole.
 """
 
 from __future__ import annotations
