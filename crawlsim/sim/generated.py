@@ -88,7 +88,7 @@ class SiteTreeWeb(_DupMixin, Web):
         # Links are root-relative paths of digits: resolved on this host they
         # keep its spelling, so they are identities when the home URL is canonical.
         home = self._prefix + "/"
-        self.spells_identities = self._path_re.fullmatch(home) is not None and rfc3986_identity(home) == home
+        self.spells_identities = rfc3986_identity(home) == home
 
     def _locate(self, url: str) -> Loc | None:
         m = self._path_re.fullmatch(url)
