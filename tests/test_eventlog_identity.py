@@ -19,6 +19,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from crawlsim.cluster.config import ClusterConfig
+from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.core.events import FetchStarted
 from crawlsim.core.urls import SAFE_STEPS, canonical_or_raise, parse_steps
 from crawlsim.scenario import scenario_from_dict
@@ -162,3 +164,20 @@ def test_which_crawls_the_promise_covers() -> None:
     assert SiteTreeWeb("a.com").fetches_are_identities(rfc, ["http://a.com/"])
     assert not SiteTreeWeb("a.com:80").fetches_are_identities(rfc, ["http://a.com/"])
     assert not SiteTreeWeb("bücher.de").spells_identities
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios(), st.integers(2, 3), st.sampled_from(["host-hash", "url-hash"]))
+def test_a_cluster_trace_is_the_same_without_the_webs_identities(data: dict[str, Any], nodes: int, partition: str) -> None:
+    """Each node of a simulated cluster (and a restarted one) takes the same
+    rule: links reach a node canonicalized by another, so what it fetches is
+    still a seed or a canonical link."""
+    config = ClusterConfig(nodes=nodes, partition=partition)
+    scenario = scenario_from_dict(data, path="<random>")
+    run = simulate_cluster(scenario, config, trace=True)
+    truth_scenario = scenario_from_dict(data, path="<random>")
+    truth_scenario.web.spells_identities = False
+    truth = simulate_cluster(truth_scenario, config, trace=True)
+    assert list(run.trace) == list(truth.trace)
+    assert run.stats == truth.stats and run.finish_time == truth.finish_time
+    assert [list(t) for t in run.node_traces] == [list(t) for t in truth.node_traces]

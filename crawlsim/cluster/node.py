@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from crawlsim.core.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
-from crawlsim.sim.driver import report_page, report_robots
+from crawlsim.sim.driver import page_of_for, report_page, report_robots
 
 if TYPE_CHECKING:
     import simpy
@@ -34,13 +34,9 @@ class Node:
     """One node's scheduler, figures and outboxes (see the module docstring)."""
 
     def __init__(self, index: int, cluster: _Cluster, opts: CrawlOptions, *, route: bool) -> None:
-        web = cluster.web
-        use_truth = web.variants is not None or opts.record_events
         self.index = index
         self.cluster = cluster
-        self.sched = Scheduler(
-            opts, page_of=web.page_of if use_truth else None, route=self.route if route else None
-        )
+        self.sched = Scheduler(opts, page_of=page_of_for(cluster.sim, opts), route=self.route if route else None)
         self.alive = True
         self.epoch = 0
         """Bumped when the node fails: fetches and timers of an older epoch are void."""

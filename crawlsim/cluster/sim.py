@@ -32,6 +32,7 @@ from crawlsim.core.events import Done, Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
+from crawlsim.sim.driver import page_of_for
 from crawlsim.sim.hashing import salt_of
 
 if TYPE_CHECKING:
@@ -220,8 +221,7 @@ class _Cluster:
     def new_scheduler(self, node: Node) -> Scheduler:
         """An empty scheduler for ``node`` (a restart without a checkpoint):
         the crawl's scope, no seeds, nothing seen."""
-        use_truth = self.web.variants is not None or self.opts.record_events
-        sched = Scheduler(self.opts, page_of=self.web.page_of if use_truth else None, route=node.route if self.route else None)
+        sched = Scheduler(self.opts, page_of=page_of_for(self.sim, self.opts), route=node.route if self.route else None)
         sched.add_scope(list(self.sim.seeds))
         return sched
 

@@ -179,15 +179,8 @@ class _Crawl:
 
     def __init__(self, sim: SimInput, opts: CrawlOptions, *, series: bool) -> None:
         web = sim.web
-        # The web's ground truth tells a duplicate fetch (two spellings, one page).
-        # It costs a set of page identities, so a large untraced run of a web
-        # without spelling variants skips it (the core then uses RFC 3986 identity),
-        # and so does a traced run where every fetch is its own page (same events).
-        use_truth = web.variants is not None or (
-            opts.record_events and not web.fetches_are_identities(opts.normalize_steps, sim.seeds)
-        )
         self.opts = opts
-        self.sched = sched = Scheduler(opts, page_of=web.page_of if use_truth else None)
+        self.sched = sched = Scheduler(opts, page_of=page_of_for(sim, opts))
         self.env = env = simpy.Environment()
         self.rng = random.Random(sim.seed)
         self.latency_for = sim.latency_for
@@ -369,6 +362,26 @@ class _Crawl:
             "host_page_min_latency": {h: t.fastest_page for h, t in finished if t.fastest_page != _INF},
             "host_robots_busy": {h: t.robots_busy for h, t in finished if t.robots_busy},
         }
+
+
+def page_of_for(sim: SimInput, opts: CrawlOptions) -> Callable[[str], str] | None:
+    """The ``page_of`` a scheduler crawling ``sim``'s web with ``opts`` is
+    given (one rule for every simulated driver: this one, and each node and
+    restarted scheduler of a cluster).
+
+    The web's ground truth tells a duplicate fetch (two spellings, one page),
+    but it costs the core a set of page identities.  So a large untraced run
+    of a web without spelling variants goes without it (the core then uses
+    RFC 3986 identity), and so does a traced run in which every fetch is its
+    own page (:meth:`~crawlsim.sim.web.Web.fetches_are_identities`: the same
+    events, without an identity per fetched page).
+    """
+    web = sim.web
+    if web.variants is not None or (
+        opts.record_events and not web.fetches_are_identities(opts.normalize_steps, sim.seeds)
+    ):
+        return web.page_of
+    return None
 
 
 def report_page(sched: Scheduler, resp: Response, fetch: Fetch, now: float, dedup_content: bool) -> None:
