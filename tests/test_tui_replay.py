@@ -188,6 +188,23 @@ def test_bad_trace_names_the_line(tmp_path) -> None:
         load_trace(empty)
 
 
+def test_a_trace_is_read_as_written_whatever_its_line_endings(tmp_path, see_it) -> None:
+    """Windows line endings and blank lines read as the same events; bytes
+    that are not UTF-8, or a folder, are one clear error naming the file
+    (the file is read line by line, so these come up mid-read)."""
+    _, run = see_it
+    lines = [json.dumps(event_to_dict(e)) for e in run.trace]
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(("\r\n".join(lines[:5]) + "\r\n\r\n" + "\r\n".join(lines[5:]) + "\r\n").encode())
+    assert load_trace(crlf) == list(run.trace)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes("\n".join(lines[:10]).encode() + b"\n\xff\xfe\n" + "\n".join(lines[10:]).encode() + b"\n")
+    with pytest.raises(ValueError, match=r"broken\.jsonl: cannot read: 'utf-8' codec"):
+        load_trace(broken)
+    with pytest.raises(ValueError, match="cannot read: Is a directory"):
+        load_trace(tmp_path)
+
+
 # -- knobs -------------------------------------------------------------------------------
 
 
