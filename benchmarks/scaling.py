@@ -10,14 +10,17 @@ in a bigger crawl for reasons no crawler avoids -- the seen set outgrows the
 CPU caches, so each lookup is a memory miss -- and for reasons of its own
 (per-host queues and heaps over ten times the hosts).  So the fair BFS of
 ``sim_vs_bfs.py`` is timed at every size too: its growth is the part the
-machine imposes, and the simulation's growth beyond it is the crawler's.
+machine imposes, and the simulation's growth beyond it is the crawler's
+(on this machine, idle, neither grows much: 1.02x and 1.03x).
 
 Every size uses ``sim_vs_bfs.build_scenario`` (the shipped ``million``
 scenario with ``pages`` and ``hosts = pages / 100`` replaced, 64 workers,
 tracing off).  Per round and size: a fresh web, the fair BFS, a fresh web,
-the simulation; CPU time (``process_time``) after ``gc.collect()``.  The
-sizes take turns within a round, so a slow spell of the machine hits both.
-Best of the rounds per size and contestant.
+the simulation; CPU time (``process_time``) after ``gc.collect()``.  With
+``--repeat N`` the sizes take turns, round after round, so a slow spell of
+the machine is less likely to hit one size only; the default single round
+runs each size once (ten million pages is minutes of CPU), so run it on an
+otherwise idle machine.  Best of the rounds per size and contestant.
 
 The last line is one JSON object: per size ``bfs_us_per_page``,
 ``sim_us_per_page`` and ``ratio`` (sim / BFS); and for the largest size over
@@ -33,6 +36,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -42,7 +46,7 @@ from sim_vs_bfs import build_scenario, fair_bfs, run_sim  # noqa: E402
 TARGET_GROWTH = 1.25
 
 
-def cpu_of(fn: Any, scenario: Any) -> tuple[float, int]:
+def cpu_of(fn: Callable[[Any], Any], scenario: Any) -> tuple[float, int]:
     """(CPU seconds, pages fetched) of one run, after a full collection."""
     gc.collect()
     start = time.process_time()

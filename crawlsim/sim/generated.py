@@ -84,11 +84,13 @@ class SiteTreeWeb(_DupMixin, Web):
         self._dup_rate = duplicate_rate
         self._near_rate = near_duplicate_rate
         self._dup_salt = salt_of(seed, "duplicates")
-        self.seeds = (self._prefix + "/",)
+        home = self._prefix + "/"
+        self.seeds = (home,)
         # Links are root-relative paths of digits: resolved on this host they
         # keep its spelling, so they are identities when the home URL is canonical.
-        home = self._prefix + "/"
-        self.spells_identities = rfc3986_identity(home) == home
+        # Only this class's own links: a subclass may write others, so it promises
+        # nothing unless it says so itself.
+        self.spells_identities = type(self) is SiteTreeWeb and rfc3986_identity(home) == home
 
     def _locate(self, url: str) -> Loc | None:
         m = self._path_re.fullmatch(url)
@@ -197,7 +199,9 @@ class PowerLawWeb(_DupMixin, Web):
         self._url_re = re.compile(r"http://h(0|[1-9]\d*)\.example/(?:p([1-9]\d*))?")
         self._host_re = re.compile(r"(?:www\.)?h(0|[1-9]\d*)\.example")
         self.seeds = ("http://h0.example/",)
-        self.spells_identities = True  # every link is ``url(host, page)`` of a page that exists
+        # Every link is ``url(host, page)`` of a page that exists -- this class's
+        # links; a subclass may write others, so it promises nothing unless it says so.
+        self.spells_identities = type(self) is PowerLawWeb
         self._homes = [f"http://h{i}.example/" for i in range(hosts)]
         """Every host's home URL, built once: about 70 bytes a host, a tenth
         of what the crawler keeps per page, and most links start with one."""
