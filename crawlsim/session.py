@@ -15,6 +15,8 @@ Polite mode, as the keys define it:
 from __future__ import annotations
 
 import json
+import os
+import stat
 from array import array
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -392,6 +394,9 @@ def read_trace(path: str | Path) -> RecordedTrace:
     # tripled the peak memory of opening it in the app.
     try:
         with open(path, encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                # a FIFO or a device (/dev/zero, /dev/stdin) may never end a line, or never end
+                raise ValueError(f"{path}: cannot read: not a regular file")
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue

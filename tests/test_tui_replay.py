@@ -203,6 +203,11 @@ def test_a_trace_is_read_as_written_whatever_its_line_endings(tmp_path, see_it) 
         load_trace(broken)
     with pytest.raises(ValueError, match="cannot read: Is a directory"):
         load_trace(tmp_path)
+    # A device or a FIFO is refused before it is read: /dev/zero would never end a
+    # line, a FIFO might never end.  (/dev/null here: without the check it reads
+    # as empty and fails with another message, instead of hanging the suite.)
+    with pytest.raises(ValueError, match="/dev/null: cannot read: not a regular file"):
+        load_trace("/dev/null")
 
 
 # -- knobs -------------------------------------------------------------------------------
