@@ -35,8 +35,8 @@ import gc
 import json
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="rounds (default 1: ten million pages is minutes of CPU)")
     parser.add_argument("--workers", type=int, default=64)
     args = parser.parse_args(argv)
-    sizes = sorted(args.pages)
+    if min(args.pages) < 100 or args.workers < 1:
+        parser.error("--pages: each size at least 100 (hosts are pages / 100); --workers: at least 1")
+    sizes = sorted(set(args.pages))
     best: dict[tuple[int, str], float] = {}
     for round_no in range(1, max(1, args.repeat) + 1):
         for pages in sizes:
