@@ -18,6 +18,7 @@ import json
 import os
 import stat
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -387,35 +388,12 @@ def read_trace(path: str | Path) -> RecordedTrace:
     tags: list[object] = []
     lines = array("q")
     """The file line of each event (for a cluster trace's messages), unboxed."""
-    shared: dict[str, str] = {}
     workers: object = None
-    # Line by line, not the whole file at once: a 100,000-page trace is about
-    # 130 MB of text, and holding it (and its lines) beside the events
-    # tripled the peak memory of opening it in the app.
-    try:
-        with open(path, encoding="utf-8") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                # a FIFO or a device (/dev/zero, /dev/stdin) may never end a line, or never end
-                raise ValueError(f"{path}: cannot read: not a regular file")
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                    if not isinstance(data, dict):
-                        raise ValueError("expected a JSON object")  # noqa: TRY004 -- reported as a bad line
-                    for key, value in data.items():  # one copy of each URL, host and kind, not one per event
-                        if value.__class__ is str:
-                            data[key] = shared.setdefault(value, value)
-                    events.append(event_from_dict(data))
-                except (ValueError, TypeError) as err:
-                    raise ValueError(f"{path}: line {number}: {err}") from None
-                tags.append(data.get(NODE_KEY))
-                lines.append(number)
-                workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise ValueError(f"{path}: cannot read: {reason}") from None
+    for number, data, event in _trace_records(path):
+        events.append(event)
+        tags.append(data.get(NODE_KEY))
+        lines.append(number)
+        workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
     if not events:
         raise ValueError(f"{path}: no events in the trace")
     if all(tag is None for tag in tags):
@@ -425,6 +403,42 @@ def read_trace(path: str | Path) -> RecordedTrace:
     except ValueError as err:
         raise ValueError(f"{path}: {err}") from None
     return RecordedTrace(events, nodes, lanes, count)
+
+
+def _trace_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any], Event]]:
+    """Each non-blank line of the JSONL trace at ``path``: (line number, its
+    object, its event).  Raises ``ValueError`` naming the file (and the line).
+
+    Line by line, not the whole file at once: a 100,000-page trace is about
+    130 MB of text, and holding it (and its lines) beside the events tripled
+    the peak memory of opening it in the app.  One copy of each string value
+    (URL, host, kind) is shared by every event that names it."""
+    shared: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                # a FIFO or a device (/dev/zero, /dev/stdin) may never end a line, or never end
+                raise ValueError(f"{path}: cannot read: not a regular file")
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield number, *_trace_record(path, number, line, shared)
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ValueError(f"{path}: cannot read: {reason}") from None
+
+
+def _trace_record(path: str | Path, number: int, line: str, shared: dict[str, str]) -> tuple[dict[str, Any], Event]:
+    """One trace line parsed: its object and its event (``ValueError`` naming the line)."""
+    try:
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            raise ValueError("expected a JSON object")  # noqa: TRY004 -- reported as a bad line
+        for key, value in data.items():
+            if value.__class__ is str:
+                data[key] = shared.setdefault(value, value)
+        return data, event_from_dict(data)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{path}: line {number}: {err}") from None
 
 
 def trace_result(events: list[Event] | RecordedTrace) -> Result:
