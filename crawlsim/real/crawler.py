@@ -74,6 +74,7 @@ from yarl import URL
 
 from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import Pace, WireClock
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
 from crawlsim.core.scope import Scope
@@ -305,9 +306,9 @@ class FetchContext:
 
     robots: RobotsPolicy | None
     """The host's robots.txt policy, to check same-host redirect targets."""
-    hop_gap: float
-    """The host's gap or Crawl-delay: the least time between two requests to it on
-    the wire (redirect hops included)."""
+    pace: Pace
+    """The host's politeness as the wire must keep it (redirect hops included),
+    from the core's politeness part (:meth:`~crawlsim.core.politeness.Politeness.pace`)."""
     want_content: bool
     redirect_scope: RedirectScope | None = None
     """Where a redirect may lead (None: anywhere)."""
@@ -506,12 +507,12 @@ class _Coordinator:
 
     def _start(self, fetch: Fetch) -> None:
         """Start ``fetch`` as a task, with what the fetcher needs from the core's
-        state captured now (the host's robots.txt policy and gap)."""
+        state captured now (the host's robots.txt policy and politeness)."""
         host = self.sched.host_states().get(fetch.host)
         policy = host.robots if host is not None and isinstance(host.robots, RobotsPolicy) else None
-        delay = max(self.options.gap, host.crawl_delay if host is not None else 0.0)
+        pace = self.sched.politeness.pace(host)
         want_content = self.options.content_dedup != "off"
-        ctx = FetchContext(policy, delay, want_content, self.redirect_scope, self.options.normalize_steps)
+        ctx = FetchContext(policy, pace, want_content, self.redirect_scope, self.options.normalize_steps)
         task = asyncio.create_task(self._one(fetch, ctx), name=f"fetch {fetch.id} {fetch.url}")
         self.pending[task] = fetch
 
@@ -741,10 +742,11 @@ class HttpFetcher:
         self.refused: list[tuple[str, str]] = []
         """(URL or host, reason) for every request refused before connecting."""
         self._session: aiohttp.ClientSession | None = None
-        self._sent: dict[str, float] = {}
-        """When the last request to each host went on the wire (``time.monotonic``)."""
+        self._wire: dict[str, WireClock] = {}
+        """Per host, when its requests went on the wire (``time.monotonic``), kept
+        against its politeness by the core's own :class:`WireClock`."""
         self._sending: dict[str, asyncio.Future[None]] = {}
-        """Per host, the request that has passed its gap hold and is not yet on
+        """Per host, the request that has passed its politeness hold and is not yet on
         the wire (see :meth:`_claim_wire`); at most one per host."""
         self.wire_log: list[tuple[str, float]] = []
         """Every request's (host, sent time), for checking politeness on the wire."""
@@ -782,23 +784,26 @@ class HttpFetcher:
         async def sent(session: aiohttp.ClientSession, ctx: Any, params: Any) -> None:
             host = (ctx.trace_request_ctx or {}).get("host")
             if host is not None:
-                self._sent[host] = at = time.monotonic()
+                at = time.monotonic()
+                self._wire.setdefault(host, WireClock()).sent(at)
                 self.wire_log.append((host, at))
                 self._release_wire(host, self._sending.get(host))
 
         trace.on_request_headers_sent.append(sent)
         return trace
 
-    async def _claim_wire(self, host: str, gap: float) -> asyncio.Future[None] | None:
-        """Hold a request until ``gap`` after the host's last request *on the wire*,
-        and claim the host's wire until this request's headers are sent.
+    async def _claim_wire(self, host: str, pace: Pace) -> asyncio.Future[None] | None:
+        """Hold a request until the host's politeness (``pace``: the gap, a token
+        bucket) allows it counted from the host's requests *on the wire*, and
+        claim the host's wire until this request's headers are sent.
 
         The core spaces request *starts*; each request then reaches the wire a
         little later -- ~0.3 ms on a reused keep-alive connection, a few ms (or,
         under load, longer than the gap) when a new connection is opened.  Two
-        holds are needed to keep the gap true on the wire too:
+        holds are needed to keep politeness true on the wire too:
 
-        * wait for ``gap`` after the previous request's *sent* time, not its start;
+        * wait until the rules allow it counted from the previous requests' *sent*
+          times (:class:`~crawlsim.core.politeness.WireClock`), not their starts;
         * while one request to the host has passed that wait but is not yet on
           the wire, the next one waits for it: otherwise it would read a send
           time that is about to change and could overtake it (with ``per_host``
@@ -807,16 +812,18 @@ class HttpFetcher:
         The claim is released when the headers go out (:meth:`_wire_clock`) or
         when the request fails before that (:meth:`_release_wire` in ``_fetch``).
         It only ever holds a request for the few milliseconds the core could not
-        see, since the core already waited the gap.
+        see (and the redirect hops it never sees), since the core already held
+        the host.
         """
-        if gap <= 0:
+        if pace.free:
             return None
+        clock = self._wire.setdefault(host, WireClock())
         while True:
             pending = self._sending.get(host)
             if pending is not None:
                 await asyncio.shield(pending)  # our cancellation must not cancel its claim
                 continue
-            wait = self._sent.get(host, float("-inf")) + gap - time.monotonic()
+            wait = clock.earliest(pace) - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
@@ -869,7 +876,7 @@ class HttpFetcher:
 
     async def _follow_redirects(self, fetch: Fetch, ctx: FetchContext) -> Page | tuple[str, _Response]:
         """The URL that answered and its response, after the redirect hops this
-        fetch may follow inline (each waiting the host's gap on the wire); or
+        fetch may follow inline (each held by the host's politeness on the wire); or
         the :class:`Page` that ends the fetch at a redirect (its target handed
         to the scheduler as a link, or an unusable ``Location``)."""
         wire = host_key(fetch.url)  # the host this fetch's requests count against, hops included
@@ -877,7 +884,7 @@ class HttpFetcher:
         url = fetch.url
         chain = [_defrag(url)]
         while True:
-            resp = await self._request_on_wire(url, wire, ctx.hop_gap, robots_txt)
+            resp = await self._request_on_wire(url, wire, ctx.pace, robots_txt)
             location = resp.headers.get("Location") or resp.headers.get("location")
             if resp.status not in REDIRECT_STATUSES or not location:
                 return url, resp
@@ -895,10 +902,10 @@ class HttpFetcher:
             chain.append(_defrag(target))
             url = target
 
-    async def _request_on_wire(self, url: str, wire: str, gap: float, robots_txt: bool) -> _Response:
+    async def _request_on_wire(self, url: str, wire: str, pace: Pace, robots_txt: bool) -> _Response:
         """One request, holding ``wire``'s claim (see :meth:`_claim_wire`) until
         its headers are sent or it fails."""
-        claim = await self._claim_wire(wire, gap)
+        claim = await self._claim_wire(wire, pace)
         try:
             return await self._get(url, wire, robots_txt=robots_txt)
         finally:
