@@ -160,6 +160,9 @@ class _LaneTimer(simpy.Event):
     lane serves the whole crawl: scheduling it is ``env.schedule`` -- the
     call a ``Timeout`` makes, so SimPy orders it the same way -- without a
     new event object, its attribute dictionary and a value tuple per fetch.
+    ``_ok``/``_value`` are SimPy's own, so pyproject.toml pins SimPy to the
+    minor version this was tested on (tests/test_simpy_pin.py); one public
+    ``env.timeout`` per fetch costs more (benchmarks/simpy_public_api.py).
     """
 
     def __init__(self, env: simpy.Environment) -> None:
