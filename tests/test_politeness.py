@@ -176,3 +176,15 @@ def test_a_real_crawl_keeps_the_bucket_in_its_trace_and_on_the_wire(
     assert wire
     for host, times in wire.items():
         assert most_in_a_window(times, rate, burst) is None, (host, times)
+
+
+def test_a_scaled_scenario_scales_the_bucket_with_its_clock() -> None:
+    """At time scale 0.5 every second lasts half as long: twice the rate, the same burst."""
+    from crawlsim.real.timescale import scale_options, scale_scenario
+
+    scenario = make_scenario({"http://a.com/": []}, crawl={"rate": 2.0, "burst": 3, "gap": 1.0})
+    scaled = scale_scenario(scenario, 0.5)
+    assert (scaled.options.rate, scaled.options.burst, scaled.options.gap) == (4.0, 3, 0.5)
+    overridden = scale_scenario(scenario.with_options(rate=1.0), 0.5)
+    assert overridden.options.rate == 2.0
+    assert scale_options({"rate": 3.0, "burst": 2}, 0.5) == {"rate": 6.0, "burst": 2}
