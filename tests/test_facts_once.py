@@ -10,8 +10,9 @@ import pytest
 from crawlsim.check.cases import CASE_NAMES
 from crawlsim.check.words import FOCUS, HINTS
 from crawlsim.core import eventlog
-from crawlsim.core.events import DeferReason, FetchFailed, FetchKind, FetchStarted, HostDeferred, Skipped, SkipReason
 from crawlsim.core.eventlog import Trace
+from crawlsim.core.events import FetchFailed, FetchKind, FetchStarted, HostDeferred, Skipped, SkipReason
+from crawlsim.core.politeness import DEFER_REASONS
 
 
 def test_every_case_the_words_focus_on_is_a_case_and_every_cause_has_a_hint() -> None:
@@ -21,12 +22,12 @@ def test_every_case_the_words_focus_on_is_a_case_and_every_cause_has_a_hint() ->
 
 
 def test_the_event_logs_vocabularies_are_the_events_own() -> None:
-    assert eventlog._DEFER == get_args(DeferReason)
+    assert eventlog._DEFER == DEFER_REASONS
     assert eventlog._REASONS == get_args(SkipReason)
     assert eventlog._KINDS == get_args(FetchKind)
 
 
-@pytest.mark.parametrize("reason", get_args(DeferReason))
+@pytest.mark.parametrize("reason", DEFER_REASONS)
 def test_every_defer_reason_is_stored_compactly_and_read_back(reason: str) -> None:
     events = [HostDeferred(1.0, "a.com", 2.5, reason)]  # type: ignore[arg-type]
     trace = Trace(events)
@@ -57,5 +58,5 @@ def test_the_classes_codes_do_not_overlap_and_fit_below_the_time_flag() -> None:
     starts = [eventlog._SKIP_BASE, eventlog._DISCOVERED, eventlog._STARTED, eventlog._FINISHED, eventlog._FAILED,
               eventlog._RETRY, eventlog._DEFERRED, eventlog._ROBOTS, eventlog._DONE, eventlog._OPAQUE]
     assert starts == sorted(set(starts))
-    assert eventlog._DEFERRED + len(get_args(DeferReason)) == eventlog._ROBOTS
+    assert eventlog._DEFERRED + len(DEFER_REASONS) == eventlog._ROBOTS
     assert eventlog._OPAQUE < eventlog._NEW_TIME

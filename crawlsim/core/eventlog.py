@@ -47,7 +47,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, get_args, overload
 
 from crawlsim.core.events import (
-    DeferReason,
     Discovered,
     Done,
     Event,
@@ -61,6 +60,7 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
+from crawlsim.core.politeness import DEFER_REASONS
 
 _NEW_TIME = 0x80
 _STEP = 128
@@ -73,9 +73,10 @@ _NONE = -1
 
 _KINDS: tuple[str, ...] = get_args(FetchKind)
 _REASONS: tuple[str, ...] = get_args(SkipReason)
-_DEFER: tuple[str, ...] = get_args(DeferReason)
-"""The events' own vocabularies (crawlsim.core.events), so a new skip or
-defer reason there gets its codes here without anyone counting."""
+_DEFER: tuple[str, ...] = DEFER_REASONS
+"""The events' own vocabularies (crawlsim.core.events, and the politeness
+part's reasons), so a new skip or defer reason gets its codes here without
+anyone counting."""
 
 # Class codes (the low bits of a code byte hold the class's variant): each
 # class starts where the one before it ends, its width the variants it has.
