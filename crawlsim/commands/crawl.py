@@ -53,10 +53,14 @@ SHOWN_REFUSALS = 20
 def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
     """The ``--json`` summary: ``crawlsim run --json``'s keys (one builder,
     :func:`crawlsim.commands.summary.summary_dict`) with ``clock = "wall"``;
-    ``stopped`` is added when a time limit cut the crawl short."""
+    ``stopped`` is added when a time limit cut the crawl short.  Every page
+    found is accounted for: ``pages_reachable`` counts the pages found,
+    ``pages_lost`` lists each one not fetched with its reason
+    (:mod:`crawlsim.real.accounting`)."""
     from crawlsim.commands.summary import summary_dict as build
+    from crawlsim.real.accounting import real_coverage
 
-    data = build(result, seeds=list(seeds), clock="wall")
+    data = build(result, seeds=list(seeds), clock="wall", coverage=real_coverage(result))
     if result.stopped:
         data["stopped"] = result.stopped
     return data
@@ -385,11 +389,15 @@ def _crawl_folder(
 ) -> int:
     from crawlsim.real.files import crawl_folder_async
 
-    report = asyncio.run(crawl_folder_async(start, overrides, on_event=writer))
+    report = asyncio.run(crawl_folder_async(start, overrides, on_event=writer, max_bytes=args.max_bytes))
     if args.json:
         data = summary_dict(report.result, [str(start)])
         data.update(
-            root=str(report.root), reachable=report.reachable, unreachable=report.unreachable, broken=report.broken
+            root=str(report.root),
+            reachable=report.reachable,
+            unreachable=report.unreachable,
+            failed_pages=report.failed,
+            broken=report.broken,
         )
         print(json.dumps(data, indent=2))
         return 0
@@ -400,6 +408,10 @@ def _crawl_folder(
             print(f"  {page}", file=out)
     else:
         print(f"every HTML file is reachable from {report.start}", file=out)
+    if report.failed:
+        print(f"reachable but failed ({len(report.failed)}):", file=out)
+        for page, reason in report.failed.items():
+            print(f"  {page}  {reason}", file=out)
     if report.broken:
         print(f"broken links ({len(report.broken)}):", file=out)
         for target, parents in report.broken.items():

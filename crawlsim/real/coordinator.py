@@ -14,10 +14,11 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded
+from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import Fetch, Scheduler
+from crawlsim.real.accounting import LOST_SKIPS
 from crawlsim.real.redirect_scope import RedirectScope
 from crawlsim.real.results import CrawlResult, Failure, FetchContext, Fetcher, Outcome
 
@@ -68,6 +69,8 @@ class _Coordinator:
         self.pending: dict[asyncio.Task[tuple[Outcome, float]], Fetch] = {}
         self.robots_refused: dict[str, str] = {}
         self.finished: set[str] = set()
+        self.skipped: dict[str, str] = {}
+        """URL -> why a link to it was not followed (robots, scope, cap, depth), first reason."""
         """Pages whose fetch ended for good (done, or failed with no retry left)."""
         self.redirect_scope = RedirectScope(options.scope, self.seeds)
 
@@ -99,6 +102,7 @@ class _Coordinator:
             self.origin,
             robots_refused=self.robots_refused,
             unfinished=unfinished,
+            skipped=self.skipped,
         )
 
     async def _loop(self, max_time: float | None) -> str | None:
@@ -161,6 +165,8 @@ class _Coordinator:
             self.robots_refused[event.host] = event.reason
         elif isinstance(event, RobotsLoaded) and event.disallow_all and event.status:
             self.robots_refused[event.host] = f"HTTP {event.status}"
+        elif isinstance(event, Skipped) and event.reason in LOST_SKIPS:
+            self.skipped.setdefault(event.url, event.reason)
         elif (
             isinstance(event, (FetchFinished, FetchFailed))
             and event.kind == "page"

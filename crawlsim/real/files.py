@@ -51,7 +51,10 @@ class FolderReport:
     reachable: list[str]
     """HTML files reached from the start page, relative to ``root``, sorted."""
     unreachable: list[str]
-    """HTML files in the folder that no chain of links from the start reaches."""
+    """HTML files in the folder that no chain of links from the start reaches
+    (a file a link reaches whose read failed is under ``failed``, not here)."""
+    failed: dict[str, str]
+    """Files a link reaches that could not be read (too large, unparsable) -> why."""
     broken: dict[str, list[str]]
     """Link targets with no file behind them -> the pages that link to them."""
     result: CrawlResult
@@ -96,8 +99,9 @@ class FileFetcher:
     """Answers a fetch from the folder: 200 with links for an HTML file,
     200 without links for any other file, 404 when there is no file."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root.resolve()
+        self.max_bytes = max_bytes
 
     async def __call__(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
         rel = path_of(self.root, fetch.url)
@@ -109,9 +113,9 @@ class FileFetcher:
         if not path.is_file():
             return Page(404)
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return Failure(f"too large: {size} bytes > {MAX_FILE_BYTES} bytes", transient=False)
-        data = path.read_bytes()  # local and at most MAX_FILE_BYTES: not worth a thread
+        if size > self.max_bytes:
+            return Failure(f"too large: {size} bytes > {self.max_bytes} bytes", transient=False)
+        data = path.read_bytes()  # local and at most max_bytes: not worth a thread
         if path.suffix.lower() not in HTML_SUFFIXES:
             return Page(200)
         text = data.decode("utf-8", errors="replace")
@@ -137,23 +141,27 @@ async def crawl_folder_async(
     *,
     root: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> FolderReport:
-    """Crawl the folder of ``start`` (or ``root``) from ``start``."""
+    """Crawl the folder of ``start`` (or ``root``) from ``start``; a file larger
+    than ``max_bytes`` fails its page (reached, so listed under ``failed``)."""
     start = start.resolve()
     base = (root or start.parent).resolve()
     if not start.is_file():
         raise FileNotFoundError(f"no such file: {start}")
     options = CrawlOptions.from_mapping({**FILE_DEFAULTS, **(overrides or {})})
     seed = url_of(base, start)
-    result = await run_crawl([seed], options, FileFetcher(base), on_event=on_event)
+    result = await run_crawl([seed], options, FileFetcher(base, max_bytes), on_event=on_event)
     reached, missing = _files_answered(base, result)
+    failed = _files_failed(base, result)
     pages = [p for p in sorted(reached) if p.lower().endswith(HTML_SUFFIXES)]
     everything = html_files(base)
     return FolderReport(
         root=base,
         start=start.relative_to(base).as_posix(),
         reachable=pages,
-        unreachable=[p for p in everything if p not in reached],
+        unreachable=[p for p in everything if p not in reached and p not in failed],
+        failed=failed,
         broken=_broken_links(base, result, missing),
         result=result,
     )
@@ -170,6 +178,17 @@ def _files_answered(base: Path, result: CrawlResult) -> tuple[set[str], set[str]
             continue
         (reached if status == 200 else missing).add(rel)
     return reached, missing
+
+
+def _files_failed(base: Path, result: CrawlResult) -> dict[str, str]:
+    """Files a link reached whose fetch failed with no HTTP status (too large,
+    unparsable) -> the reason, sorted; a missing file (404) is a broken link."""
+    failed: dict[str, str] = {}
+    for url, reason in sorted(result.failures.items()):
+        rel = path_of(base, url)
+        if rel is not None and url not in result.statuses:
+            failed.setdefault(rel, reason)
+    return failed
 
 
 def _broken_links(base: Path, result: CrawlResult, missing: set[str]) -> dict[str, list[str]]:

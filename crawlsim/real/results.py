@@ -95,6 +95,9 @@ class CrawlResult:
     """Pages found but not finished when a time limit stopped the crawl (queued,
     in flight, or waiting for a retry or Retry-After), with why: with
     ``results``/``failures`` every page found is accounted for."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """URL -> why a link to it was not followed (robots, scope, cap, depth):
+    pages found and lost before any request (see :mod:`crawlsim.real.accounting`)."""
     refused: list[tuple[str, str]] = field(default_factory=list)
     """(URL or host, reason) for each request refused before connecting (an
     address the :class:`AddressPolicy` does not allow, a redirect out of scope)."""

@@ -74,8 +74,10 @@ the web declares fewer pages than that: the rest is an endless trap."""
 
 LOSS_REASONS = (
     "failed", "robots", "normalization", "depth", "cap", "scope", "false positive", "node failure", "not discovered",
+    "time limit",
 )
-"""Why a reachable page was not fetched, in the order they are tried."""
+"""Why a reachable page was not fetched, in the order they are tried
+(``time limit``: only a real crawl stopped by ``--max-time``)."""
 
 _DISCOVERED_REASONS = ("depth", "cap", "scope", "robots", "seen")
 
