@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("crawlsim.check", "main", "grade your own crawl(start_url, get_urls, max_workers) function"),
     "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
+    "model": ("crawlsim.commands.model", "main", "turn a recorded crawl's trace into a scenario to ask what if"),
     "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
     "web": ("crawlsim.commands.web", "main", "serve the terminal app to browsers on a port (textual-serve)"),
     "notebooks": (

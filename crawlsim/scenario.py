@@ -68,10 +68,10 @@ from crawlsim.sim.web import Web, rfc3986_identity
 DEFAULT_SCENARIO = "see-it"
 """The scenario every front end opens when none is named."""
 
-TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster")
-HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
+TOP_KEYS = ("title", "description", "assumes", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster")
+HOST_KEYS = ("latency", "robots_latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
-PAGE_KEYS = ("links", "content", "status", "headers")
+PAGE_KEYS = ("links", "content", "status", "headers", "latency")
 WEB_KINDS = ("explicit", "site_tree", "power_law")
 WEB_COMMON_KEYS = ("kind", "variant_rate", "variants")
 WEB_KEYS: dict[str, tuple[str, ...]] = {
@@ -197,6 +197,10 @@ class Scenario:
     """The parsed TOML, kept for :meth:`reseeded` and for tools that display it."""
     size: WebSize = field(default_factory=lambda: WebSize(), repr=False, compare=False)
     """How big the web is, estimated before anything is crawled (see :meth:`warnings`)."""
+    page_latency: Mapping[str, float] = field(default_factory=dict, repr=False, compare=False)
+    """Page identity -> its own fetch time in seconds (a ``[pages]`` entry's
+    ``latency``, as ``crawlsim model`` writes what a real crawl measured);
+    it replaces the host's model for that page's fetches."""
 
     def latency_for(self, host: str) -> LatencyModel:
         """The latency model of ``host`` (the ``[hosts."*"]`` one if not named)."""
@@ -316,6 +320,7 @@ class _Builder:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.page_latency: dict[str, float] = {}
         self._trap_of: dict[str, int] = {}
         self._traps: list[tuple[str, str]] = []
 
@@ -402,6 +407,7 @@ class _Builder:
         self.known(data, TOP_KEYS)
         title = self.string(data.get("title", name), "title")
         description = self.string(data.get("description", ""), "description")
+        self.string(data.get("assumes", ""), "assumes")
         tips = tuple(self.strings(data.get("try", []), "try"))
         seed = self.integer(data.get("seed", 0), "seed", minimum=None)
         latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)
@@ -435,6 +441,7 @@ class _Builder:
             tips=tips,
             data=dict(data),
             size=size,
+            page_latency=self.page_latency,
         )
 
     def size(self, explicit: ExplicitWeb | None, generated: Web | None, latency: LatencyTable) -> WebSize:
@@ -511,6 +518,7 @@ class _Builder:
                     default_latency = model
                 else:
                     latencies[host] = model
+            self.robots_latency(spec, host, raw)
             policy = self.policy(spec, raw)
             if host == "*":
                 default_policy = policy
@@ -525,6 +533,17 @@ class _Builder:
                     raise self.fail(key, f"a host cannot mirror itself, got {show_value(of)}")
                 mirrors.append((host, of))
         return LatencyTable(default_latency, latencies), HostPolicies(default_policy, policies, seed), mirrors
+
+    def robots_latency(self, spec: Mapping[str, Any], host: str, raw: str) -> None:
+        """A host's measured robots.txt fetch time (``crawlsim model`` writes it), kept with the pages' own."""
+        if "robots_latency" not in spec:
+            return
+        key = key_path("hosts", raw, "robots_latency")
+        if host == "*":
+            raise self.fail(key, 'a measured robots.txt time belongs to one host, e.g. [hosts."a.com"]')
+        seconds = self.number(spec["robots_latency"], key)
+        for scheme in ("http", "https"):
+            self.page_latency[f"{scheme}://{host}/robots.txt"] = seconds
 
     def latency(self, value: object, *prefix: str) -> LatencyModel:
         try:
@@ -587,6 +606,8 @@ class _Builder:
                 for name, text in headers.items():
                     self.string(text, key_path("pages", url, "headers", name))
                 content = spec.get("content")
+                if "latency" in spec:
+                    self.page_latency[ident] = self.number(spec["latency"], key_path("pages", url, "latency"))
                 specs[url] = PageSpec(
                     links=tuple(self.strings(spec.get("links", []), key_path("pages", url, "links"))),
                     content=None if content is None else self.string(content, key_path("pages", url, "content")),

@@ -18,13 +18,13 @@ import json
 import os
 import stat
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, event_from_dict, event_to_dict
+from crawlsim.core.events import Done, Event, event_from_dict, event_to_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
 from crawlsim.outfile import cannot_write, check_folder, remove_partial, written
@@ -368,6 +368,9 @@ class RecordedTrace:
     workers: int = 0
     """Worker lanes per node (a cluster's trace)."""
     node_count: int = 1
+    options: Mapping[str, Any] | None = None
+    """The crawler options the recording ran with (the Done line's
+    ``"options"``, written by ``crawlsim crawl -o``), or None."""
 
 
 def load_trace(path: str | Path) -> list[Event]:
@@ -391,15 +394,18 @@ def read_trace(path: str | Path) -> RecordedTrace:
     lines = array("q")
     """The file line of each event (for a cluster trace's messages), unboxed."""
     workers: object = None
+    options: object = None
     for number, data, event in _trace_records(path):
         events.append(event)
         tags.append(data.get(NODE_KEY))
         lines.append(number)
-        workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
+        if data.get("type") == "Done":
+            workers = data.get(WORKERS_KEY, workers)
+            options = data.get(OPTIONS_KEY, options)
     if not events:
         raise ValueError(f"{path}: no events in the trace")
     if all(tag is None for tag in tags):
-        return RecordedTrace(events)
+        return RecordedTrace(events, options=options if isinstance(options, dict) else None)
     try:
         nodes, lanes, count = check_node_tags(events, tags, lines, workers)
     except ValueError as err:
@@ -496,14 +502,20 @@ def write_trace(
         return write_trace_lines(events, out, nodes, workers)
 
 
+OPTIONS_KEY = "options"
+"""The Done line's key for the options a real crawl ran with (``crawlsim model`` reads it)."""
+
+
 class TraceWriter:
     """Writes a trace as events come (a live crawl), line-buffered so another
     program can follow the file while it grows.  A write that fails (a full
     disk) stops the writing; :meth:`close` then removes the partial file and
     raises the ``UsageError`` naming it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, options: Mapping[str, Any] | None = None) -> None:
         self.path = path
+        self.options = options
+        """JSON values of the crawl's options, written on the Done line (:data:`OPTIONS_KEY`)."""
         check_folder(path)
         try:
             self._file: IO[str] | None = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
@@ -515,7 +527,10 @@ class TraceWriter:
         if self._file is None:
             return
         try:
-            self._file.write(trace_line(event))
+            line = trace_line(event)
+            if self.options is not None and isinstance(event, Done):
+                line = line[:-2] + "," + json.dumps({OPTIONS_KEY: self.options}, separators=(",", ":"))[1:] + "\n"
+            self._file.write(line)
         except OSError as err:
             self._error = err
             self._drop()

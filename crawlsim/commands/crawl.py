@@ -217,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as err:  # a start URL with no canonical form, a folder that cannot be read
         raise UsageError(str(err)) from None
     trace_path = _trace_path(args)
-    writer = TraceWriter(trace_path) if trace_path else None  # a file that cannot be written: UsageError
+    writer = _trace_writer(trace_path, plan.options) if trace_path else None
     out = sys.stderr if args.json else sys.stdout
     code = _run(plan, args, writer, out)
     if writer is not None and not args.json:
@@ -225,6 +225,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if plan.tui_main is not None and plan.local is not None and code == 0 and trace_path is not None:
         return int(plan.tui_main(["--trace", trace_path]))  # a folder crawl is instant: replay it
     return code
+
+
+def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:
+    """The trace file (a file that cannot be written: ``UsageError``), its Done
+    line carrying the crawl's options, so ``crawlsim model`` can rerun it as recorded."""
+    from crawlsim.commands.summary import options_dict
+
+    return TraceWriter(path, options=options_dict(options))
 
 
 def _trace_path(args: argparse.Namespace) -> str | None:

@@ -125,6 +125,9 @@ def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, An
     if scenario is not None:
         data["scenario"] = getattr(scenario, "name", None)
         data["title"] = getattr(scenario, "title", None)
+        assumes = getattr(scenario, "data", {}).get("assumes")
+        if assumes:  # a model of a recorded crawl says what it assumed (crawlsim model)
+            data["assumes"] = assumes
         if seeds is None:
             seeds = getattr(scenario, "seeds", None)
     if seeds is not None:
@@ -296,6 +299,8 @@ def _heading(data: Mapping[str, Any]) -> list[RenderableType]:
         parts.append(heading)
     if "options" in data:
         parts.append(Text(options_line(data["options"]), style="dim"))
+    if data.get("assumes"):
+        parts.append(Text(f"model assumes: {data['assumes']}", style="yellow"))
     return parts
 
 

@@ -14,7 +14,7 @@ scenario, seed and options give the identical trace.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -191,6 +191,8 @@ class _Crawl:
         self.env = env = simpy.Environment()
         self.rng = random.Random(sim.seed)
         self.latency_for = sim.latency_for
+        self.page_latency: Mapping[str, float] | None = getattr(sim, "page_latency", None) or None
+        """A page's own measured fetch time, replacing its host's draw (a model of a recorded crawl)."""
         self.tracing = opts.record_events
         self.series = series
         self.tallies: dict[str, _HostTally] = {}
@@ -250,6 +252,8 @@ class _Crawl:
                 tally = tallies[host] = self._new_tally(host)
             tally.fetches += 1
             took = tally.sample()
+            if self.page_latency is not None:
+                took = self.page_latency.get(fetch[1], took)
             if duplicate:
                 self.wasted += took
             if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)

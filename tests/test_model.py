@@ -1,0 +1,112 @@
+"""``crawlsim model``: a recorded crawl becomes a scenario whose rerun
+reproduces the recording (same pages, finish within a few per cent), and
+bad input is one line naming the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crawlsim.real.server import ServerProcess
+from tests.test_real_crawl import make_scenario
+
+
+def cli(argv: list[str]) -> int:
+    from crawlsim.cli import main
+
+    return main(argv)
+
+
+def site_pages() -> dict[str, object]:
+    """Two hosts, 12 pages, a 404 and a robots-disallowed page."""
+    pages: dict[str, object] = {
+        "http://a.test/": [f"/p{i}" for i in range(8)] + ["/gone", "/private/x"],
+        "http://a.test/gone": {"links": [], "status": 404},
+    }
+    for i in range(8):
+        pages[f"http://a.test/p{i}"] = ["/", f"/p{(i + 1) % 8}"]
+    return pages
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    """One real crawl of a served site, recorded with -o (gap-bound: 1 request
+    at a time, 0.1 s between starts, so the finish does not follow the machine's load)."""
+    tmp = tmp_path_factory.mktemp("model")
+    scenario = make_scenario(site_pages(), latency=0.01, hosts={"a.test": {"robots": "User-agent: *\nDisallow: /private/\n"}})
+    trace = tmp / "rec.jsonl"
+    with ServerProcess(scenario) as server:
+        resolve = [arg for host, (addr, port) in server.resolve().items() for arg in ("--resolve", f"{host}={addr}:{port}")]
+        import contextlib
+        import io
+
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            code = cli(["crawl", "http://a.test/", *resolve, "--per-host", "1", "--gap", "0.1", "--json", "-o", str(trace)])
+        assert code == 0
+    return trace, json.loads(buffer.getvalue())
+
+
+def test_the_model_reruns_the_recording(
+    recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace, real = recorded
+    site = tmp_path / "site.toml"
+    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    capsys.readouterr()
+    assert cli(["run", str(site), "--json"]) == 0
+    sim = json.loads(capsys.readouterr().out)
+    assert sim["pages_fetched"] == real["pages_fetched"]
+    assert sim["options"]["gap"] == 0.1 and sim["options"]["per_host"] == 1
+    assert abs(sim["finish_time"] - real["finish_time"]) <= 0.05 * real["finish_time"]
+    assert "assumes" in sim and "measured time" in sim["assumes"]
+
+
+def test_the_model_keeps_statuses_robots_and_measured_latency(
+    recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomllib
+
+    trace, _ = recorded
+    site = tmp_path / "site.toml"
+    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    data = tomllib.loads(site.read_text())
+    assert data["pages"]["http://a.test/gone"]["status"] == 404
+    assert "Disallow: /private/x" in data["hosts"]["a.test"]["robots"]
+    assert all(spec["latency"] > 0 for spec in data["pages"].values())
+    assert sorted(data["pages"]["http://a.test/p0"]["links"]) == ["http://a.test/", "http://a.test/p1"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", "no events in the trace"),
+        ('{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n{"type": "Fe', "line 2"),
+        ("name,size\nx,1\n", "line 1"),
+        ('{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n', "no page was fetched"),
+    ],
+    ids=["empty", "truncated", "another-tool", "no-fetch"],
+)
+def test_bad_traces_are_one_line_naming_the_file(
+    content: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(content)
+    assert cli(["model", str(bad), "-o", str(tmp_path / "out.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("crawlsim: error: ") and str(bad) in err[0] and expected in err[0]
+    assert not (tmp_path / "out.toml").exists()
+
+
+def test_a_trace_too_large_to_model_is_refused_with_its_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crawlsim.commands import model
+
+    monkeypatch.setattr(model, "MAX_MODEL_MEMORY", 100)
+    big = tmp_path / "big.jsonl"
+    big.write_text("x" * 1000)
+    assert cli(["model", str(big), "-o", str(tmp_path / "out.toml")]) == 2
+    assert "too large to model in memory: about" in capsys.readouterr().err
