@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.core.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted, RetryScheduled
-from crawlsim.core.events import RobotsLoaded, Skipped
+from crawlsim.core.events import HostDeferred, RobotsLoaded, Skipped
 from crawlsim.errors import UsageError
 
 BYTES_PER_TRACE_BYTE = 4
@@ -81,6 +81,10 @@ class Recording:
     """Host -> its robots.txt fetch's measured time."""
     pending: dict[str, list[str]] = field(default_factory=dict)
     """Parent URL -> its links, logged just before its fetch's FetchFinished."""
+    lag: dict[int, float] = field(default_factory=dict)
+    """Fetch id -> the crawler's own delay before it started (see :meth:`_started`)."""
+    last_t: float = 0.0
+    wakes: list[float] = field(default_factory=list)
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> Recording:
@@ -89,19 +93,32 @@ class Recording:
         for e in events:
             if isinstance(e, FetchStarted):
                 started[e.fetch_id] = e
-                rec.fetches += 1
+                rec._started(e)
             elif isinstance(e, (FetchFinished, FetchFailed)):
                 rec._ended(e, started.pop(e.fetch_id, None))
             elif isinstance(e, (Discovered, Skipped)):
                 rec._link(e)
             else:
                 rec._other(e)
+            if not isinstance(e, FetchStarted):
+                rec.last_t = e.t
         return rec
+
+    def _started(self, e: FetchStarted) -> None:
+        """The crawler's own time before a fetch started: from the moment the
+        core could have started it (the last event before it, or a host's
+        wake-up time that passed since) to its start -- the client's share,
+        which grows with concurrency and is not the server's."""
+        self.fetches += 1
+        ready = max([self.last_t, *(w for w in self.wakes if w <= e.t)])
+        self.wakes = [w for w in self.wakes if w > e.t]
+        self.lag[e.fetch_id] = max(0.0, e.t - ready)
 
     def _ended(self, e: FetchFinished | FetchFailed, start: FetchStarted | None) -> None:
         """A fetch ended: its time (to its host's list) and, for a page, its
         answer and the links logged for it (its last attempt's)."""
         took = e.t - start.t if start is not None else 0.0
+        took += self.lag.pop(e.fetch_id, 0.0)
         self.host_times.setdefault(e.host, []).append(took)
         if e.kind != "page":
             self.robots_took[e.host] = took
@@ -124,7 +141,9 @@ class Recording:
         self.pending.setdefault(e.parent, []).append(e.url)
 
     def _other(self, e: Event) -> None:
-        if isinstance(e, RobotsLoaded):
+        if isinstance(e, HostDeferred):
+            self.wakes.append(e.until)
+        elif isinstance(e, RobotsLoaded):
             self.crawl_delay[e.host] = e.crawl_delay
             if e.disallow_all:
                 self.disallow_all.add(e.host)
@@ -135,7 +154,11 @@ class Recording:
 
 
 def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
+    """The host as the trace's events name it (with a port that is not the scheme's default)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return host if parts.port in (None, default) else f"{host}:{parts.port}"
 
 
 # --------------------------------------------------------------------------- writing the scenario
