@@ -812,7 +812,7 @@ def _started_line(e: FetchStarted) -> str:
 
 @_LOG_LINE.handles(FetchFinished)
 def _finished_line(e: FetchFinished) -> str:
-    links = f", {e.links} links ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
+    links = f", {_links(e.links)} ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
     dup = f", copy of {e.duplicate_of}" if e.duplicate_of else ""
     return f"done    {_fetched_what(e)} {e.status}{links}{dup}"
 
@@ -851,14 +851,19 @@ def _done_line(e: Done) -> str:
 
 @_LOG_LINE.handles(MessageSent)
 def _sent_line(e: MessageSent) -> str:
-    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({e.size:,} bytes)"
+    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({e.size:,} bytes)"
 
 
 @_LOG_LINE.handles(MessageDelivered)
 def _delivered_line(e: MessageDelivered) -> str:
     if e.lost:
-        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({node_label(e.dst)} is down)"
-    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links"
+        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({node_label(e.dst)} is down)"
+    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)}"
+
+
+def _links(n: int) -> str:
+    """``1 link``, ``2 links``: a log line reads as English."""
+    return f"{n:,} link{'' if n == 1 else 's'}"
 
 
 @_LOG_LINE.handles(NodeFailed)
