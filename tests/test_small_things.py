@@ -147,3 +147,27 @@ def test_the_commands_scenarios_readme_says_run_a_cluster_do(
         assert '"node":' in (tmp_path / "t.jsonl").read_text(encoding="utf-8")
     else:
         assert "node" in out
+
+
+async def test_the_scenario_picker_opens_over_the_crawl_without_blanking_it() -> None:
+    """The app's `Screen` rule made every screen opaque, the picker too: the
+    crawl behind it disappeared.  The picker is a modal over the crawl."""
+    import html
+
+    from crawlsim.tui.app import CrawlApp
+    from crawlsim.tui.picker import ScenarioPicker
+
+    def shown(app: CrawlApp) -> str:
+        svg = app.export_screenshot()
+        return html.unescape(re.sub(r"<[^>]+>", " ", svg)).replace("\xa0", " ")
+
+    app = CrawlApp(load_scenario("see-it"), paused=True, animate=False, threaded=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "b.com" in shown(app)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ScenarioPicker)
+        text = shown(app)
+        assert "Open a scenario" in text
+        assert "b.com" in text  # the crawl is still drawn around the picker
