@@ -258,11 +258,16 @@ def _materialize(items: object, name: str) -> list[object]:
     if isinstance(items, (str, bytes, bytearray, memoryview)):
         kind = type(items).__name__
         raise TypeError(f"{name}: expected a list of URLs, got a {kind} (wrap one URL in a list: [url])")
+    if isinstance(items, (list, tuple)):  # a subclass too: its items, by the base class's iterator (no method of its own)
+        return list((list if isinstance(items, list) else tuple).__iter__(items))  # type: ignore[attr-defined]
     try:
         iterator = iter(items)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(f"{name}: expected a list of URLs, got {_short(items)}") from None
-    return list(iterator)
+    try:
+        return list(iterator)
+    except Exception as err:  # the iterable's own code failed: nothing has changed yet
+        raise TypeError(f"{name}: iterating {_short(items)} raised {type(err).__name__}") from err
 
 
 class Scheduler:
