@@ -150,6 +150,8 @@ def _check_lengths(url: str, href: str) -> None:
     label over 63 octets, the name over 253); an IP literal has no labels."""
     if len(url) > MAX_URL_LENGTH:
         raise CanonicalizeError("malformed", _clipped(href))
+    if len(url) <= MAX_LABEL_LENGTH + 8:  # "https://" and at most 63 more: no host in it can be too long
+        return
     host = _host_and_port(url)[0]
     if len(host) <= MAX_LABEL_LENGTH and host.isascii() or host.startswith("["):
         return  # the common case: a short host cannot break either bound

@@ -10,9 +10,14 @@ and no timing: waits are bounded polls for a state to be reached.
 
 from __future__ import annotations
 
+import contextlib
+import http.server
+import json
 import os
+import select
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,8 +66,6 @@ def wait_until_gone(pids: list[int], polls: int = 400) -> list[int]:
             left = [pid for pid in pids if alive(pid)]
             if not left:
                 return []
-            import select
-
             select.select([read], [], [], 0.025)
         return [pid for pid in pids if alive(pid)]
     finally:
@@ -262,3 +265,53 @@ def test_the_check_child_is_not_left_running_when_the_checker_is_killed(tmp_path
     proc = subprocess.run([sys.executable, "-c", script, target, str(pid_file)], timeout=120, check=False)
     assert proc.returncode == -9
     assert wait_until_gone([int(pid_file.read_text())]) == []
+
+
+# -- --max-time holds whatever the pages contain ---------------------------------------
+
+GUARD = 90.0
+"""Seconds: only a guard against a hang (before the fix this crawl ran for minutes)."""
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    """``/``: a 1.8 MB page with three links whose hosts are 150,000 ``www.``
+    labels deep, and a link to ``/slow``, which answers only after a minute."""
+
+    page = "".join(
+        f'<a href="http://{"www." * 150_000}h{i}.com/">far</a>' for i in range(3)
+    ) + '<a href="/slow">slow</a>'
+
+    def do_GET(self) -> None:  # noqa: N802 -- http.server's name
+        if self.path == "/slow":
+            select.select([], [], [], 60.0)  # a server that keeps the fetch in flight
+        body = self.page.encode() if self.path == "/" else b"no"
+        self.send_response(200 if self.path == "/" else 404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_max_time_holds_on_a_page_of_links_with_absurd_hosts() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "crawlsim", "crawl", url, "--json", "--no-robots", "--gap", "0",
+             "--normalize", "rfc3986+www", "--max-time", "2"],
+            capture_output=True, text=True, timeout=GUARD, check=False,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    data = json.loads(proc.stdout)
+    assert "time limit of 2 s" in json.dumps(data)
+    assert url + "slow" in data.get("not_fetched", {})  # in flight when the limit came: listed, not lost
