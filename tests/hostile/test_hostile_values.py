@@ -315,3 +315,29 @@ def test_max_time_holds_on_a_page_of_links_with_absurd_hosts() -> None:
     data = json.loads(proc.stdout)
     assert "time limit of 2 s" in json.dumps(data)
     assert url + "slow" in data.get("not_fetched", {})  # in flight when the limit came: listed, not lost
+
+
+# -- absurd-but-legal cluster values end -----------------------------------------------
+
+
+@pytest.mark.parametrize("every", ["1e-6", "1e-300"])
+def test_a_checkpoint_every_microsecond_or_less_ends_saying_so(tmp_path: Path, every: str) -> None:
+    """Before: two million saves of every node (1e-6) ran for minutes, and
+    ``now + 1e-300 == now`` stopped the simulated clock for good."""
+    from crawlsim.cluster.failure import MAX_SAVE_ROUNDS
+    from crawlsim.scenario import find_scenario
+
+    text = find_scenario("see-it").read_text()
+    path = tmp_path / "saves.toml"
+    path.write_text(text + f"\n[cluster]\nnodes = 2\nfail = [{{node = 1, at = 5.0, recover = 8.0}}]\ncheckpoint = {every}\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawlsim", "run", str(path), "--json"],
+        capture_output=True, text=True, timeout=GUARD, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("crawlsim: warning: cluster.checkpoint")]
+    assert warnings, proc.stderr
+    checkpoint = json.loads(proc.stdout)["checkpoint"]
+    assert checkpoint["saves"] <= 2 * (MAX_SAVE_ROUNDS + 64)  # bounded work, whatever the interval
+    assert checkpoint["every"] == float(every) and checkpoint["every_used"] > float(every) and checkpoint["note"]
