@@ -109,6 +109,7 @@ from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFro
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.plain import materialize, plain_number, plain_str, plain_texts, short
 from crawlsim.core.politeness import Politeness
 from crawlsim.core.retry import RetryQueue, backoff_delay, parse_retry_after
 from crawlsim.core.scope import Scope
@@ -190,90 +191,12 @@ class UnknownFetch(CrawlsimError, KeyError):
     caught the old error still do; ``str()`` is the plain message."""
 
     def __init__(self, fetch_id: object) -> None:
-        plain = _plain_number(fetch_id)
+        plain = plain_number(fetch_id)
         super().__init__(fetch_id if plain is None else plain)
         self.fetch_id = fetch_id if plain is None else plain
 
     def __str__(self) -> str:
-        return f"fetch_id: no fetch {_short(self.fetch_id)} is in flight (unknown, or already answered)"
-
-
-_SAFE_REPR = (int, float, complex, bytes, bytearray, type(None), bool)
-"""Types whose ``repr`` is the built-in one, whatever the value."""
-
-
-def _short(value: object) -> str:
-    """A non-string link or seed as an event shows it (a short repr).
-
-    Never runs a method of the value's own class: a hostile ``__repr__`` (one
-    that raises, never returns, or returns something huge or not a string)
-    would otherwise break the call that reports it.  Built-in scalars show
-    their value, a string (or subclass) its characters, anything else its
-    type and id (``object.__repr__``)."""
-    kind = type(value)
-    if kind in _SAFE_REPR:
-        text = repr(value)
-    elif issubclass(kind, str):
-        text = repr(str.__str__(value))  # type: ignore[arg-type]
-    elif (kind is list or kind is tuple) and len(value) <= 8 and all(type(v) in _SAFE_REPR or type(v) is str for v in value):  # type: ignore[arg-type]
-        text = repr(value)
-    elif kind is list or kind is tuple:
-        text = f"<{kind.__name__} of {len(value)}>"  # type: ignore[arg-type]
-    else:
-        text = object.__repr__(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _plain_number(value: object) -> int | float | None:
-    """``value`` as a plain ``int`` or ``float`` when it is one (or of a
-    subclass: ``IntEnum``, a float subclass), else None; ``bool`` is not a
-    number here.  As :func:`plain_str`, the base class's own conversion, so
-    none of a subclass's methods runs later in a comparison."""
-    kind = type(value)
-    if kind is float or kind is int:
-        return value  # type: ignore[return-value]
-    if kind is bool:
-        return None
-    if issubclass(kind, float):
-        return float.__float__(value)  # type: ignore[arg-type]
-    if issubclass(kind, int):
-        return int.__int__(value)  # type: ignore[arg-type]
-    return None
-
-
-def plain_str(value: object) -> str | None:
-    """``value`` as a plain ``str`` when it is a string, else None.
-
-    A ``str`` subclass is copied to a plain ``str`` by the base class's own
-    ``__str__`` (C code that reads the characters), so none of the subclass's
-    methods -- ``__hash__``, ``__eq__``, ``__str__``, ``strip`` ... -- ever
-    runs inside the scheduler, and none of its objects is stored.  ``type()``
-    rather than ``isinstance``: an object can claim any ``__class__``."""
-    kind = type(value)
-    if kind is str:
-        return value  # type: ignore[return-value]
-    if issubclass(kind, str):
-        return str.__str__(value)  # type: ignore[arg-type]
-    return None
-
-
-def _materialize(items: object, name: str) -> list[object]:
-    """``items`` as a list, or TypeError naming ``name``: a str or bytes is
-    refused (it would be crawled one character at a time), as is anything
-    not iterable.  Iterating happens here, before any state changes."""
-    if isinstance(items, (str, bytes, bytearray, memoryview)):
-        kind = type(items).__name__
-        raise TypeError(f"{name}: expected a list of URLs, got a {kind} (wrap one URL in a list: [url])")
-    if isinstance(items, (list, tuple)):  # a subclass too: its items, by the base class's iterator (no method of its own)
-        return list((list if isinstance(items, list) else tuple).__iter__(items))  # type: ignore[attr-defined]
-    try:
-        iterator = iter(items)  # type: ignore[call-overload]
-    except TypeError:
-        raise TypeError(f"{name}: expected a list of URLs, got {_short(items)}") from None
-    try:
-        return list(iterator)
-    except Exception as err:  # the iterable's own code failed: nothing has changed yet
-        raise TypeError(f"{name}: iterating {_short(items)} raised {type(err).__name__}") from err
+        return f"fetch_id: no fetch {short(self.fetch_id)} is in flight (unknown, or already answered)"
 
 
 class Scheduler:
@@ -371,14 +294,14 @@ class Scheduler:
     def add_seeds(self, urls: Iterable[str], now: float) -> None:
         """Canonicalize the seeds, put their hosts in scope, and queue them.
         A non-string seed is skipped as ``malformed`` (with an event)."""
-        hrefs = _materialize(urls, "urls")
+        hrefs = materialize(urls, "urls")
         now = self._check_now(now)
         self._now = now
         seeds = []
         for raw in hrefs:
             href = plain_str(raw)
             if href is None:
-                self._skip(now, _short(raw), None, "malformed", _short(raw))
+                self._skip(now, short(raw), None, "malformed", short(raw))
                 continue
             try:
                 url = canonical_or_raise(href, None, self._steps)
@@ -396,7 +319,7 @@ class Scheduler:
         would be: one node of a distributed crawl shares the crawl's scope
         but queues only the seeds it owns.  Entries that are not strings or
         not canonical http(s) URLs are ignored (``add_seeds`` reports them)."""
-        for raw in _materialize(urls, "urls"):
+        for raw in materialize(urls, "urls"):
             href = plain_str(raw)
             if href is not None:
                 try:
@@ -410,13 +333,13 @@ class Scheduler:
         seen set and admitted exactly as a response's links are (the same
         per-link loop and events, with ``base`` as their parent).  Returns how
         many were queued.  Checks every argument first, like ``on_response``."""
-        hrefs = _materialize(links, "links")
+        hrefs = materialize(links, "links")
         page = plain_str(base)
         if page is None:
-            raise TypeError(f"base: expected the URL of the page the links were found on, got {_short(base)}")
-        level = _plain_number(depth)
+            raise TypeError(f"base: expected the URL of the page the links were found on, got {short(base)}")
+        level = plain_number(depth)
         if type(level) is not int or level < 0:  # type: ignore[operator]
-            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {_short(depth)}")
+            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {short(depth)}")
         now = self._check_now(now)
         self._now = now
         return self._expand(page, hrefs, level, now)  # type: ignore[arg-type]
@@ -552,7 +475,7 @@ class Scheduler:
         if not (type(status) is int and 100 <= status <= 599):  # type: ignore[operator]
             status = _checked_status(status)
         if type(links) is not list and type(links) is not tuple:
-            links = _materialize(links, "links")
+            links = materialize(links, "links")
         return flight, now, status, links  # type: ignore[return-value]
 
     def _checked_extras(
@@ -562,7 +485,7 @@ class Scheduler:
         texts as plain strings; raises, changing nothing, on a bad one."""
         texts: tuple[str | None, ...] = (None, None, None)
         if body is not None or content is not None or final_url is not None:
-            texts = _plain_texts(body=body, content=content, final_url=final_url)
+            texts = plain_texts(body=body, content=content, final_url=final_url)
         if status in self._retry_statuses:
             return _retry_after_of(headers), texts
         if headers is not None and type(headers) not in _PLAIN_MAPPINGS:
@@ -596,10 +519,10 @@ class Scheduler:
         now = self._check_now(now)
         text = plain_str(reason)
         if text is None:
-            raise TypeError(f"reason: expected a string, got {_short(reason)}")
+            raise TypeError(f"reason: expected a string, got {short(reason)}")
         reason = text
         if type(transient) is not bool:
-            raise TypeError(f"transient: expected true or false, got {_short(transient)}")
+            raise TypeError(f"transient: expected true or false, got {short(transient)}")
         self._now = now
         host = self._finish(flight)
         if transient and self._retry(flight, now, reason, None):
@@ -622,19 +545,19 @@ class Scheduler:
     # ------------------------------------------------------------- checks
 
     def _flight_of(self, fetch_id: object) -> _InFlight | None:
-        plain = _plain_number(fetch_id)
+        plain = plain_number(fetch_id)
         if type(plain) is not int:
-            raise TypeError(f"fetch_id: expected the int id of a fetch, got {_short(fetch_id)}")
+            raise TypeError(f"fetch_id: expected the int id of a fetch, got {short(fetch_id)}")
         return self._in_flight.get(plain)  # type: ignore[arg-type]
 
     def _check_now(self, now: object) -> float:
         """``now`` as a plain number: it must be a finite real number, not
         before the latest one given."""
-        plain = _plain_number(now)
+        plain = plain_number(now)
         if plain is None:
-            raise TypeError(f"now: expected a number (int or float), got {_short(now)}")
+            raise TypeError(f"now: expected a number (int or float), got {short(now)}")
         if not -_MAX_FLOAT <= plain <= _MAX_FLOAT:  # NaN, infinities, ints beyond float
-            raise ValueError(f"now: expected a finite number, got {_short(plain)}")
+            raise ValueError(f"now: expected a finite number, got {short(plain)}")
         if plain < self._now:
             raise ValueError(f"now: expected a time >= {self._now!r} (time never goes back), got {plain!r}")
         return plain
@@ -818,7 +741,7 @@ class Scheduler:
             if type(href) is not str:  # (type(), not __class__, which an object may fake)
                 text = plain_str(href)
                 if text is None:
-                    self._skip(now, _short(href), base, "malformed", _short(href))
+                    self._skip(now, short(href), base, "malformed", short(href))
                     continue
                 href = text  # a str subclass: its characters, none of its methods
             if seen_first and href in seen:  # the common case: nothing else to do
@@ -928,9 +851,9 @@ class Scheduler:
 
 def _checked_status(status: object) -> int:
     """``status`` as a plain int (an ``HTTPStatus`` is one), or the error."""
-    plain = _plain_number(status)
+    plain = plain_number(status)
     if type(plain) is not int:
-        raise TypeError(f"status: expected an int HTTP status, got {_short(status)}")
+        raise TypeError(f"status: expected an int HTTP status, got {short(status)}")
     if not 100 <= plain <= 599:  # type: ignore[operator]
         raise ValueError(f"status: expected an HTTP status 100-599, got {plain!r}")
     return plain  # type: ignore[return-value]
@@ -939,7 +862,7 @@ def _checked_status(status: object) -> int:
 def _check_headers(headers: object) -> Mapping[object, object]:
     """``headers``, or TypeError unless it is a mapping."""
     if not isinstance(headers, Mapping):
-        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+        raise TypeError(f"headers: expected a mapping of header names to values, got {short(headers)}")
     return headers
 
 
@@ -958,15 +881,3 @@ def _retry_after_of(headers: object) -> float | None:
     if not isinstance(value, str):
         return None
     return parse_retry_after(value, date if isinstance(date, str) else None)
-
-
-def _plain_texts(**values: object) -> tuple[str | None, ...]:
-    """The values as plain strings (see :func:`plain_str`), in order; raise
-    TypeError naming the first value that is neither a str nor None."""
-    out: list[str | None] = []
-    for name, value in values.items():
-        text = None if value is None else plain_str(value)
-        if value is not None and text is None:
-            raise TypeError(f"{name}: expected a string or None, got {_short(value)}")
-        out.append(text)
-    return tuple(out)
