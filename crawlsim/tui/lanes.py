@@ -14,7 +14,10 @@ from rich.text import Text
 from textual.geometry import Size
 
 from crawlsim.replay import PageState, Replay, Span, host_and_path, short_url
+from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES
 from crawlsim.tui.base import (
+    DUPLICATE_NOW,
+    IDLE_STYLE,
     SPAN_STYLE,
     SPARK,
     STATE_GLYPH,
@@ -39,6 +42,7 @@ class LanesView(Panel):
         super().__init__(id=id)
         self._lane_cache: dict[int, tuple[tuple[object, ...], Text]] = {}
         self._settled_by_slot: dict[int, _Settled] = {}
+        self._legend = ""
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         view = self.view
@@ -50,8 +54,13 @@ class LanesView(Panel):
         return shown + 3
 
     def update(self, view: ViewState | None) -> list[int]:
-        """A cluster's lanes may take more rows (the stylesheet's ``-cluster``)."""
+        """A cluster's lanes may take more rows (the stylesheet's ``-cluster``);
+        the key under them names what this run's lanes draw."""
         self.set_class(view is not None and view.replay.cluster is not None, "-cluster")
+        key = legend(view.replay if view is not None else None)
+        if self._legend != key:
+            self._legend = key
+            self.border_subtitle = key
         return super().update(view)
 
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
@@ -129,15 +138,15 @@ class LanesView(Panel):
             filled, named = paint_span(runs, span, t, scale, bar_w, filled, named)
         now = min(bar_w, cursor + 1)
         if now > filled:
-            runs.add("─" * (now - filled), "grey35")
+            runs.add(STATES["idle"].glyph * (now - filled), IDLE_STYLE)
             filled = now
         runs.add(" " * (bar_w - filled))
         runs.add("▏ ", "dim")
         current = replay.current_span(slot, t)
         if current is None:
-            runs.add("idle".ljust(label_w), "grey50")
+            runs.add("idle".ljust(label_w), IDLE_STYLE)
         else:
-            style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
+            style = DUPLICATE_NOW if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
             runs.add(fit(span_label(current), label_w).ljust(label_w), style)
         return runs.text()
 
@@ -284,7 +293,7 @@ def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, fille
         return filled, named
     c0 = max(c0, filled)
     if c0 > filled:
-        runs.add("─" * (c0 - filled), "grey35")
+        runs.add(STATES["idle"].glyph * (c0 - filled), IDLE_STYLE)
     style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
     body, named = span_body(span, c1 - c0, named)
     runs.add(body, style)
@@ -327,8 +336,43 @@ def worker_name(slot: int) -> str:
 TITLE = "workers over time, in simulated seconds · w·s = worker-seconds"
 """The lanes' title: the units of the time axis and of the counters' ``w·s``
 (on top, so a short terminal, which drops the panels' bottom edges, shows it)."""
-LEGEND = (
-    f"[{SPAN_STYLE['ok']}] ok [/] [{SPAN_STYLE['duplicate']}] duplicate [/] [{SPAN_STYLE['failed']}] failed/retry [/] "
-    f"[{SPAN_STYLE['robots']}] robots.txt [/] [{SPAN_STYLE['open']}] fetching [/] ─ idle"
-)
-"""The lanes' key, under them: what each colour means."""
+ALWAYS_IN_LEGEND = frozenset({"fetched", "duplicate", "fetching", "idle"})
+"""The lanes' key names these even before any lane shows one: the duplicate
+fetch is what the lanes teach to look for."""
+
+
+def lane_states(replay: Replay | None) -> frozenset[str]:
+    """The palette's states the lanes of ``replay`` draw (and always
+    :data:`ALWAYS_IN_LEGEND`): a retry, a failure, a robots.txt fetch or a
+    lost fetch only when the run has one."""
+    if replay is None:
+        return ALWAYS_IN_LEGEND
+    spans = sum(len(lane) for lane in replay.lanes)
+    hit = _DRAWN_CACHE.get(replay)
+    if hit is None or hit[0] != (spans, replay.end):  # a live crawl's lanes grow
+        drawn = ALWAYS_IN_LEGEND | {SPAN_STATES[span.outcome] for lane in replay.lanes for span in lane}
+        hit = _DRAWN_CACHE[replay] = ((spans, replay.end), drawn)
+    return hit[1]
+
+
+_DRAWN_CACHE: weakref.WeakKeyDictionary[Replay, tuple[tuple[int, float], frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def legend(replay: Replay | None = None) -> str:
+    """The lanes' key, under them (Textual markup): a swatch, drawn exactly
+    as the lanes draw the state, for each state the lanes of ``replay`` show."""
+    drawn = lane_states(replay)
+    parts = []
+    for name in LANE_STATES:
+        if name not in drawn:
+            continue
+        style = STATES[name]
+        if name == "idle":
+            parts.append(f"[{style.rich}]{style.glyph}[/] {style.label}")
+        else:
+            parts.append(f"[{style.rich_block}] {style.label} [/]")
+    return " ".join(parts)
+
+
+LEGEND = legend()
+"""The key before a run is drawn."""
