@@ -5,7 +5,7 @@ A class sees the same colour mean the same thing on every slide, so the
 choices live here once:
 
 * each lower bound has its own colour *and* line style (depth: blue dotted,
-  busiest host: crimson dashed, work: orange dash-dot) -- two bounds never
+  busiest host: purple dashed, work: orange dash-dot) -- two bounds never
   share a look, even after a GIF's 256-colour palette has merged near hues;
 * each series of a sweep has its own colour (from a palette that avoids the
   bounds' colours) and marker;
@@ -33,8 +33,9 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 BOUND_KEYS = ("depth", "busiest_host", "work")
-BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#c2255c", "work": "#e8590c"}
-"""Blue, crimson, orange: far apart in hue, so a GIF palette keeps them apart."""
+BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#6a3d9a", "work": "#e8590c"}
+"""Blue, dark purple, orange: far apart in hue, so a GIF palette keeps them apart, and
+none red: red is the duplicate fetch's (:mod:`crawlsim.palette`)."""
 BOUND_STYLES: dict[str, str] = {"depth": ":", "busiest_host": "--", "work": "-."}
 NODE_BOUND_COLOUR = "#946200"
 """A cluster's node bound: brown, apart from the three bounds' and the series' hues."""

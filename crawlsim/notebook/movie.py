@@ -106,6 +106,7 @@ def animate(
     bar on a terminal.  Returns the path."""
     from crawlsim.notebook.draw import SPAN_COLOURS, STATE_COLOURS, frame_times
     from crawlsim.notebook.writers import palette_for, write_gif, write_mp4
+    from crawlsim.palette import STATES
     from crawlsim.plots import BOUND_COLOURS, FINISH_COLOUR
 
     out = Path(path)
@@ -130,7 +131,8 @@ def animate(
 
         if suffix == ".gif":
             (fullest,) = drawing.frames([result.finish])
-            colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *BOUND_COLOURS.values(), FINISH_COLOUR]
+            inks = [style.ink for style in STATES.values()]  # the hatches' lines
+            colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *inks, *BOUND_COLOURS.values(), FINISH_COLOUR]
             write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
         else:
             write_mp4(out, counted(), fps, HOLD_SECONDS)

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.geometry import Size
 
 from crawlsim.replay import PageState, Replay, Span, host_and_path, short_url
-from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES
+from crawlsim.palette import STATES, lane_key
 from crawlsim.tui.base import (
     DUPLICATE_NOW,
     IDLE_STYLE,
@@ -336,36 +336,29 @@ def worker_name(slot: int) -> str:
 TITLE = "workers over time, in simulated seconds · w·s = worker-seconds"
 """The lanes' title: the units of the time axis and of the counters' ``w·s``
 (on top, so a short terminal, which drops the panels' bottom edges, shows it)."""
-ALWAYS_IN_LEGEND = frozenset({"fetched", "duplicate", "fetching", "idle"})
-"""The lanes' key names these even before any lane shows one: the duplicate
-fetch is what the lanes teach to look for."""
-
-
-def lane_states(replay: Replay | None) -> frozenset[str]:
-    """The palette's states the lanes of ``replay`` draw (and always
-    :data:`ALWAYS_IN_LEGEND`): a retry, a failure, a robots.txt fetch or a
-    lost fetch only when the run has one."""
+def lane_states(replay: Replay | None) -> tuple[str, ...]:
+    """The palette's states the lanes of ``replay`` draw, in the key's
+    order (:func:`crawlsim.palette.lane_key`), then the idle line."""
     if replay is None:
-        return ALWAYS_IN_LEGEND
+        return (*lane_key(()), "idle")
     spans = sum(len(lane) for lane in replay.lanes)
     hit = _DRAWN_CACHE.get(replay)
     if hit is None or hit[0] != (spans, replay.end):  # a live crawl's lanes grow
-        drawn = ALWAYS_IN_LEGEND | {SPAN_STATES[span.outcome] for lane in replay.lanes for span in lane}
+        drawn = (*lane_key({span.outcome for lane in replay.lanes for span in lane}), "idle")
         hit = _DRAWN_CACHE[replay] = ((spans, replay.end), drawn)
     return hit[1]
 
 
-_DRAWN_CACHE: weakref.WeakKeyDictionary[Replay, tuple[tuple[int, float], frozenset[str]]] = weakref.WeakKeyDictionary()
+_DRAWN_CACHE: weakref.WeakKeyDictionary[Replay, tuple[tuple[int, float], tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def legend(replay: Replay | None = None) -> str:
     """The lanes' key, under them (Textual markup): a swatch, drawn exactly
     as the lanes draw the state, for each state the lanes of ``replay`` show."""
-    drawn = lane_states(replay)
     parts = []
-    for name in LANE_STATES:
-        if name not in drawn:
-            continue
+    for name in lane_states(replay):
         style = STATES[name]
         if name == "idle":
             parts.append(f"[{style.rich}]{style.glyph}[/] {style.label}")
