@@ -262,7 +262,7 @@ class CrawlFigure:
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,
-                                         label=f"{name} {plots.seconds(value)}" + (" (binds)" if binds else ""))
+                                         label=f"{name} {plots.seconds(value)}" + ("\n(binds)" if binds else ""))
             marks.append(line)
             if plots.near_axis(value, 0.0, self.horizon):
                 plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
