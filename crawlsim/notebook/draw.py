@@ -164,9 +164,9 @@ class CrawlFigure:
         span = ax.get_xlim()[1] - ax.get_xlim()[0]
         last = -math.inf
         for label, x in lay.groups:
-            # keep a label only where it has room: about 110 characters fit across
+            # keep a label only where it has room: about 11 characters an inch fit across
             text, colour = self.node_drawing.group_label(label) if self.node_drawing else (label, None)
-            if x - last >= span * (len(text) + 2) / 110:
+            if x - last >= span * (len(text) + 2) / (11 * self.figure.get_figwidth()):
                 ax.text(x, lay.ylim[1] - 0.35, text, ha="center", va="bottom", fontsize=7.5, color=colour or "#495057")
                 last = x
         handles = [
@@ -203,13 +203,14 @@ class CrawlFigure:
         self.cursor_lanes = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
 
     def _lane_key(self, ax: Any) -> None:
-        """The lanes' key, in a row over them: a swatch, coloured and hatched
+        """The lanes' key, in a row under them (over them stand the labels of
+        bounds near the y-axis): a swatch, coloured and hatched
         as the bars are, for each state this run's lanes draw."""
         assert self.replay is not None
         names = lane_key({s.outcome for s in self._spans} | {"duplicate" for s in self._spans if s.duplicate})
         handles = [Patch(facecolor=STATES[n].hex, edgecolor=STATES[n].ink if STATES[n].hatch else "#495057",
                          hatch=STATES[n].hatch or None, linewidth=0.4, label=STATES[n].label) for n in names]
-        key = Legend(ax, handles, [str(h.get_label()) for h in handles], loc="lower left", bbox_to_anchor=(0.0, 1.0),
+        key = Legend(ax, handles, [str(h.get_label()) for h in handles], loc="upper left", bbox_to_anchor=(0.0, -0.03),
                      ncols=len(handles), fontsize=7.5, frameon=False, handlelength=1.6, columnspacing=1.2,
                      borderaxespad=0.1)
         key.set_gid(LANE_KEY_GID)
@@ -262,7 +263,7 @@ class CrawlFigure:
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,
-                                         label=f"{name} {plots.seconds(value)}" + ("\n(binds)" if binds else ""))
+                                         label=mark_label(name, value, binds))
             marks.append(line)
             if plots.near_axis(value, 0.0, self.horizon):
                 plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
@@ -395,6 +396,20 @@ class CrawlFigure:
             moving += sorted(artists, key=lambda a: a.get_zorder())
         extra: list[Artist] = list(self.node_drawing.artists()) if self.node_drawing is not None else []
         return [*moving, *extra, self.status]
+
+
+MARK_LABEL_WIDTH = 20
+"""A mark's legend label longer than this puts its time on a second line:
+the legend right of the lanes has about this many letters' room at 8 in."""
+
+
+def mark_label(name: str, value: float, binds: bool) -> str:
+    """``depth bound 7.0 s``, or ``h0.example bound`` over ``153.2 s`` when
+    long; ``(binds)`` under the binding bound."""
+    text = f"{name} {plots.seconds(value)}"
+    if len(text) > MARK_LABEL_WIDTH:
+        text = f"{name}\n{plots.seconds(value)}"
+    return text + ("\n(binds)" if binds else "")
 
 
 BAR_STATES = tuple(name for name in LANE_STATES if name != "idle")
