@@ -62,6 +62,11 @@ def test_duplicates_are_hatched_red_bars_and_red_pages() -> None:
     red = to_rgba(STATES["duplicate"].hex)
     assert sum(tuple(face) == red for face in figure.nodes.get_facecolor()) >= 3
     assert figure.bars["duplicate"].get_hatch() == STATES["duplicate"].hatch
+    # and a cross on each duplicate page, so it reads without colour too
+    reds = sum(tuple(face) == red for face in figure.nodes.get_facecolor())
+    assert len(figure.duplicate_marks.get_offsets()) == reds
+    figure.update(0.0)
+    assert len(figure.duplicate_marks.get_offsets()) == 0
 
 
 def test_curves_are_drawn_in_their_states_colours(figure: CrawlFigure) -> None:

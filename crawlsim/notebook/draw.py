@@ -156,6 +156,12 @@ class CrawlFigure:
         ax.add_collection(self.edges)
         size = min(240.0, max(7.0, 2600.0 / max(n, 1)))
         self.nodes: PathCollection = ax.scatter(xy[:, 0], xy[:, 1], s=size, linewidths=0.6, zorder=2)
+        self._xy = xy
+        duplicate = STATES["duplicate"]
+        self.duplicate_marks: PathCollection = ax.scatter(
+            np.zeros(0), np.zeros(0), s=size * 0.4, marker="x", color=duplicate.ink, linewidths=1.0, zorder=2.5
+        )
+        """A cross on each duplicate page: it reads as a duplicate in greyscale too."""
         if labelled:
             for page, (x, y) in zip(pages, lay.xy):
                 label = short_url(page.url, page.host) if lay.by == "host" else page.url.split("://", 1)[-1]
@@ -169,13 +175,23 @@ class CrawlFigure:
             if x - last >= span * (len(text) + 2) / (11 * self.figure.get_figwidth()):
                 ax.text(x, lay.ylim[1] - 0.35, text, ha="center", va="bottom", fontsize=7.5, color=colour or "#495057")
                 last = x
-        handles = [
+        self._graph_legend(ax)
+
+    @staticmethod
+    def _graph_legend(ax: Any) -> None:
+        """The pages' key, right of the graph: each state's colour as a node,
+        the duplicate's with its cross."""
+        handles: list[Any] = [
             Line2D([], [], marker="o", linestyle="", markerfacecolor=STATE_COLOURS[s], markeredgecolor="#495057",
                    markersize=7, label=STATE_NAMES[s])
             for s in PageState
         ]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
-                  title="pages", title_fontsize=8, alignment="left")
+        cross = Line2D([], [], marker="x", linestyle="", color=STATES["duplicate"].ink, markersize=4,
+                       markeredgewidth=1.0)
+        handles[PageState.DUPLICATE] = (handles[PageState.DUPLICATE], cross)
+        ax.legend(handles=handles, labels=[STATE_NAMES[s] for s in PageState], loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, title="pages", title_fontsize=8,
+                  alignment="left")
 
     def _build_lanes(self) -> None:
         assert self.replay is not None
@@ -299,6 +315,8 @@ class CrawlFigure:
         self.t = t
         faces = self.page_colours()
         self.nodes.set_facecolor(faces)
+        red = to_rgba(STATE_COLOURS[PageState.DUPLICATE])
+        self.duplicate_marks.set_offsets(self._xy[np.all(faces == red, axis=1)] if len(faces) else np.zeros((0, 2)))
         unseen = np.array([p.state == PageState.UNDISCOVERED for p in replay.page_list], dtype=bool)
         edges: Any = np.tile(to_rgba("#495057"), (len(faces), 1)) if len(faces) else np.zeros((0, 4))
         if len(edges):
