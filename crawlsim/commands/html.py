@@ -28,9 +28,9 @@ def _budget(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds (a number from 1 to 3600); got {text!r}") from None
-    if not 1 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"expected seconds from 1 to 3600; got {text}")
+        raise argparse.ArgumentTypeError(f"expected seconds (a number from 0.01 to 3600); got {text!r}") from None
+    if not 0.01 <= value <= 3600:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected seconds from 0.01 to 3600; got {text}")
     return value
 
 

@@ -144,8 +144,8 @@ def scenario_data(
     _warm_up()
     began = time.process_time()
     first = run_session(scenario, start, cap=cap)
-    seconds = max(time.process_time() - began, 1e-4)
     first_data = tables.add_run(first)
+    seconds = max(time.process_time() - began, 1e-4)  # a run costs its simulation and its frames
     size = len(gzip.compress(json.dumps(tables.blocks[0]).encode()))
     offer, grid = choose_offer(start, seconds, size, budget)
     groups = grid.runs()
@@ -185,7 +185,7 @@ def trace_data(trace: RecordedTrace, name: str) -> dict[str, Any]:
     tables = Tables.empty()
     result = trace_result(trace)
     runs = [tables.add_run(result)]
-    states = [{"run": 0, "knobs": None, "moves": {}}]
+    states: list[dict[str, Any]] = [{"run": 0, "knobs": None, "moves": {}}]
     data = _common(tables, name, f"a recorded crawl: {name}", runs, states, result.finish)
     data.update(
         description="",

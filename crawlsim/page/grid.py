@@ -78,8 +78,18 @@ class Offer:
 
 
 def _span_text(values: Iterable[float]) -> str:
+    """``1-8, 16`` (runs of whole numbers joined), ``0, 0.25, 0.5`` (a few
+    others), ``0-10 (20 values)`` (many)."""
     ordered = sorted(values)
-    return f"{ordered[0]:g}" if len(ordered) == 1 else f"{ordered[0]:g}-{ordered[-1]:g}"
+    pieces: list[list[float]] = []
+    for v in ordered:
+        if pieces and v == int(v) and pieces[-1][-1] == int(pieces[-1][-1]) and v == pieces[-1][-1] + 1:
+            pieces[-1].append(v)
+        else:
+            pieces.append([v])
+    if len(pieces) <= 8:
+        return ", ".join(f"{p[0]:g}" if len(p) == 1 else f"{p[0]:g}-{p[-1]:g}" for p in pieces)
+    return f"{ordered[0]:g}-{ordered[-1]:g} ({len(ordered)} values)"
 
 
 def full_offer(start: Knobs) -> Offer:

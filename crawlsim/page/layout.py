@@ -75,21 +75,8 @@ def lay_out(places: Sequence[Place]) -> Layout:
 
 def _lay_out(places: Sequence[Place], rows: int) -> Layout:
     """:func:`lay_out` with columns of at most ``rows`` URLs."""
-    unreached = 1 + max((p.depth or 0) for p in places) if places else 0
-    columns_of: dict[str, dict[int, list[int]]] = {}
-    for group in _page_groups(places):
-        depths = [places[i].depth for i in group if places[i].depth is not None]
-        columns = columns_of.setdefault(places[group[0]].host, {})
-        # a page never discovered: the column after the deepest, apart
-        columns.setdefault(min(depths) if depths else unreached, []).extend(group)
-    width_of: dict[int, int] = {}
-    for columns in columns_of.values():
-        for depth, placed in columns.items():
-            width_of[depth] = max(width_of.get(depth, 1), -(-len(placed) // rows))
-    x_of, x = {}, LEFT
-    for depth in sorted(width_of):
-        x_of[depth] = x
-        x += width_of[depth] * COLUMN
+    columns_of = _columns(places)
+    x_of, x = _column_starts(columns_of, rows)
     xy: list[tuple[float, float]] = [(0.0, 0.0)] * len(places)
     bands: list[tuple[str, float, float]] = []
     top = TOP
@@ -103,6 +90,32 @@ def _lay_out(places: Sequence[Place], rows: int) -> Layout:
         top += tallest * ROW + BAND_GAP
     right = max((xy[i][0] + LABEL_AT + CHAR * len(place.label) for i, place in enumerate(places)), default=x)
     return Layout(xy, bands, max(x, right) + 10, top - BAND_GAP + 10)
+
+
+def _columns(places: Sequence[Place]) -> dict[str, dict[int, list[int]]]:
+    """Per host, per depth column, the indices of ``places`` drawn there; a
+    page never discovered goes in the column after the deepest, apart."""
+    unreached = 1 + max((p.depth or 0) for p in places) if places else 0
+    columns_of: dict[str, dict[int, list[int]]] = {}
+    for group in _page_groups(places):
+        depths = [d for d in (places[i].depth for i in group) if d is not None]
+        columns = columns_of.setdefault(places[group[0]].host, {})
+        columns.setdefault(min(depths) if depths else unreached, []).extend(group)
+    return columns_of
+
+
+def _column_starts(columns_of: dict[str, dict[int, list[int]]], rows: int) -> tuple[dict[int, float], float]:
+    """Where each depth's column starts (a column of more than ``rows`` URLs
+    takes several sub-columns, in every band), and where the last one ends."""
+    width_of: dict[int, int] = {}
+    for columns in columns_of.values():
+        for depth, placed in columns.items():
+            width_of[depth] = max(width_of.get(depth, 1), -(-len(placed) // rows))
+    x_of, x = {}, LEFT
+    for depth in sorted(width_of):
+        x_of[depth] = x
+        x += width_of[depth] * COLUMN
+    return x_of, x
 
 
 def _page_groups(places: Sequence[Place]) -> list[list[int]]:

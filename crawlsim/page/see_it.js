@@ -454,7 +454,9 @@ class Page {
         }
       }
     }
-    this.drawSeries(svg, lanes * row + 8, x);
+    const hidden = Math.max(this.run.lanes, block.lanes.length) - lanes;
+    if (hidden > 0) svg.append(el("svg:text", { class: "lane-name", x: left, y: lanes * row + 4 }, `… ${hidden} more lanes`));
+    this.drawSeries(svg, lanes * row + (hidden > 0 ? 16 : 8), x);
     svg.append(el("svg:line", { class: "cursor", x1: x(t), x2: x(t), y1: 0, y2: height - 20 }));
     const box = document.getElementById("lanes");
     box.replaceChildren(svg);
