@@ -1,45 +1,44 @@
-"""The page's colours and marks: one table, passed into the page as data.
+"""The page's colours and marks, from the one palette (:mod:`crawlsim.palette`).
 
-Every state has a colour *and* a mark (a shape with a glyph), so the
-drawing reads on a greyscale projector and for colour-blind students; the
-colours lean on the Okabe-Ito set, keeping the teaching panel's meaning
-(yellow waiting in the frontier, purple being fetched, red a duplicate
-fetch).  The words are the app's (README, "Words").
+Every view takes its colours, glyphs and words from the palette; the page
+adds only a shape per state, so the drawing reads on a greyscale projector
+and for colour-blind students twice over (shape and glyph as well as
+colour).  The table is passed into the page as data: the script has no
+colour of its own.
 """
 
 from __future__ import annotations
 
-from crawlsim.replay import PageState
+from crawlsim import palette
 
-STATE_LOOK: dict[str, dict[str, str]] = {
-    "undiscovered": {"colour": "#e4e4e4", "glyph": "·", "shape": "circle", "label": "not yet found"},
-    "frontier": {"colour": "#f0e442", "glyph": "○", "shape": "circle", "label": "frontier"},
-    "in flight": {"colour": "#8e44ad", "glyph": "◉", "shape": "circle", "label": "fetching"},
-    "done": {"colour": "#009e73", "glyph": "✓", "shape": "circle", "label": "fetched"},
-    "duplicate": {"colour": "#d55e00", "glyph": "◆", "shape": "diamond", "label": "duplicate fetch"},
-    "failed": {"colour": "#222222", "glyph": "✗", "shape": "square", "label": "failed"},
-    "skipped": {"colour": "#56b4e9", "glyph": "⊘", "shape": "square", "label": "skipped"},
-    "lost": {"colour": "#ffffff", "glyph": "?", "shape": "dashed", "label": "lost"},
+SHAPES: dict[str, str] = {
+    "undiscovered": "circle",
+    "frontier": "circle",
+    "fetching": "circle",
+    "fetched": "circle",
+    "duplicate": "diamond",
+    "failed": "square",
+    "skipped": "square",
 }
-"""Per state (in :class:`~crawlsim.replay.PageState` order, then ``lost``):
-colour, glyph, shape and the legend's word."""
+"""A mark's outline per page state (the glyph inside it comes from the palette)."""
 
-SPAN_LOOK: dict[str, str] = {
-    "ok": STATE_LOOK["done"]["colour"],
-    "duplicate": STATE_LOOK["duplicate"]["colour"],
-    "failed": STATE_LOOK["failed"]["colour"],
-    "retry": "#e69f00",
-    "robots": "#0072b2",
-    "open": STATE_LOOK["in flight"]["colour"],
-    "lost": "#777777",
-}
-"""A worker lane's fetch, by how it ended (:class:`~crawlsim.replay.Span` outcomes)."""
+LOST = {"hex": "#ffffff", "ink": "#000000", "glyph": "?", "shape": "dashed", "label": "lost"}
+"""A page never fetched once the crawl is over (with its reason in its note):
+the page's own mark, not a state of the scheduler's, so not in the palette."""
 
 
 def look_data() -> dict[str, object]:
-    """The table as the page reads it: states by their code (0-7)."""
-    names = [state.label for state in PageState] + ["lost"]
-    return {"states": [STATE_LOOK[name] for name in names], "spans": SPAN_LOOK}
+    """What the page draws each state with: by page-state code (0-6 in
+    :class:`~crawlsim.replay.PageState` order, 7 lost), and a lane's fetch
+    by its outcome."""
+    states: list[dict[str, str]] = []
+    for name in palette.PAGE_STATES:
+        style = palette.STATES[name]
+        states.append({"hex": style.hex, "ink": style.ink, "glyph": style.glyph, "shape": SHAPES[name],
+                       "label": style.label})
+    states.append(dict(LOST))
+    spans = {outcome: palette.span_style(outcome).hex for outcome in palette.SPAN_STATES}
+    return {"states": states, "spans": spans}
 
 
-__all__ = ["SPAN_LOOK", "STATE_LOOK", "look_data"]
+__all__ = ["LOST", "SHAPES", "look_data"]

@@ -66,6 +66,7 @@ class Page {
     if (d.stepsFirst) document.getElementById("lanes-panel").before(document.getElementById("steps-panel"));
     const tries = document.getElementById("tries");
     for (const line of d.tries) tries.append(el("li", {}, "Try: " + line));
+    this.colours();
     this.buildLegend();
     this.buildGraph();
     this.useRun();
@@ -80,6 +81,16 @@ class Page {
     if (d.states[0].knobs === null) document.getElementById("knobs").classList.add("off");
     const tick = () => { this.tick(); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
+  }
+
+  /* The palette's colours as CSS variables: the style sheet names states, not colours. */
+  colours() {
+    const names = ["unseen", "frontier", "fetching", "fetched", "duplicate", "failed", "skipped", "lost"];
+    const root = document.documentElement.style;
+    this.d.look.states.forEach((look, code) => {
+      root.setProperty("--" + names[code], look.hex);
+      root.setProperty("--" + names[code] + "-ink", look.ink);
+    });
   }
 
   // -- keys ---------------------------------------------------------------------------
@@ -246,14 +257,14 @@ class Page {
     defs.append(marker);
     this.d.look.states.forEach((look, code) => {
       const g = el("svg:g", { id: "state" + code });
-      const style = { fill: look.colour, class: "mark " + look.shape };
+      const style = { fill: look.hex, class: "mark " + look.shape };
       const shape = {
         circle: () => el("svg:circle", { r: 14, ...style }),
         dashed: () => el("svg:circle", { r: 14, ...style }),
         diamond: () => el("svg:rect", { x: -12, y: -12, width: 24, height: 24, transform: "rotate(45)", ...style }),
         square: () => el("svg:rect", { x: -13, y: -13, width: 26, height: 26, ...style }),
       }[look.shape]();
-      g.append(shape, el("svg:text", { class: "glyph", "text-anchor": "middle", dy: "0.35em" }, look.glyph));
+      g.append(shape, el("svg:text", { class: "glyph", fill: look.ink, "text-anchor": "middle", dy: "0.35em" }, look.glyph));
       defs.append(g);
     });
     return defs;
@@ -340,7 +351,7 @@ class Page {
       let x = 200;
       for (const code of [3, 4, 5, 6, 2, 1, 0]) {
         const width = (560 * row[3 + code]) / largest;
-        if (width > 0) bars.append(el("svg:rect", { x, y, width, height: 24, fill: look[code].colour, class: "mark" }));
+        if (width > 0) bars.append(el("svg:rect", { x, y, width, height: 24, fill: look[code].hex, class: "mark" }));
         x += width;
       }
     });
