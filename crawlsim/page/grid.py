@@ -78,12 +78,13 @@ class Offer:
 
 
 def _span_text(values: Iterable[float]) -> str:
-    """``1-8, 16`` (runs of whole numbers joined), ``0, 0.25, 0.5`` (a few
-    others), ``0-10 (20 values)`` (many)."""
+    """``1-8, 16`` (runs of whole numbers joined), ``0, 0.25, 0.5, 1`` (a
+    few others), ``0-10 (20 values)`` (many)."""
     ordered = sorted(values)
+    whole = all(v == int(v) for v in ordered)
     pieces: list[list[float]] = []
     for v in ordered:
-        if pieces and v == int(v) and pieces[-1][-1] == int(pieces[-1][-1]) and v == pieces[-1][-1] + 1:
+        if pieces and whole and v == pieces[-1][-1] + 1:
             pieces[-1].append(v)
         else:
             pieces.append([v])

@@ -72,10 +72,14 @@ class Page {
     this.useRun();
     document.addEventListener("keydown", (e) => this.onKey(e));
     for (const button of document.querySelectorAll("button[data-key]")) {
-      button.addEventListener("click", () => this.press(button.dataset.key));
+      button.addEventListener("click", () => {
+        button.blur(); // else space or Enter would press it again, besides the key's own action
+        this.press(button.dataset.key);
+      });
     }
     const scrub = document.getElementById("scrub");
     scrub.addEventListener("input", () => this.seek((scrub.value / 1000) * this.end));
+    scrub.addEventListener("change", () => scrub.blur());
     document.getElementById("keys").textContent = "Keys: " +
       Object.entries(d.keys).map(([k, v]) => (k === " " ? "space" : k.replace("Arrow", "")) + " " + v).join(" · ");
     if (d.states[0].knobs === null) document.getElementById("knobs").classList.add("off");
