@@ -102,9 +102,6 @@ def figures(result: Result, strings: Strings) -> dict[str, Any]:
             "host": bounds.busiest_host_name or "", "requests": bounds.busiest_host_pages,
         }
         out["explanation"] = strings(bounds.explanation)
-    coverage = result.coverage
-    if coverage is not None and coverage.lost:
-        out["lost"] = [[item.page, item.reason] for item in coverage.lost]
     return out
 
 
@@ -200,12 +197,13 @@ def _common(
 ) -> dict[str, Any]:
     items = tables.urls.items
     hosts = list(dict.fromkeys(u.host for u in items))
+    host_index = {host: i for i, host in enumerate(hosts)}
     return {
         "name": name,
         "title": title,
         "look": look_data(),
         "strings": tables.strings.items,
-        "urls": [[u.label, hosts.index(u.host), u.url] for u in items],
+        "urls": [[u.label, host_index[u.host], u.url] for u in items],
         "hosts": hosts,
         "blocks": tables.blocks,
         "runs": runs,

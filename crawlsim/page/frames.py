@@ -58,6 +58,10 @@ LOG_LINES = 8
 """The event log's lines shown at once; a long run keeps only these before each instant kept."""
 
 
+_NOTED = (PageState.FAILED, PageState.SKIPPED, PageState.UNDISCOVERED)
+"""States whose note the page writes beside the URL (undiscovered: lost, with its reason)."""
+
+
 def kept_instants(instants: list[float], most: int) -> list[float]:
     """``instants`` when there are at most ``most``, else ``most`` of them
     evenly spread, the first and the last included."""
@@ -167,7 +171,9 @@ class RunExport:
 
     def places(self) -> list[Place]:
         """Each of the run's URLs as the layout needs it: its host, the page
-        it spells (from the fetches) and its depth (from the discoveries)."""
+        it spells (from the fetches), its depth (from the discoveries) and
+        what is written beside it at the replay's time (the end, once the
+        frames are written: a failed, skipped or lost page's reason too)."""
         page: dict[str, str] = {}
         depth: dict[str, int] = {}
         for e in self.replay.events:
@@ -177,7 +183,8 @@ class RunExport:
                 depth.setdefault(e.url, e.depth)
         items = self.urls.items
         return [
-            Place(p.host, page.get(p.url, p.url), depth.get(p.url), page.get(p.url, p.url) == p.url, items[at].label)
+            Place(p.host, page.get(p.url, p.url), depth.get(p.url), page.get(p.url, p.url) == p.url,
+                  items[at].label + (f" ({p.note})" if p.note and p.state in _NOTED else ""))
             for p, at in zip(self.replay.page_list, self.own, strict=True)
         ]
 

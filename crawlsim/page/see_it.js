@@ -320,9 +320,10 @@ class Page {
       const g = el("svg:g", { class: "node", transform: `translate(${x + 14},${y})` });
       const use = el("svg:use", { href: "#state0" });
       const title = el("svg:title", {}, url);
-      g.append(use, el("svg:text", { class: "label", x: 22, dy: "0.35em" }, label), title);
+      const text = el("svg:text", { class: "label", x: 22, dy: "0.35em" }, label);
+      g.append(use, text, title);
       this.scene.append(g);
-      return { g, use, title, url, index };
+      return { g, use, title, url, index, text, label };
     });
   }
 
@@ -339,6 +340,8 @@ class Page {
       node.g.dataset.state = look[state].label;
       const note = this.notes[i] >= 0 ? " — " + s[this.notes[i]] : "";
       node.title.textContent = `${node.url}: ${look[state].label}${note}`;
+      // failed, skipped and lost pages say why beside their name; the rest on hover
+      node.text.textContent = node.label + (state >= 5 && note ? " (" + note.slice(3) + ")" : "");
     }
   }
 
