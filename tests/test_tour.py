@@ -185,6 +185,15 @@ def animation(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) ->
         assert gif.format == "GIF" and gif.n_frames > 10
 
 
+def offline_page(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "one offline web page for a class: every what-if precomputed"
+    out = run(argv, capsys)
+    assert re.search(r"[\d,]+ crawls simulated when it was written", out), out
+    page = (tmp / argv[argv.index("-o") + 1]).read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?https?:", page)  # nothing fetched from a network
+
+
 CHECKS: list[tuple[Callable[[list[str]], bool], Check]] = [
     (lambda a: a == ["crawlsim"], bare),
     (lambda a: a[1:2] == ["run"] and "--json" in a, one_json),
@@ -199,6 +208,7 @@ CHECKS: list[tuple[Callable[[list[str]], bool], Check]] = [
     (lambda a: a[1:2] == ["serve"], serve_then_crawl),
     (lambda a: a[1:2] == ["crawl"], pasted_crawl),
     (lambda a: a[1:2] == ["animate"], animation),
+    (lambda a: a[1:2] == ["html"], offline_page),
 ]
 
 
@@ -217,8 +227,8 @@ def test_every_tour_line_has_a_check_and_a_claim() -> None:
             assert comment, f"a tour line says nothing about what it shows: {argv}"
 
 
-SLOW = {sweep_files, nodes_sweep, animation, tui_normalize}
-"""Lines that take seconds of CPU (several crawls of 2,000 pages, a GIF, an app)."""
+SLOW = {sweep_files, nodes_sweep, animation, tui_normalize, offline_page}
+"""Lines that take seconds of CPU (several crawls of 2,000 pages, a GIF, an app, 1,440 crawls)."""
 PARAMS = [
     pytest.param(comment, argv, id=" ".join(argv[:3]), marks=[pytest.mark.slow] if check_for(argv) in SLOW else [])
     for comment, argv in LINES
