@@ -17,6 +17,8 @@ from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides
 from crawlsim.core.options import OptionError
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from crawlsim.core.events import Event
     from crawlsim.scenario import Scenario
     from crawlsim.session import RecordedTrace
@@ -69,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     if follower is not None:
+        _serve_if_served(follower)
         return int(follower.run() or 0)
 
     from crawlsim.tui.app import CrawlApp
@@ -81,8 +84,19 @@ def main(argv: list[str] | None = None) -> int:
         at=args.at,
         speed=args.speed,
     )
+    _serve_if_served(app)
     code = app.run()
     return int(code or 0)
+
+
+def _serve_if_served(app: App[object]) -> None:
+    """Under textual-serve (``crawlsim web``), run on :class:`~crawlsim.tui.served.ServedDriver`,
+    whose app ends when its browser session does."""
+    from crawlsim.tui.served import served_driver
+
+    driver = served_driver()
+    if driver is not None:
+        app.driver_class = driver
 
 
 def _no_terminal() -> bool:
