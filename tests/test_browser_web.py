@@ -89,7 +89,11 @@ def _assert_apps_end(marker: Path, server: Server | None = None, why: str = "") 
         if not left or time.monotonic() > deadline:
             break
         psutil.wait_procs(left, timeout=1.0)
-    assert not left, f"{len(left)} app process(es) outlived {why}: {[' '.join(p.cmdline()) for p in left]}"
+    if left:
+        names = [" ".join(proc.cmdline()) for proc in left]
+        for proc in left:  # a failed run leaves nothing burning either
+            proc.kill()
+        raise AssertionError(f"{len(left)} app process(es) outlived {why}: {names}")
 
 
 def _web_server(scenario: Path, tmp_path: Path) -> Server:
