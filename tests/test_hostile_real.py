@@ -299,9 +299,9 @@ class FakeDns:
 async def test_a_name_that_resolves_to_a_private_address_is_refused_after_the_lookup(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import crawlsim.real.crawler as crawler_module
+    import crawlsim.real.addresses as addresses_module
 
-    monkeypatch.setattr(crawler_module.aiohttp, "DefaultResolver", FakeDns)
+    monkeypatch.setattr(addresses_module.aiohttp, "DefaultResolver", FakeDns)
     routes = {"/": lambda r: html(f'<a href="http://internal.test:{r.url.port}/admin">a</a> <a href="/ok">o</a>')}
     routes["/ok"] = lambda r: html("fine")
     async with hostile(routes) as server:

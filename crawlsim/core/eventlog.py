@@ -58,6 +58,7 @@ from crawlsim.core.events import (
     RobotsLoaded,
     Skipped,
 )
+from crawlsim.core.politeness import DEFER_REASONS
 
 _NEW_TIME = 0x80
 _STEP = 128
@@ -70,7 +71,7 @@ _NONE = -1
 
 _KINDS = ("page", "robots")
 _REASONS = ("seen", "scope", "robots", "depth", "cap", "malformed", "scheme")
-_DEFER = ("gap", "crawl-delay", "retry-after")
+_DEFER = DEFER_REASONS
 
 # Class codes (the low bits of a code byte hold the class's variant).
 _SKIP_BASE = 0  # 7 reasons x 3 parents (none, same, given) x 3 hrefs (empty, the url, given) = 63
@@ -80,7 +81,7 @@ _FINISHED = _STARTED + 8  # + kind * 4 + duplicate_of given * 2 + spelled out (e
 _FAILED = _FINISHED + 8  # + kind * 2 + final
 _RETRY = _FAILED + 4
 _DEFERRED = _RETRY + 1  # + reason
-_ROBOTS = _DEFERRED + 3  # + crawl_delay given * 2 + disallow_all
+_ROBOTS = _DEFERRED + len(_DEFER)  # + crawl_delay given * 2 + disallow_all
 _DONE = _ROBOTS + 4
 _OPAQUE = _DONE + 1  # the event object itself, in _objects
 
