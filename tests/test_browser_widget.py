@@ -67,19 +67,21 @@ def _notebook(path: Path, sources: list[str]) -> Path:
     return path
 
 
-def _jupyter_lab(folder: Path, token: str) -> Server:
-    """JupyterLab on loopback, port chosen by the OS, every Jupyter folder
+def _jupyter_lab(folder: Path, token: str, app: str = "jupyterlab") -> Server:
+    """JupyterLab (or Notebook 7, ``app="notebook"``: the same server and
+    settings) on loopback, port chosen by the OS, every Jupyter folder
     (config, runtime, workspaces, settings) inside ``folder``."""
     env = dict(os.environ)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
         env[name] = str(folder / name.lower())
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     argv = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+        sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
         "--ServerApp.port_retries=0", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
-        f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
-        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
+    if app == "jupyterlab":
+        argv += [f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
+                 "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     notification = folder / "settings" / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True)
     (notification / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')  # no news pop-up
@@ -89,8 +91,11 @@ def _jupyter_lab(folder: Path, token: str) -> Server:
 class Lab(NamedTuple):
     port: str
     token: str
+    notebook7: bool = False
 
     def url(self, notebook: str) -> str:
+        if self.notebook7:
+            return f"http://127.0.0.1:{self.port}/notebooks/{notebook}?token={self.token}"
         # reset: a fresh workspace, not the last test's open tabs
         return f"http://127.0.0.1:{self.port}/lab/tree/{notebook}?reset&token={self.token}"
 
@@ -152,17 +157,49 @@ def _wait_for_another_time(clock: Any, seen: set[str]) -> None:
         arg=[clock.element_handle(), sorted(seen)])
 
 
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+"""The notebook toolbar's kernel indicator, idle (JupyterLab's and Notebook 7's)."""
+
+
 def _run_all_cells(page: Any) -> None:
     """Wait until the kernel is idle, then Run > Run All Cells, and wait
     until every cell has run (no prompt says ``[*]`` or is empty)."""
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+    page.locator(IDLE).first.wait_for()
     page.locator(".jp-Notebook .jp-Cell:visible").first.click()
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     page.wait_for_function(
         """() => { const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
                    return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent)); }""")
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+    page.locator(IDLE).first.wait_for()
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """Jupyter Notebook 7 (when installed) serving the teacher's notebook."""
+    pytest.importorskip("notebook", minversion="7")
+    folder = tmp_path_factory.mktemp("notebook7")
+    _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
+    token = secrets.token_hex(16)
+    server = _jupyter_lab(folder, token, app="notebook")
+    try:
+        yield Lab(server.address(), token, notebook7=True)
+    finally:
+        server.stop()
+
+
+def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, tmp_path: Path) -> None:
+    with browser_page(height=1600) as page:
+        try:
+            page.goto(notebook7.url("teacher.ipynb"))
+            _run_all_cells(page)
+            cells = page.locator(".jp-CodeCell").filter(has=page.locator(".crawlsim-play"))
+            assert (cells.count(), page.locator(".jp-CodeCell .crawlsim-play").count()) == (3, 7)
+            for index in range(cells.count()):
+                _play_and_see_every_view_advance(cells.nth(index))
+        except Exception:
+            save_artefact(page.screenshot(full_page=True), "widget-notebook7-failure.png", tmp_path)
+            raise
 
 
 def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, tmp_path: Path) -> None:
