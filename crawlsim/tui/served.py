@@ -61,11 +61,13 @@ class ServedDriver(WebDriver):
         self.end_session()
 
     def run_input_thread(self) -> None:
-        """Read the server's packets until stdin ends; then the session is over."""
+        """Read the server's packets until stdin ends; then the session is
+        over (unless the app itself is what stopped the reading)."""
         try:
             super().run_input_thread()
         finally:
-            self.end_session()
+            if not self.exit_event.is_set():
+                self.end_session()
 
     def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
         if packet_type == "quit":
