@@ -325,12 +325,19 @@ class Replay:
     def _mention_discovered(self, e: Discovered) -> None:
         self._page(e.url, e.host)
 
-    @_MENTIONS.handles(FetchStarted)
-    def _mention_fetch(self, e: FetchStarted) -> None:
+    @_MENTIONS.handles(FetchStarted, FetchFinished, FetchFailed)
+    def _mention_fetch(self, e: FetchStarted | FetchFinished | FetchFailed) -> None:
+        """A fetch's page and host; its answer names them too, so an answer
+        whose start is not in the trace (a trace cut short, or edited) still
+        has a page to land on."""
         if e.kind == "page":
             self._page(e.url, e.host)
         else:
             self._host(e.host)
+
+    @_MENTIONS.handles(HostDeferred, RobotsLoaded)
+    def _mention_host(self, e: HostDeferred | RobotsLoaded) -> None:
+        self._host(e.host)
 
     @_MENTIONS.handles(Skipped)
     def _mention_skip(self, e: Skipped) -> None:

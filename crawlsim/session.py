@@ -20,11 +20,11 @@ import stat
 from array import array
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, TraceError, event_from_dict
+from crawlsim.core.events import EVENT_TYPES, Event, TraceError, event_from_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
 from crawlsim.replay import Replay
@@ -398,8 +398,10 @@ def read_trace(path: str | Path) -> RecordedTrace:
     lines = array("q")
     """The file line of each event (for a cluster trace's messages), unboxed."""
     workers: object = None
+    own_node = {name for name, cls in EVENT_TYPES.items() if NODE_KEY in {f.name for f in fields(cls)}}
+    """Events whose own field is the node key (NodeFailed: the node that failed is its node)."""
     for number, data in _trace_records(path):
-        tags.append(data.pop(NODE_KEY, None))
+        tags.append(data.get(NODE_KEY) if data.get("type") in own_node else data.pop(NODE_KEY, None))
         if data.get("type") == "Done" and WORKERS_KEY in data:
             workers = data.pop(WORKERS_KEY)
         events.append(_trace_event(path, number, data))
@@ -474,7 +476,9 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
         data = _DECODE(line.decode("utf-8"))
     except RecursionError:
         raise TraceError(f"{path}: line {number}: nested too deeply: not a trace event") from None
-    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, a NaN or a key twice
+    except json.JSONDecodeError as err:
+        raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
+    except ValueError as err:  # UnicodeDecodeError, a NaN, a key twice, a 5,000-digit number
         raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None
     if data.__class__ is not dict:
         raise TraceError(f"{path}: line {number}: expected a JSON object")
@@ -485,7 +489,7 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
 
 
 def _first_line(err: Exception) -> str:
-    text = str(err).splitlines()
+    text = str(err).split(";")[0].splitlines()  # Python's digit limit adds advice for programmers after a ;
     return text[0][:200] if text else type(err).__name__
 
 
