@@ -398,7 +398,7 @@ def read_trace(path: str | Path) -> RecordedTrace:
     lines = array("q")
     """The file line of each event (for a cluster trace's messages), unboxed."""
     workers: object = None
-    own_node = {name for name, cls in EVENT_TYPES.items() if NODE_KEY in {f.name for f in fields(cls)}}
+    own_node = tuple(name for name, cls in EVENT_TYPES.items() if NODE_KEY in {f.name for f in fields(cls)})
     """Events whose own field is the node key (NodeFailed: the node that failed is its node)."""
     for number, data in _trace_records(path):
         tags.append(data.get(NODE_KEY) if data.get("type") in own_node else data.pop(NODE_KEY, None))

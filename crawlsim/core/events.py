@@ -277,6 +277,7 @@ class _Schema:
 
 
 def _schema(cls: type[Event]) -> _Schema:
+    """``cls``'s fields grouped by the check each annotation calls for."""
     groups: dict[str, list[Any]] = {k: [] for k in ("float", "float | None", "int", "str", "str | None", "bool", "choice")}
     for f in fields(cls):
         kind = str(f.type)
@@ -315,6 +316,7 @@ def event_from_dict(data: dict[str, Any], *, extra: Collection[str] | None = Non
 
 
 def _check_keys(data: dict[str, Any], schema: _Schema, extra: Collection[str] | None) -> None:
+    """Every field present; no key but ``type``, the fields and ``extra`` (unless None)."""
     missing = [k for k in schema.names if k not in data]
     if missing:
         raise TraceError(f"{schema.cls.__name__} event is missing {missing}")
@@ -334,10 +336,20 @@ def _check_values(data: dict[str, Any], schema: _Schema) -> None:
         v = data[key]
         if v is not None and ((v.__class__ is not float and v.__class__ is not int) or not 0.0 <= v <= MAX_TRACE_TIME):
             _bad(schema, key, v, f"null or a time in seconds, 0-{MAX_TRACE_TIME:,.0f}")
+    _check_counts(data, schema)
+    _check_words(data, schema)
+
+
+def _check_counts(data: dict[str, Any], schema: _Schema) -> None:
+    """Whole numbers (not booleans, not 1.0) within each field's bounds."""
     for key, low, high in schema.ints:
         v = data[key]
         if v.__class__ is not int or not low <= v <= high:
             _bad(schema, key, v, f"a whole number {low:,}-{high:,}")
+
+
+def _check_words(data: dict[str, Any], schema: _Schema) -> None:
+    """Text, true/false and the named choices (a kind, a skip or defer reason)."""
     for key in schema.texts:
         if not _is_text(data[key]):
             _bad(schema, key, data[key], "a string of valid text")

@@ -295,7 +295,7 @@ def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, fille
     written out host ``named``; the columns now filled and the host named."""
     c0 = min(bar_w - 1, int(span.start * scale))
     stop = min(span.end, t)
-    c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
+    c1 = min(bar_w, max(c0 + 1, math.ceil(min(stop * scale, bar_w) - 1e-9)))  # an open span ends at the edge
     if c1 <= filled:
         return filled, named
     c0 = max(c0, filled)
