@@ -377,9 +377,10 @@ def load_trace(path: str | Path) -> list[Event]:
     return read_trace(path).events
 
 
-MAX_TRACE_LINE = 1 << 20
-"""Bytes one trace line may hold (1 MiB): an event is a flat object of a
-few URLs, so a longer line is not one, and is refused before it is parsed."""
+MAX_TRACE_LINE = 1 << 24
+"""Bytes one trace line may hold (16 MiB): an event is a flat object of a
+few URLs (a skipped link is kept as its page wrote it, so one may be long),
+and a line past this is refused before it is held or parsed."""
 
 
 def read_trace(path: str | Path) -> RecordedTrace:
@@ -433,7 +434,7 @@ def _trace_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     the peak memory of opening it in the app.  One copy of each string value
     (URL, host, kind) is shared by every event that names it.  Bytes, read
     at most :data:`MAX_TRACE_LINE` at a time, so a file that never ends a
-    line is refused at its first megabyte, and bad UTF-8 names its line."""
+    line is refused at its first 16 MiB, and bad UTF-8 names its line."""
     shared: dict[str, str] = {}
     try:
         with open(path, "rb") as handle:

@@ -119,16 +119,16 @@ def test_a_hostile_trace_is_one_line_and_exit_2(path: Path) -> None:
     assert_one_line_refusal(tui_on(path), path, LINE_AT_FAULT[path.stem])
 
 
-def test_a_line_that_never_ends_is_refused_at_its_first_megabyte(tmp_path: Path) -> None:
-    """200 MB without a newline: refused before it is held (the memory limit
-    would turn holding it into a MemoryError)."""
+def test_a_line_that_never_ends_is_refused_before_it_is_held(tmp_path: Path) -> None:
+    """2 GiB without a newline: refused before it is held (holding it would
+    pass the memory limit: a MemoryError)."""
     path = tmp_path / "endless.jsonl"
     with path.open("wb") as handle:
         handle.write(b'{"type": "Done", "t": 0.0, "pages": 0, "fetches": 0}\n{"type": "')
-        handle.truncate(200 << 20)  # sparse: the rest reads as NUL bytes
+        handle.truncate(2 << 30)  # sparse: the rest reads as NUL bytes
     done = tui_on(path)
     assert_one_line_refusal(done, path, 2)
-    assert "longer than 1,048,576 bytes" in done.stderr
+    assert "longer than 16,777,216 bytes" in done.stderr
 
 
 def test_a_million_blank_lines_end_as_no_events(tmp_path: Path) -> None:
