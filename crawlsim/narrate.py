@@ -32,6 +32,7 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import SAYS
 from crawlsim.replay import EventTable, host_and_path, host_of_url
 
 _SAY = EventTable()
@@ -238,11 +239,10 @@ class Narrator:
         host = self._host(e.host)
         host.until, host.reason = e.until, e.reason
         wait = f"no request to {e.host} before t={seconds(e.until)} ({seconds(e.until - e.t)} s"
-        if e.reason == "retry-after":
-            return f"{e.host} answered with Retry-After: {wait}), whatever is queued"
-        if e.reason == "crawl-delay":
-            return f"a request to {e.host} starts now and its robots.txt asks for a Crawl-delay: {wait})"
-        return f"a request to {e.host} starts now, so politeness holds the host: {wait}, the gap)"
+        says = SAYS.get(e.reason)  # the politeness part words its own rules
+        if says is None:  # a trace from a crawler with a rule this one does not know
+            return f"{wait}, {e.reason})"
+        return says.format(host=e.host, wait=wait)
 
     @_SAY.handles(RobotsLoaded)
     def _robots(self, e: RobotsLoaded) -> str:

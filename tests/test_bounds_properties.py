@@ -1,6 +1,7 @@
 """The three bounds are lower bounds of the simulated finish time, whatever
 the scenario: robots.txt with Crawl-delay, failures and 429/503 throttling
-with Retry-After, retries and backoff, randomized gaps, the FIFO frontier,
+with Retry-After, retries and backoff, randomized gaps, a token bucket per
+host, the FIFO frontier,
 more per-host slots than workers, DFS, caps and every normalization mode.
 
 The default run tries a few hundred random scenarios; the ``exhaustive``
@@ -86,6 +87,9 @@ def crawl_options(draw: st.DrawFn) -> dict[str, Any]:
         "max_crawl_delay": draw(st.sampled_from([10.0, 1.0, 0.0])),
         "retry_statuses": draw(st.sampled_from([[429, 503], [429], []])),
     }
+    if draw(st.integers(0, 3)) == 0:  # a token bucket per host
+        crawl["rate"] = draw(st.sampled_from([0.5, 2.0, 10.0]))
+        crawl["burst"] = draw(st.integers(1, 4))
     per_host = draw(st.sampled_from([None, 1, 2, 3, 8]))  # 8 > any worker count
     if per_host is not None:
         crawl["per_host"] = per_host

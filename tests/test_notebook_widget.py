@@ -15,12 +15,19 @@ from typing import Any
 
 import pytest
 
+
+def animate_main(argv: list[str]) -> int:
+    """``crawlsim animate ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["animate", *argv])
+
+
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from matplotlib.colors import to_rgba
 
-from crawlsim.notebook.movie import main as animate_main
 from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
@@ -385,7 +392,7 @@ def test_animate_cli_mistakes_are_one_line_and_exit_2(
 ) -> None:
     assert animate_main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("crawlsim animate: error: ") and "\n" not in err
+    assert err.startswith("crawlsim: error: ") and "\n" not in err
     assert message in err
 
 
@@ -397,7 +404,7 @@ def test_animate_cli_without_ffmpeg_is_one_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert animate_main(["isro", "-o", str(tmp_path / "x.mp4")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "crawlsim animate: error: writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)"
+    assert err == "crawlsim: error: writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)"
 
 
 def test_animate_cli_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,7 +29,10 @@ robots.txt; ``depth``: beyond ``depth_limit``; ``cap``: ``max_pages`` or
 """
 
 FetchKind = Literal["page", "robots"]
-DeferReason = Literal["gap", "crawl-delay", "retry-after"]
+DeferReason = str
+"""The politeness rule that holds a host: one of
+:data:`crawlsim.core.politeness.DEFER_REASONS` (the part that owns the rules
+lists them, so a new rule needs no change here)."""
 
 
 @dataclass(frozen=True, slots=True)

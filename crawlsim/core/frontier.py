@@ -139,6 +139,10 @@ class HostState:
     policy: RobotsPolicy | None = None
     """The host's robots.txt rules once ``robots_status`` is ``LOADED``, else None."""
     crawl_delay: float = 0.0
+    """The robots.txt Crawl-delay honoured (capped; 0: none)."""
+    polite: bool = False
+    """A politeness rule may hold this host after a start (a gap, a bucket, a
+    Crawl-delay): set by :class:`~crawlsim.core.politeness.Politeness`."""
     filed: Filing = Filing.UNFILED
     """Where the per-host frontier has this host (see :class:`Filing`) ..."""
     filed_key: Key | None = None

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from crawlsim.core.events import Event, RobotsLoaded, SkipReason
 from crawlsim.core.frontier import ROBOTS_KEY, ROBOTS_NUMBER, HostState, Key, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import Politeness
 from crawlsim.core.robots import RobotsPolicy, policy_from_response, unreachable_policy
 from crawlsim.core.states import RobotsEntry, RobotsStatus
 
@@ -30,10 +31,12 @@ class RobotsGate:
         frontier: PerHostFrontier | SingleQueueFrontier,
         emit: Callable[[Event], None],
         skip: Skip,
+        politeness: Politeness,
     ) -> None:
         self.enabled = options.robots
         self._user_agent = options.user_agent
-        self._max_crawl_delay = options.max_crawl_delay
+        self._politeness = politeness
+        """Honours the Crawl-delay (capped)."""
         # Integer keys for bfs/dfs (see frontier.py); best-first compares tuples.
         self._key: Key = ROBOTS_NUMBER if options.order in ("bfs", "dfs") else ROBOTS_KEY
         self._frontier = frontier
@@ -68,18 +71,12 @@ class RobotsGate:
         self._load(host, unreachable_policy(self._user_agent), 0, now)
 
     def _load(self, host: HostState, policy: RobotsPolicy, status: int, now: float) -> None:
-        """The host's policy is known: take its Crawl-delay (capped), drop the
+        """The host's policy is known: hand its Crawl-delay to politeness, drop the
         queued URLs it disallows, and let the host start again."""
         host.policy = policy
         host.robots_status = RobotsStatus.LOADED
-        delay = policy.crawl_delay
-        if delay is not None and not delay >= 0:  # NaN or negative: no usable Crawl-delay
-            delay = None
-        if delay is not None:
-            host.crawl_delay = min(delay, self._max_crawl_delay)
-            if host.crawl_delay > 0 and host.ready_at < now:
-                host.ready_at = now
-        self._emit(RobotsLoaded(now, host.name, status, host.crawl_delay if delay is not None else None, policy.disallow_all))
+        delay = self._politeness.crawl_delay(host, policy.crawl_delay, now)
+        self._emit(RobotsLoaded(now, host.name, status, delay, policy.disallow_all))
         for _, url, _ in self._frontier.purge(host, lambda e: not policy.allowed(e[1]), now):
             self.blocked.add(url)
             self._skip(now, url, None, "robots")

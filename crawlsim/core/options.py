@@ -5,7 +5,9 @@ Names follow Scrapy where Scrapy has one (``CONCURRENT_REQUESTS`` ->
 ``DOWNLOAD_DELAY`` -> ``gap``, ``RANDOMIZE_DOWNLOAD_DELAY`` ->
 ``randomize_gap``, ``DEPTH_LIMIT`` -> ``depth_limit``, ``ROBOTSTXT_OBEY`` ->
 ``robots``, ``RETRY_TIMES`` -> ``max_retries``, ``RETRY_HTTP_CODES`` ->
-``retry_statuses``, ``USER_AGENT`` -> ``user_agent``).
+``retry_statuses``, ``USER_AGENT`` -> ``user_agent``).  Scrapy has no
+token bucket: ``rate`` and ``burst`` are golang.org/x/time/rate's
+``Limiter(r, b)`` and nginx ``limit_req``'s ``rate``/``burst``.
 
 Every value is checked here, once, by one table of rules (:data:`RULES`):
 the right type, finite, within a range a person would find sensible,
@@ -32,6 +34,7 @@ from typing import Any, cast
 from crawlsim.core.limits import bloom_bytes, memory_budget, show_bytes
 from crawlsim.core.priorities import PRIORITIES, NamedPriority, priority_named
 from crawlsim.core.urls import MODES, STEPS, parse_steps
+from crawlsim.errors import UsageError
 
 ORDERS = ("bfs", "dfs", "best")
 FRONTIERS = ("per-host", "fifo")
@@ -46,7 +49,7 @@ _NONE_WORDS = ("none", "null")
 """How text (a flag, ``--set``, a TOML string) writes "no value" for an optional option."""
 
 
-class OptionError(ValueError):
+class OptionError(UsageError):
     """A crawler option has a bad name or value.  ``key`` names it."""
 
     def __init__(self, key: str, message: str) -> None:
@@ -103,6 +106,8 @@ RULES: dict[str, Rule] = {
     "per_host": Rule("int", 1, 100_000, optional=True),
     "gap": Rule("number", 0, 3600, unit="seconds"),
     "randomize_gap": Rule("bool"),
+    "rate": Rule("number", 0.0001, 100_000, optional=True, unit="requests a second"),
+    "burst": Rule("int", 1, 100_000),
     "order": Rule("choice", choices=ORDERS),
     "priority": Rule("priority", optional=True),
     "frontier": Rule("choice", choices=FRONTIERS),
@@ -414,6 +419,11 @@ class CrawlOptions:
     """Minimum seconds between request *starts* to one host."""
     randomize_gap: bool = False
     """Multiply each gap by a seeded uniform factor in [0.5, 1.5] (Scrapy's default when a delay is set)."""
+    rate: float | None = None
+    """A token bucket per host: request starts a second it refills (``None``: no bucket).
+    In any ``T`` seconds a host gets at most ``burst + rate * T`` starts."""
+    burst: int = 1
+    """The bucket's size: starts a host may make at once after a quiet spell (with ``rate``)."""
     order: str = "bfs"
     """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first) or ``best`` (``priority``)."""
     priority: Priority | None = cast(Any, _FreshPriority())  # noqa: RUF009 (a descriptor: see _FreshPriority)

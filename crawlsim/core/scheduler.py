@@ -13,7 +13,7 @@ the time ``now`` by the driver's own clock, and asks it what may start::
         ...
         sched.on_response(fetch.id, now, status=200, links=[...])
 
-The invariant it keeps (seed 000's): every URL in the frontier or in flight
+The invariant it keeps (marked seen when discovered): every URL in the frontier or in flight
 is already in the seen set, and nothing in the seen set is queued again --
 URLs are marked seen when discovered, never when fetched.  The crawl is done
 when the frontier is empty *and* nothing is in flight *and* no retry is
@@ -41,6 +41,9 @@ frontier               queued entries per host, and which host may go next
                        (:mod:`crawlsim.core.gate`)
 ``PageLedger``         true page identity, duplicates, failures
                        (:mod:`crawlsim.core.ledger`)
+``Politeness``         when a host may start next, and why: each rule
+                       (gap, Crawl-delay, Retry-After, ...)
+                       (:mod:`crawlsim.core.politeness`)
 =====================  ======================================================
 
 A URL's lifecycle.  Every state but the first has one container; every
@@ -71,11 +74,14 @@ in flight          failed            ``_fail_finally`` (FetchFailed       retrie
 =================  ================  ===================================  ====================
 
 A host, meanwhile, is filed in the frontier as ``READY`` (may start now),
-``WAITING`` (until its ``ready_at``: gap, Crawl-delay, Retry-After) or
+``WAITING`` (until its ``ready_at``: a politeness rule holds it) or
 ``UNFILED`` (nothing queued, at its ``per_host`` limit, or its robots.txt
-``PENDING``); see :mod:`crawlsim.core.states`.  ``_start`` sets a host's
-next ``ready_at`` (``HostDeferred``); the frontier's ``reconsider`` re-files
-it whenever its queue, in-flight count or ready time changes.
+``PENDING``); see :mod:`crawlsim.core.states`.  Every rule that
+sets a host's ``ready_at`` is the ``Politeness`` part's
+(:mod:`crawlsim.core.politeness`): ``_start`` tells it of each start on a
+``polite`` host, and it emits the ``HostDeferred``; the frontier's
+``reconsider`` re-files the host whenever its queue, in-flight count or
+ready time changes.
 """
 
 from __future__ import annotations
@@ -88,7 +94,6 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from crawlsim.core.events import (
-    DeferReason,
     Discovered,
     Done,
     Event,
@@ -96,7 +101,6 @@ from crawlsim.core.events import (
     FetchFinished,
     FetchKind,
     FetchStarted,
-    HostDeferred,
     RetryScheduled,
     Skipped,
     SkipReason,
@@ -105,6 +109,7 @@ from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFro
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import Politeness
 from crawlsim.core.retry import RetryQueue, backoff_delay, parse_retry_after
 from crawlsim.core.scope import Scope
 from crawlsim.core.seen import fast_ops, make_seen
@@ -118,6 +123,7 @@ from crawlsim.core.urls import (
     host_key,
     split_host,
 )
+from crawlsim.errors import CrawlsimError
 
 
 class Fetch(NamedTuple):
@@ -178,7 +184,7 @@ _PLAIN_MAPPINGS = (dict, MappingProxyType)
 _MAX_FLOAT = 1.7976931348623157e308
 
 
-class UnknownFetch(KeyError):
+class UnknownFetch(CrawlsimError, KeyError):
     """``on_response``/``on_error`` named a fetch that is not in flight
     (never started, or already answered).  A ``KeyError``, so callers that
     caught the old error still do; ``str()`` is the plain message."""
@@ -258,10 +264,11 @@ class Scheduler:
         self._retries = RetryQueue()
         self._attempts: dict[str, int] = {}
         """URL -> attempts made so far, for URLs that were retried."""
-        self._robots = RobotsGate(opts, self._frontier, self._emit, self._skip)
-        self._pages = PageLedger(opts, self.stats, page_of)
         self._rng = random.Random(opts.seed)
         """One stream for retry jitter and gap randomisation, in call order."""
+        self._politeness = Politeness(opts, self._rng, self._emit)
+        self._robots = RobotsGate(opts, self._frontier, self._emit, self._skip, self._politeness)
+        self._pages = PageLedger(opts, self.stats, page_of)
         self._next_id = 0
         self._done_emitted = False
         self._now = -_MAX_FLOAT
@@ -508,10 +515,7 @@ class Scheduler:
                 self._maybe_done(now)
             return True
         if retry_after is not None:
-            until = now + retry_after
-            if until > host.ready_at:
-                host.ready_at = until
-                self._emit(HostDeferred(now, host.name, until, "retry-after"))
+            self._politeness.retry_after(host, now, retry_after)
         if self._retry(flight, now, f"HTTP {status}", retry_after):
             self._frontier.reconsider(host, now)
             return True
@@ -609,6 +613,12 @@ class Scheduler:
         entries = self._frontier.entries(list(self._hosts.values())) + self._retries.entries()
         return sorted(e[1] for e in entries if e.__class__ is not RobotsEntry)
 
+    @property
+    def politeness(self) -> Politeness:
+        """The politeness part: a driver that sends requests itself asks it how
+        to space them on the wire (:meth:`Politeness.pace`)."""
+        return self._politeness
+
     def host_states(self) -> dict[str, HostState]:
         """Per-host politeness state, read-only by convention (views show it)."""
         return self._hosts
@@ -639,7 +649,7 @@ class Scheduler:
         queues its robots.txt first."""
         host = self._hosts.get(name)
         if host is None:
-            host = self._hosts[name] = HostState(name)
+            host = self._hosts[name] = HostState(name, polite=self._politeness.every_host)
             self._robots.first_sight(host, url[: url.index(":")], self._now)
         return host
 
@@ -786,8 +796,8 @@ class Scheduler:
                 page, duplicate = self._pages.identity(url)
         fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
         host.in_flight += 1
-        if host.crawl_delay or self.options.gap:  # nothing to defer otherwise: skip the call, once per fetch
-            self._defer(host, now)
+        if host.polite:  # no rule can hold the host otherwise: skip the call, once per fetch
+            self._politeness.started(host, now)
         if host.in_flight < self._per_host:
             # pop() left the host unfiled; at its limit it stays so, else re-file it
             self._frontier.reconsider(host, now)
@@ -798,18 +808,6 @@ class Scheduler:
         if self._record:
             self._events.append(FetchStarted(now, fetch_id, url, host.name, kind, depth, attempt, slot, page, duplicate))
         return fetch
-
-    def _defer(self, host: HostState, now: float) -> None:
-        """Politeness: a request to ``host`` started at ``now``, so its next
-        may not start before the gap (or its Crawl-delay, if longer) passes."""
-        opts = self.options
-        gap = opts.gap if opts.gap >= host.crawl_delay else host.crawl_delay  # noqa: FURB136 (per fetch: no call)
-        if gap > 0:
-            if opts.randomize_gap:
-                gap *= self._rng.uniform(0.5, 1.5)
-            host.ready_at = now + gap
-            reason: DeferReason = "crawl-delay" if host.crawl_delay > opts.gap else "gap"
-            self._emit(HostDeferred(now, host.name, host.ready_at, reason))
 
     def _finish(self, flight: _InFlight) -> HostState:
         """Take a fetch out of flight (it got an answer): its lane is free and

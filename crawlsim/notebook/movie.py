@@ -15,7 +15,7 @@ at named moments (:mod:`crawlsim.notebook.moments`) or times, as PNG or SVG:
 A progress bar goes to stderr on a terminal (``--quiet`` turns it off); stdout
 gets one ``wrote FILE`` line per file.  A mistake (unknown extension or
 moment, a moment that never happens, no ffmpeg, a bad scenario or option)
-prints one line ``crawlsim animate: error: ...`` and exits 2.
+prints one line ``crawlsim: error: ...`` and exits 2.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
-from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
+from crawlsim.outfile import remove_partial
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
-from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError
+from crawlsim.scenario import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
     from crawlsim.notebook.draw import CrawlFigure
@@ -128,12 +128,16 @@ def animate(
                 steps.advance()
                 yield frame
 
-        if suffix == ".gif":
-            (fullest,) = drawing.frames([result.finish])
-            colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *BOUND_COLOURS.values(), FINISH_COLOUR]
-            write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
-        else:
-            write_mp4(out, counted(), fps, HOLD_SECONDS)
+        try:
+            if suffix == ".gif":
+                (fullest,) = drawing.frames([result.finish])
+                colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *BOUND_COLOURS.values(), FINISH_COLOUR]
+                write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
+            else:
+                write_mp4(out, counted(), fps, HOLD_SECONDS)
+        except BaseException:
+            remove_partial(out)  # a full disk or Ctrl-C: no half-encoded movie left looking finished
+            raise
     return out
 
 
@@ -224,18 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``crawlsim animate``; returns the exit status."""
-    parser = build_parser()
+    args = build_parser().parse_args(argv)
     try:
-        args = parser.parse_args(argv)
         lines = _export(args)
-    except SystemExit as exit_:  # --help
-        return int(exit_.code or 0)
-    except (UsageError, ScenarioError, OptionError) as err:
-        print(f"crawlsim animate: error: {err}", file=sys.stderr)
-        return 2
     except OSError as err:
-        print(f"crawlsim animate: error: cannot write {args.output!r}: {err.strerror or err}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write {args.output!r}: {err.strerror or err}") from None
     for line in lines:
         print(line)
     return 0
@@ -260,7 +257,9 @@ def _export(args: argparse.Namespace) -> list[str]:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from crawlsim.errors import guarded
+
+    raise SystemExit(guarded(main, sys.argv[1:]))
 
 
 __all__ = ["AnimateError", "animate", "build_parser", "ffmpeg_path", "main", "still_frames"]

@@ -27,17 +27,10 @@ from urllib.parse import quote, unquote, urlsplit
 from crawlsim.core.events import Discovered, Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import Fetch
-from crawlsim.real.crawler import (
-    MAX_NESTING,
-    CrawlResult,
-    Failure,
-    FetchContext,
-    Outcome,
-    Page,
-    ParseError,
-    parse_html_off_loop,
-    run_crawl,
-)
+from crawlsim.real.coordinator import run_crawl
+from crawlsim.real.defaults import MAX_NESTING
+from crawlsim.real.parsing import ParseError, parse_html_off_loop
+from crawlsim.real.results import CrawlResult, Failure, FetchContext, Outcome, Page
 
 ORIGIN = "http://site.invalid"
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")

@@ -5,7 +5,8 @@ a crawl of it would take minutes.  ``scale_scenario(s, 0.05)`` turns 1 s
 into 50 ms *everywhere a duration appears* -- host latencies, robots.txt
 ``Crawl-delay``, throttle ``retry_after``/``every``/``duration``, numeric
 ``Retry-After`` headers written on pages, and the crawler's ``gap``,
-backoff and ``max_crawl_delay`` -- so the scaled crawl is the original
+backoff and ``max_crawl_delay``, and each per-second rate (a token
+bucket's ``rate``) divided by it -- so the scaled crawl is the original
 crawl played faster, and simulating the scaled scenario predicts what
 serving it does.  Scaling is done on the parsed TOML (``scenario.data``)
 and the result re-validated by the normal loader, so a scaled scenario is
@@ -25,11 +26,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from crawlsim.core.options import RULES
 from crawlsim.scenario import Scenario, ScenarioError, scenario_from_dict
 from crawlsim.sim.latency import DEFAULT_LATENCY
 
 TIME_OPTIONS = ("gap", "backoff_base", "backoff_max", "max_crawl_delay")
 """Crawler options measured in seconds (scaled with the web)."""
+RATE_OPTIONS = tuple(key for key, rule in RULES.items() if rule.unit.endswith(" a second"))
+"""Crawler options counted per second (divided by the factor), as their rules say."""
 
 _CRAWL_DELAY = re.compile(r"^(\s*crawl-delay\s*:\s*)([0-9]*\.?[0-9]+)", re.IGNORECASE | re.MULTILINE)
 _DEFAULTS = {"backoff_base": 1.0, "backoff_max": 60.0, "max_crawl_delay": 10.0}
@@ -114,6 +118,10 @@ def _scale_crawl(crawl: dict[str, Any], factor: float) -> None:
         value = crawl.get(key, _DEFAULTS.get(key))
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             crawl[key] = value * factor
+    for key in RATE_OPTIONS:
+        value = crawl.get(key)
+        if _is_number(value):
+            crawl[key] = value / factor
 
 
 def scale_scenario(scenario: Scenario, factor: float) -> Scenario:
@@ -132,12 +140,16 @@ def scale_scenario(scenario: Scenario, factor: float) -> Scenario:
     for key in TIME_OPTIONS:
         if key in changed:
             changed[key] = changed[key] * factor
+    for key in RATE_OPTIONS:
+        if _is_number(changed.get(key)):
+            changed[key] = changed[key] / factor
     return fresh.with_options(**changed) if changed else fresh
 
 
 def scale_options(options: Mapping[str, Any], factor: float) -> dict[str, Any]:
-    """Crawler option overrides with their durations scaled."""
-    return {k: (v * factor if k in TIME_OPTIONS and _is_number(v) else v) for k, v in options.items()}
+    """Crawler option overrides with their durations (and rates) scaled."""
+    scaled = {k: (v * factor if k in TIME_OPTIONS and _is_number(v) else v) for k, v in options.items()}
+    return {k: (v / factor if k in RATE_OPTIONS and _is_number(v) else v) for k, v in scaled.items()}
 
 
 def _is_number(value: object) -> bool:

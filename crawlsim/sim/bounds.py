@@ -1,6 +1,6 @@
 """Three lower bounds on a simulated crawl's finish time, each with its proof.
 
-Seed 000 names two bottlenecks -- the chain of links and the busiest host --
+Two bottlenecks bound a crawl -- the chain of links and the busiest host --
 and total work is the third.  Each bound below is computed from figures of
 the run itself (:class:`~crawlsim.sim.driver.SimRun`) and is *proven* to be
 at most that run's finish time ``F``: a bound above the finish would teach
@@ -20,14 +20,16 @@ Facts about the scheduler the proofs use (``crawlsim/core``):
      one after another.  So the first page fetch on host ``h`` starts no
      earlier than ``t_h + R_h``, where ``t_h`` is when ``h``'s first URL was
      discovered and ``R_h`` the seconds its robots.txt attempts took.
-(F3) When a fetch starts on a host, the core sets the host's ``ready_at`` to
-     ``now + gap`` (gap or Crawl-delay, times the drawn random factor) and no
-     fetch on the host starts before ``ready_at``; Retry-After and robots.txt
-     only ever move ``ready_at`` later.  So consecutive page starts on host
-     ``h`` are at least ``g_h`` apart, where ``g_h`` is the smallest gap the
-     driver saw the core enforce after a page start on ``h``
-     (``SimRun.host_gap``; measured, so a randomized gap that came out 0.5x
-     is counted as 0.5x).
+(F3) Politeness (:mod:`crawlsim.core.politeness`, every rule in one part):
+     when a fetch starts on a host, the core sets the host's ``ready_at`` no
+     earlier than every rule allows, and no fetch on the host starts before
+     ``ready_at``; only a start moves it, and otherwise only later.  So
+     consecutive page starts on host ``h`` are at least ``g_h`` apart, where
+     ``g_h`` is the smallest ``ready_at - now`` the driver saw right after a
+     page start on ``h`` (``SimRun.host_gap``; measured, so a randomized gap
+     that came out 0.5x is counted as 0.5x), and ``P`` page starts span at
+     least ``least_span(options, P, g_h)`` (the part's own statement of its
+     rules: ``(P - 1) * g_h``, or more when a rule caps a window's starts).
 (F4) A URL is fetched only after it was discovered: at time 0 for a seed,
      else when the response of a page listing it was processed.  Attempt
      ``k + 1`` of a URL starts after attempt ``k`` ended.  A retried
@@ -45,8 +47,9 @@ busiest host
     every page fetch lies in ``[R_h, F]`` (F2, ``t_h >= 0``), at most ``c``
     at a time (F1), so ``B_h <= c * (F - R_h)``.  The ``P_h`` page starts are
     at least ``g_h`` apart (F3), the first at ``>= R_h``, and the last fetch
-    takes at least ``m_h`` (F5), so ``F >= R_h + (P_h - 1) * g_h + m_h``.
-    **host(h) = R_h + max(B_h / c, (P_h - 1) * g_h + m_h) <= F** (just
+    takes at least ``m_h`` (F5), so ``F >= R_h + span_h + m_h`` with
+    ``span_h = least_span(options, P_h, g_h)``.
+    **host(h) = R_h + max(B_h / c, span_h + m_h) <= F** (just
     ``R_h`` for a host with no page fetch); the busiest host is the one with
     the largest.  (The old formula counted the robots.txt fetch as one of the
     gap-spaced starts, and so was above the finish on ``polite``.)
@@ -100,6 +103,7 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import Discovered, Event, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.politeness import least_span
 from crawlsim.sim.driver import SimRun
 
 if TYPE_CHECKING:
@@ -142,7 +146,7 @@ def host_limit(run: SimRun) -> int:
 
 
 def host_bound(run: SimRun, host: str) -> float:
-    """``R_h + max(B_h / c, (P_h - 1) * g_h + m_h)`` (see the module docstring)."""
+    """``R_h + max(B_h / c, span_h + m_h)`` (see the module docstring)."""
     return _host_terms(run, host)[0]
 
 
@@ -155,7 +159,7 @@ def _host_terms(run: SimRun, host: str) -> tuple[float, bool]:
     page_busy = run.host_busy.get(host, 0.0) - robots
     busy_term = page_busy / host_limit(run)
     fastest = run.host_page_min_latency.get(host, 0.0)
-    spacing_term = (pages - 1) * run.host_gap.get(host, 0.0) + fastest
+    spacing_term = least_span(run.options, pages, run.host_gap.get(host, 0.0)) + fastest
     return robots + max(busy_term, spacing_term), spacing_term > busy_term
 
 

@@ -23,6 +23,7 @@ from simpy.events import NORMAL
 
 from crawlsim.core.eventlog import Series, Trace
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import may_hold
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
@@ -118,6 +119,7 @@ class _HostTally:
         "fastest",
         "fastest_page",
         "fetches",
+        "last_page_start",
         "page_busy",
         "robots_busy",
         "robots_fetches",
@@ -140,6 +142,8 @@ class _HostTally:
         self.fastest_page = _INF
         self.smallest_gap = _INF
         """Smallest gap the core enforced after a page start (inf: not measured)."""
+        self.last_page_start = -_INF
+        """When the latest page fetch started (only while gaps are measured)."""
 
     def note_gap(self, gap: float) -> None:
         """A page fetch started and the core set the host ready ``gap`` seconds later."""
@@ -156,6 +160,9 @@ class _LaneTimer(simpy.Event):
     lane serves the whole crawl: scheduling it is ``env.schedule`` -- the
     call a ``Timeout`` makes, so SimPy orders it the same way -- without a
     new event object, its attribute dictionary and a value tuple per fetch.
+    ``_ok``/``_value`` are SimPy's own, so pyproject.toml pins SimPy to the
+    minor version this was tested on (tests/test_simpy_pin.py); one public
+    ``env.timeout`` per fetch costs more (benchmarks/simpy_public_api.py).
     """
 
     def __init__(self, env: simpy.Environment) -> None:
@@ -197,9 +204,9 @@ class _Crawl:
         self.deepest = 0
         self.wake_at = _INF
         # The gap the core enforced after each page start is read from the host's
-        # ready_at -- only when a gap or a Crawl-delay can exist at all, so the
+        # ready_at -- only when a politeness rule can hold a host at all, so the
         # large impolite runs pay nothing for it.
-        self.measure_gaps = opts.gap > 0 or opts.robots
+        self.measure_gaps = may_hold(opts)
         self.host_states = sched.host_states()
         self.dedup_content = opts.content_dedup != "off"
         # Bound once: these run once per fetch.
@@ -248,7 +255,11 @@ class _Crawl:
             if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = depth
             if measure_gaps and kind == "page":
-                tally.note_gap(self.host_states[host].ready_at - now)
+                # ready_at is read after the whole batch: a second page start on
+                # the host at this instant (a rule that does not hold every start,
+                # such as a token bucket) was 0 s after the first.
+                tally.note_gap(self.host_states[host].ready_at - now if tally.last_page_start != now else 0.0)
+                tally.last_page_start = now
             if took < 0.0:  # as Timeout refuses it (a custom LatencyModel's mistake)
                 raise ValueError(f"Negative delay {took}")
             while slot >= len(lanes):

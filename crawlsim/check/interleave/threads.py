@@ -1,0 +1,100 @@
+"""One managed thread's record, and what the controller reads off its frames.
+
+A record holds the thread's baton (``go``), its priority, what it blocks on
+and the user lines it last ran; the helpers name a thread by start order and
+read the string values a race report quotes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .state import _real_lock
+
+if TYPE_CHECKING:
+    from .controller import _Controller
+
+
+class _Rec:
+    """One managed thread."""
+
+    __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
+                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id")
+
+    def __init__(self, ctl: _Controller, name: str, index: int, thread: threading.Thread | None) -> None:
+        self.ctl = ctl
+        self.name = name
+        self.index = index
+        self.thread = thread
+        self.ident: int | None = None
+        self.native_id: int | None = None
+        self.go = _real_lock()
+        self.go.acquire()  # released by whoever hands this thread the baton
+        self.registered = _real_lock()
+        self.registered.acquire()
+        self.priority = 0.0
+        self.finished = False
+        self.blocker: Callable[[], bool] | None = None
+        self.deadline: float | None = None
+        self.detached = False
+        self.suspended = False
+        self.at: tuple[str, int] | None = None
+        self.prev: tuple[str, int] | None = None
+        self.frame: Any = None
+        self.frame_lines: dict[Any, tuple[tuple[str, int] | None, tuple[str, int]]] = {}
+        """Per live user frame: (line before, current line) -- so a pause is
+        described by two lines of one function, not a callee's last line."""
+
+
+class _TaskPos:
+    """Where an asyncio task last was in the user's code."""
+
+    __slots__ = ("name", "at", "prev", "frame")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.at: tuple[str, int] | None = None
+        self.prev: tuple[str, int] | None = None
+        self.frame: Any = None
+
+
+def _split_offsets(code: Any) -> frozenset[int]:
+    """Offsets just after a forward conditional jump whose body continues on
+    the same line -- ``if link not in seen: seen.add(link)`` -- so the check
+    and the action, though one line, can be interleaved."""
+    import dis
+
+    offsets = set()
+    instructions = list(dis.get_instructions(code))
+    for here, after in zip(instructions, instructions[1:]):
+        if (here.opname.startswith(("POP_JUMP_FORWARD_IF", "POP_JUMP_IF", "JUMP_IF_"))
+                and here.positions is not None and after.positions is not None
+                and here.positions.lineno is not None and here.positions.lineno == after.positions.lineno
+                and isinstance(here.argval, int) and here.argval > here.offset):
+            offsets.add(after.offset)
+    return frozenset(offsets)
+
+
+def _thread_label(thread: threading.Thread, index: int) -> str:
+    target = getattr(thread, "_target", None)
+    fn = getattr(target, "__name__", None) or type(thread).__name__
+    if fn == "_worker" and getattr(target, "__module__", "") == "concurrent.futures.thread":
+        fn = "pool worker"
+    return f"thread {index} ({fn})"
+
+
+def _str_values(frame: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    try:
+        items = list(frame.f_locals.values())
+    except Exception:  # pragma: no cover - defensive: exotic frames
+        return ()
+    for v in items:
+        if isinstance(v, str):
+            if len(v) <= 500 and v not in out:
+                out.append(v)
+        elif isinstance(v, tuple) and len(v) <= 4:
+            out.extend(x for x in v if isinstance(x, str) and len(x) <= 500 and x not in out)
+    return tuple(out)
