@@ -255,11 +255,9 @@ _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "dst": (0, MAX_TRACE_SLOTS - 1),
     "node": (0, MAX_TRACE_SLOTS - 1),
 }
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "SkipReason": get_args(SkipReason),
-    "FetchKind": get_args(FetchKind),
-    "DeferReason": get_args(DeferReason),
-}
+_ALIASES: dict[str, Any] = {"SkipReason": SkipReason, "FetchKind": FetchKind, "DeferReason": DeferReason}
+"""The annotations that name a set of words: a ``Literal`` is checked
+against its words, an alias of plain ``str`` (a set another module owns) as text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +282,11 @@ def _schema(cls: type[Event]) -> _Schema:
     groups: dict[str, list[Any]] = {k: [] for k in ("float", "float | None", "int", "str", "str | None", "bool", "choice")}
     for f in fields(cls):
         kind = str(f.type)
-        if kind in _CHOICES:
-            groups["choice"].append((f.name, _CHOICES[kind]))
+        words = get_args(_ALIASES[kind]) if kind in _ALIASES else ()
+        if words:
+            groups["choice"].append((f.name, words))
+        elif kind in _ALIASES:
+            groups["str"].append(f.name)
         elif kind == "int":
             groups["int"].append((f.name, *_INT_BOUNDS.get(f.name, (0, MAX_TRACE_COUNT))))
         else:
