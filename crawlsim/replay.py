@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from crawlsim.core.events import (
@@ -325,12 +326,19 @@ class Replay:
     def _mention_discovered(self, e: Discovered) -> None:
         self._page(e.url, e.host)
 
-    @_MENTIONS.handles(FetchStarted)
-    def _mention_fetch(self, e: FetchStarted) -> None:
+    @_MENTIONS.handles(FetchStarted, FetchFinished, FetchFailed)
+    def _mention_fetch(self, e: FetchStarted | FetchFinished | FetchFailed) -> None:
+        """A fetch's page and host; its answer names them too, so an answer
+        whose start is not in the trace (a trace cut short, or edited) still
+        has a page to land on.  The host always (a URL first met under
+        another host keeps that one, and the fetch still counts on its own)."""
+        self._host(e.host)
         if e.kind == "page":
             self._page(e.url, e.host)
-        else:
-            self._host(e.host)
+
+    @_MENTIONS.handles(HostDeferred, RobotsLoaded)
+    def _mention_host(self, e: HostDeferred | RobotsLoaded) -> None:
+        self._host(e.host)
 
     @_MENTIONS.handles(Skipped)
     def _mention_skip(self, e: Skipped) -> None:
@@ -363,7 +371,9 @@ class Replay:
         for span in sorted(spans, key=lambda span: (span.start, span.fetch_id)):
             self.lanes[span.slot].append(span)
         self._lane_starts = [[s.start for s in lane] for lane in self.lanes]
-        self._lane_ends = [[s.end for s in lane] for lane in self.lanes]
+        # a lane's fetches never overlap, so their ends are sorted -- in a crawl's
+        # trace; an edited one may overlap them, and bisecting needs them sorted
+        self._lane_ends = [list(accumulate((s.end for s in lane), max)) for lane in self.lanes]
 
     def _lost_spans(self, open_: dict[int, FetchStarted], e: NodeFailed) -> list[Span]:
         """The spans a node failure ends: its fetches in flight (removed from ``open_``)."""

@@ -96,7 +96,7 @@ class PagesView(Panel):
         for host in hosts:
             items.append(host)
             items.extend(host.pages)
-        if height <= 0 or len(items) > 90:
+        if height <= 0 or not 0 < len(items) <= 90:  # no items: a trace of no fetch or page
             return None
         columns = math.ceil(len(items) / height)
         col_width = (width + 2) // columns - 2
