@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "model": ("crawlsim.commands.model", "main", "turn a recorded crawl's trace into a scenario to ask what if"),
     "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
     "web": ("crawlsim.commands.web", "main", "serve the terminal app to browsers on a port (textual-serve)"),
+    "html": ("crawlsim.commands.html", "main", "write the crawl as one offline web page, every what-if simulated"),
     "notebooks": (
         "crawlsim.commands.notebooks",
         "main",
