@@ -35,16 +35,18 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     """One real crawl of a served site, recorded with -o (gap-bound: 1 request
     at a time, 0.1 s between starts, so the finish does not follow the machine's load)."""
     tmp = tmp_path_factory.mktemp("model")
-    scenario = make_scenario(site_pages(), latency=0.01, hosts={"a.test": {"robots": "User-agent: *\nDisallow: /private/\n"}})
+    robots = "User-agent: *\nDisallow: /private/\n"
+    scenario = make_scenario(site_pages(), latency=0.01, hosts={"a.test": {"robots": robots}})
     trace = tmp / "rec.jsonl"
     with ServerProcess(scenario) as server:
-        resolve = [arg for host, (addr, port) in server.resolve().items() for arg in ("--resolve", f"{host}={addr}:{port}")]
+        resolve = [f"--resolve={host}={addr}:{port}" for host, (addr, port) in server.resolve().items()]
         import contextlib
         import io
 
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
-            code = cli(["crawl", "http://a.test/", *resolve, "--per-host", "1", "--gap", "0.1", "--json", "-o", str(trace)])
+            flags = ["--per-host", "1", "--gap", "0.1", "--json", "-o", str(trace)]
+            code = cli(["crawl", "http://a.test/", *resolve, *flags])
         assert code == 0
     return trace, json.loads(buffer.getvalue())
 
@@ -79,13 +81,16 @@ def test_the_model_keeps_statuses_robots_and_measured_latency(
     assert sorted(data["pages"]["http://a.test/p0"]["links"]) == ["http://a.test/", "http://a.test/p1"]
 
 
+SEED_LINE = '{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n'
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
         ("", "no events in the trace"),
-        ('{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n{"type": "Fe', "line 2"),
+        (SEED_LINE + '{"type": "Fe', "line 2"),
         ("name,size\nx,1\n", "line 1"),
-        ('{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n', "no page was fetched"),
+        (SEED_LINE, "no page was fetched"),
     ],
     ids=["empty", "truncated", "another-tool", "no-fetch"],
 )

@@ -61,9 +61,11 @@ async def test_an_http_crawl_lists_every_page_found_fetched_or_lost() -> None:
     }
     robots = "User-agent: *\nDisallow: /private/\n"
     scenario = make_scenario(pages, hosts={"a.test": {"robots": robots}})
-    options = real_options({"gap": 0.0, "max_pages": 3, "workers": 1, "robots": True, "scope": "host"}, base=scenario.options.as_mapping())
+    flags = {"gap": 0.0, "max_pages": 3, "workers": 1, "robots": True, "scope": "host"}
+    options = real_options(flags, base=scenario.options.as_mapping())
     with ServerProcess(scenario) as server:
-        result = await crawl_http(scenario.seeds, options, resolve=server.resolve(), limits=HttpLimits(timeout=5.0))
+        limits = HttpLimits(timeout=5.0)
+        result = await crawl_http(scenario.seeds, options, resolve=server.resolve(), limits=limits)
     from crawlsim.commands.crawl import summary_dict
 
     data = summary_dict(result, scenario.seeds)

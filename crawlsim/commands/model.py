@@ -191,6 +191,10 @@ def _robots(rec: Recording, host: str) -> str | None:
     return "User-agent: *\n" + "\n".join(lines) + "\n"
 
 
+def _description(rec: Recording) -> str:
+    return f"A model of a recorded crawl: {len(rec.pages):,} pages fetched, recorded finish {rec.finish:.3f} s."
+
+
 def _assumptions(rec: Recording) -> str:
     """What the model assumes beyond the recording (``assumes``: ``run`` prints it)."""
     unfetched = len(rec.discovered.difference(rec.pages))
@@ -211,7 +215,7 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         "# median of its fetch times (robots.txt and pages never fetched).  Per page predicts better than a",
         "# per-host distribution when a rerun fetches the same pages: the recorded work is kept page by page.",
         f"title = {_toml('Model of ' + Path(source).name)}",
-        f"description = {_toml(f'A model of a recorded crawl: {len(rec.pages):,} pages fetched, recorded finish {rec.finish:.3f} s.')}",
+        f"description = {_toml(_description(rec))}",
         f"assumes = {_toml(_assumptions(rec))}",
         f"start = {_toml(rec.seeds or list(rec.pages)[:1])}",
         "",
