@@ -70,7 +70,7 @@ def run_check(
     finally:
         crawler.close()
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
-    checks.extend(_derived_checks(runs, checks, speedup_runs))
+    checks.extend(_derived_checks(runs, checks, speedup_runs, rules))
     checks = count_causes_once(apply_rules(checks, rules))
     return CheckReport(
         target=crawler.label,
@@ -224,18 +224,28 @@ def _stretch_termination(case: Case, runs: dict[str, CaseRun]) -> Case:
 
 
 def _derived_checks(
-    runs: dict[str, CaseRun], checks: list[CheckResult], speedup_runs: list[CaseRun]
+    runs: dict[str, CaseRun], checks: list[CheckResult], speedup_runs: list[CaseRun], rules: str = "interview"
 ) -> list[CheckResult]:
+    """The checks measured across cases.  Each draws its evidence only from
+    the cases ``rules`` grades: a case another rule set adds (a raising
+    ``get_urls`` under ``leetcode``) can at most make a note."""
     derived: list[CheckResult] = []
-    correctness_runs = {name: run for name, run in runs.items() if run.case.kind == "correctness"}
-    if correctness_runs:
-        derived.append(judge.judge_max_workers(correctness_runs))
-        derived.append(judge.judge_threads_exit(runs))
+    correctness = {name: run for name, run in runs.items() if run.case.kind == "correctness"}
+    graded = {name: run for name, run in correctness.items() if graded_by(run.case.rules, rules)}
+    ungraded = {name: run for name, run in correctness.items() if name not in graded}
+    if graded:
+        derived.append(judge.judge_max_workers(graded, rules))
+        derived.append(judge.judge_threads_exit(graded, ungraded, rules))
     if speedup_runs:
         first = runs["slow-service"]
         derived.append(judge.judge_concurrency(max(speedup_runs, key=lambda r: r.peak)))
         slow_ok = next(c.passed for c in checks if c.name == "slow-service")
         derived.append(judge.judge_speedup(speedup_runs[0], slow_ok and first.error is None, len(speedup_runs)))
-    if correctness_runs:
-        derived.append(judge.judge_prompt_return(correctness_runs))
+    if graded:
+        derived.append(judge.judge_prompt_return(graded))
     return derived
+
+
+def graded_by(case_rules: str, rules: str) -> bool:
+    """Whether rule set ``rules`` grades a case that ``case_rules`` requires."""
+    return RULE_SETS.index(case_rules) <= RULE_SETS.index(rules)  # type: ignore[arg-type]
