@@ -15,6 +15,7 @@ Order matters in two places, both for determinism:
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import statistics
 import time
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from crawlsim.check import judge
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS, RULE_TEXT, TERMINATION_SLOW, Case, all_cases, termination
 from crawlsim.check.loader import CheckInputError, load_target
 from crawlsim.check.races import run_case_or_race
+from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, Round
 from crawlsim.check.report import CheckReport, CheckResult
 from crawlsim.check.runner import CaseRun, case_timeout
 from crawlsim.check.sandbox import Sandbox
@@ -44,6 +46,7 @@ def run_check(
     rules: str = "interview",
     seed: int | None = None,
     sandbox: bool | None = None,
+    follow_up: str | None = None,
 ) -> CheckReport:
     """Grade ``target`` ("FILE.py:FUNCTION" or a callable shaped like
     ``crawl(start_url, get_urls, max_workers)``, sync or ``async def``).
@@ -55,22 +58,36 @@ def run_check(
     shape); ``only`` runs just the named cases; ``case_timeout_s`` overrides
     each case's own deadline; ``rules`` is ``leetcode``, ``interview`` or
     ``strict`` (see ``cases.RULE_SETS``); ``seed`` makes the race cases
-    explore that one schedule.  Raises :class:`CheckInputError` for a target
+    explore that one schedule; ``follow_up`` names a round of
+    ``rounds.ROUNDS``: its cases run after the base cases (only its cases
+    with ``quick``), the function called with the round's extra arguments.  Raises :class:`CheckInputError` for a target
     that cannot be loaded or called that way.
     """
     began = time.perf_counter()
     if rules not in RULE_SETS:
         raise CheckInputError(f"unknown rule set {rules!r}; rule sets are: {', '.join(RULE_SETS)}")
-    cases = _select(all_cases(quick), only)
+    round_ = _round(follow_up)
+    cases = [] if round_ and quick else _select(all_cases(quick), only)
+    if round_:
+        cases = [dataclasses.replace(case, args=round_.neutral) for case in cases]
+    round_cases = round_.cases() if round_ else []
     seeds = [seed] if seed is not None else None
     use_sandbox = isinstance(target, str) if sandbox is None else sandbox
-    crawler = _SandboxedCrawler(target, quick, seeds) if use_sandbox else _InProcessCrawler(target, seeds)
+    params, name = (round_.params, round_.name) if round_ else ((), None)
+    crawler = (
+        _SandboxedCrawler(target, quick, seeds, params, name)
+        if use_sandbox
+        else _InProcessCrawler(target, seeds, params, name)
+    )
     try:
-        runs, speedup_runs = _run_cases(cases, crawler.run_one, case_timeout_s)
+        runs, speedup_runs = _run_cases(cases + round_cases, crawler.run_one, case_timeout_s)
     finally:
         crawler.close()
+    base_runs = {c.name: runs[c.name] for c in cases}
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
-    checks.extend(_derived_checks(runs, checks, speedup_runs, rules))
+    checks.extend(_derived_checks(base_runs, checks, speedup_runs, rules))
+    if round_:
+        checks.extend(round_.judge({c.name: runs[c.name] for c in round_cases}))
     checks = count_causes_once(apply_rules(checks, rules))
     return CheckReport(
         target=crawler.label,
@@ -82,16 +99,37 @@ def run_check(
         runs=runs,
         rules=rules,
         seed=seed,
+        follow_up=round_.name if round_ else None,
+        contract=f"{round_.signature}: {round_.contract}" if round_ else None,
+        rubric=round_.rubric if round_ else None,
     )
+
+
+def _round(name: str | None) -> Round | None:
+    """The follow-up round named, or a one-line error naming the nearest one."""
+    if name is None:
+        return None
+    if name not in ROUNDS:
+        close = difflib.get_close_matches(name, ROUND_NAMES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise CheckInputError(f"unknown follow-up round {name!r}{hint} (rounds: {', '.join(ROUND_NAMES)})")
+    return ROUNDS[name]
 
 
 class _SandboxedCrawler:
     """A FILE.py:FUNCTION target, imported and run in a child process."""
 
-    def __init__(self, target: str | Callable[..., Any], quick: bool, seeds: list[int] | None) -> None:
+    def __init__(
+        self,
+        target: str | Callable[..., Any],
+        quick: bool,
+        seeds: list[int] | None,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
         if not isinstance(target, str):
             raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
-        self.box = Sandbox(target)
+        self.box = Sandbox(target, params=params, round_name=round_name)
         info = self.box.load()
         self.label, self.is_async = info.label, info.is_async
         self.quick, self.seeds = quick, seeds
@@ -108,8 +146,14 @@ class _SandboxedCrawler:
 class _InProcessCrawler:
     """A callable (from a notebook or a test), run in this process."""
 
-    def __init__(self, target: str | Callable[..., Any], seeds: list[int] | None) -> None:
-        self.loaded = load_target(target)
+    def __init__(
+        self,
+        target: str | Callable[..., Any],
+        seeds: list[int] | None,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
+        self.loaded = load_target(target, params, round_name)
         self.label, self.is_async = self.loaded.label, self.loaded.is_async
         self.seeds = seeds
 

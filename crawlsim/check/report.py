@@ -126,6 +126,12 @@ class CheckReport:
     """The rule set the checks were graded by."""
     seed: int | None = None
     """The ``--seed`` given, if any (race cases explore only that seed)."""
+    follow_up: str | None = None
+    """The follow-up round graded (``--follow-up``), if any."""
+    contract: str | None = None
+    """That round's signature and contract."""
+    rubric: str | None = None
+    """The interview rubric items that round makes observable."""
 
     @property
     def ok(self) -> bool:
@@ -161,6 +167,9 @@ class CheckReport:
             "partial": self.partial,
             "rules": self.rules,
             "seed": self.seed,
+            "follow_up": self.follow_up,
+            "contract": self.contract,
+            "rubric": self.rubric,
             "ok": self.ok,
             "level": self.level,
             "blocking": self.blocking,
@@ -180,6 +189,9 @@ class CheckReport:
             f"--rules {self.rules}{seed}, {self.elapsed:.1f} s)",
             "",
         ]
+        if self.follow_up:
+            lines[-1:-1] = textwrap.wrap(f"Follow-up round {self.follow_up}: {self.contract}.", width=width)
+            lines[-1:-1] = textwrap.wrap(f"Makes observable: {self.rubric}.", width=width)
         name_width = max((len(c.name) for c in self.checks), default=4)
         for c in self.checks:
             lines.extend(_check_lines(c, name_width, width))

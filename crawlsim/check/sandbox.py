@@ -61,9 +61,16 @@ class _NoAnswer(Exception):
 class Sandbox:
     """One user's crawler in a child process (restarted when needed)."""
 
-    def __init__(self, target: str, import_timeout: float = IMPORT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: str,
+        import_timeout: float = IMPORT_TIMEOUT,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
         self.path, self.name = parse_target(target)
         self.target = target
+        self.params, self.round_name = params, round_name
         self.import_timeout = import_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._cmd: int | None = None
@@ -83,7 +90,7 @@ class Sandbox:
         """Start a child and import the target in it; raises
         :class:`CheckInputError` with one line when that fails."""
         self._start()
-        self._write({"op": "load", "target": self.target})
+        self._write({"op": "load", "target": self.target, "params": list(self.params), "round": self.round_name})
         try:
             answer = self._read(self.import_timeout)
         except _NoAnswer as exc:
@@ -143,6 +150,7 @@ class Sandbox:
             "termination_slow": termination_slow,
             "timeout": timeout,
             "seeds": seeds,
+            "args": list(case.args),
         }
         try:
             self._write(command)
