@@ -138,7 +138,7 @@ def _finding(run: CaseRun, limit_missing: bool) -> tuple[str, str, dict[str, obj
     if deeper(returned - fetched):
         return (
             "depth-unfetched",
-            f"Returned {at(deeper(returned - fetched))} without fetching them: these are links found on pages at "
+            f"Returned {at(deeper(returned - fetched))} without fetching them: links found on pages at "
             f"max_depth={limit}. The result is the pages fetched (depth <= {limit}); links found at the limit "
             "are neither followed nor returned.",
             facts,

@@ -67,18 +67,9 @@ def run_check(
     if rules not in RULE_SETS:
         raise CheckInputError(f"unknown rule set {rules!r}; rule sets are: {', '.join(RULE_SETS)}")
     round_ = _round(follow_up)
-    cases = [] if round_ and quick else _select(all_cases(quick), only)
-    if round_:
-        cases = [dataclasses.replace(case, args=round_.neutral) for case in cases]
-    round_cases = round_.cases() if round_ else []
+    cases, round_cases = _plan(round_, quick, only)
     seeds = [seed] if seed is not None else None
-    use_sandbox = isinstance(target, str) if sandbox is None else sandbox
-    params, name = (round_.params, round_.name) if round_ else ((), None)
-    crawler = (
-        _SandboxedCrawler(target, quick, seeds, params, name)
-        if use_sandbox
-        else _InProcessCrawler(target, seeds, params, name)
-    )
+    crawler = _crawler(target, isinstance(target, str) if sandbox is None else sandbox, quick, seeds, round_)
     try:
         runs, speedup_runs = _run_cases(cases + round_cases, crawler.run_one, case_timeout_s)
     finally:
@@ -103,6 +94,25 @@ def run_check(
         contract=f"{round_.signature}: {round_.contract}" if round_ else None,
         rubric=round_.rubric if round_ else None,
     )
+
+
+def _plan(round_: Round | None, quick: bool, only: Iterable[str] | None) -> tuple[list[Case], list[Case]]:
+    """The base cases (none for a round with ``quick``; given the round's
+    no-limit arguments under a round) and the round's own cases."""
+    if round_ is None:
+        return _select(all_cases(quick), only), []
+    cases = [] if quick else _select(all_cases(quick), only)
+    return [dataclasses.replace(case, args=round_.neutral) for case in cases], round_.cases()
+
+
+def _crawler(
+    target: str | Callable[..., Any], use_sandbox: bool, quick: bool, seeds: list[int] | None, round_: Round | None
+) -> _SandboxedCrawler | _InProcessCrawler:
+    """Where the crawl runs: a child process for a file, this process for a callable."""
+    params, name = (round_.params, round_.name) if round_ else ((), None)
+    if use_sandbox:
+        return _SandboxedCrawler(target, quick, seeds, params, name)
+    return _InProcessCrawler(target, seeds, params, name)
 
 
 def _round(name: str | None) -> Round | None:
