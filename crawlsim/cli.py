@@ -8,7 +8,10 @@ still being written) breaks only itself.
 A user's mistake -- a bad flag, an unknown scenario, a malformed scenario
 file -- is one line on stderr, ``crawlsim: error: <message>``, and exit status
 2; never a traceback.  Subcommands signal such mistakes by raising
-:class:`UsageError` (or the core's ``OptionError``, or ``ScenarioError``).
+:class:`UsageError` or one of its kind (the core's ``OptionError``,
+``ScenarioError``, ...: see :mod:`crawlsim.errors`); :func:`main` is the one
+place that catches them.  Anything else that escapes is a bug: one
+"internal error" line, the traceback in a file, exit status 1.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
     "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
     "web": ("crawlsim.commands.web", "main", "serve the terminal app to browsers on a port (textual-serve)"),
+    "html": ("crawlsim.commands.html", "main", "write the crawl as one offline web page, every what-if simulated"),
     "notebooks": (
         "crawlsim.commands.notebooks",
         "main",
@@ -41,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""
 
-from crawlsim.errors import EXIT_USAGE, UsageError  # noqa: E402 (re-exported: commands raise it)
+from crawlsim.errors import EXIT_USAGE, UsageError, exit_status  # noqa: E402 (re-exported: commands raise it)
 
 
 def _version() -> str:
@@ -73,26 +77,6 @@ def help_text() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _is_user_error(err: BaseException) -> bool:
-    """A mistake to report on one line?  Checks only error classes whose
-    modules are already loaded: an error cannot come from a module nobody
-    imported, and this keeps ``crawlsim --help`` from importing the world."""
-    if isinstance(err, UsageError):
-        return True
-    candidates = [("crawlsim.core.options", "OptionError"), ("crawlsim.scenario", "ScenarioError")]
-    for module, name in candidates:
-        loaded = sys.modules.get(module)
-        cls = getattr(loaded, name, None) if loaded is not None else None
-        if cls is not None and isinstance(err, cls):
-            return True
-    return False
-
-
-def _fail(message: object) -> int:
-    print(f"crawlsim: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
 def _entry(name: str) -> Callable[[list[str]], int]:
     module_name, function, _ = COMMANDS[name]
     try:
@@ -118,8 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crawlsim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
     :func:`_dispatch` picks what to run; this function only turns what
-    escapes it into an exit status: a user's mistake into one line and 2,
-    Ctrl-C into 130, a closed pipe into a quiet 0."""
+    escapes it into an exit status: a user's mistake (any
+    :class:`~crawlsim.errors.UsageError`) into one line and 2, any other
+    error into an "internal error" line and 1 (never 0), Ctrl-C into 130, a
+    closed pipe into a quiet 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)
@@ -130,11 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_went_away()
     except SystemExit as exc:
         # a subcommand's own argparse (--help, or its own error) exits; keep the status
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else _fail(exc.code))
-    except Exception as err:
-        if _is_user_error(err):
-            return _fail(err)
-        raise
+        if isinstance(exc.code, int) or exc.code is None:
+            return exc.code or 0
+        return exit_status(UsageError(exc.code))
+    except Exception as err:  # the one place: a user's mistake is one line and 2, a bug one line and 1
+        return exit_status(err)
 
 
 def _dispatch(args: list[str]) -> int:

@@ -28,6 +28,7 @@ does, the views all do.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 
@@ -120,6 +121,20 @@ LANE_STATES: tuple[str, ...] = ("fetched", "duplicate", "fetching", "retry", "fa
 """The lanes' legend, in its order: every state a lane can show."""
 
 
+ALWAYS_IN_LANE_KEY: frozenset[str] = frozenset({"fetched", "duplicate", "fetching"})
+"""A lanes' key names these even before a lane shows one: the duplicate
+fetch is what the lanes teach to look for."""
+
+
+def lane_key(outcomes: Iterable[str]) -> tuple[str, ...]:
+    """The states a lanes' key lists, in :data:`LANE_STATES`' order, for
+    lanes whose fetches ended with ``outcomes`` (``ok``, ``retry``, ...):
+    :data:`ALWAYS_IN_LANE_KEY`, and a retry, a failure, a robots.txt fetch
+    or a lost fetch only when there is one (``idle`` is the caller's)."""
+    drawn = ALWAYS_IN_LANE_KEY | {SPAN_STATES[outcome] for outcome in outcomes}
+    return tuple(name for name in LANE_STATES if name in drawn)
+
+
 def page_style(index: int) -> StateStyle:
     """The style of ``PageState`` ``index`` (an ``IntEnum`` works)."""
     return STATES[PAGE_STATES[index]]
@@ -143,12 +158,14 @@ def as_dict() -> dict[str, dict[str, object]]:
 
 
 __all__ = [
+    "ALWAYS_IN_LANE_KEY",
     "LANE_STATES",
     "PAGE_STATES",
     "SPAN_STATES",
     "STATES",
     "StateStyle",
     "as_dict",
+    "lane_key",
     "page_style",
     "span_style",
 ]

@@ -5,13 +5,16 @@ A class sees the same colour mean the same thing on every slide, so the
 choices live here once:
 
 * each lower bound has its own colour *and* line style (depth: blue dotted,
-  busiest host: crimson dashed, work: orange dash-dot) -- two bounds never
+  busiest host: purple dashed, work: orange dash-dot) -- two bounds never
   share a look, even after a GIF's 256-colour palette has merged near hues;
 * each series of a sweep has its own colour (from a palette that avoids the
-  bounds' colours) and marker;
+  bounds' colours) and marker; a bound that differs between series is drawn
+  per series in the series' colour (the bound's style says which bound),
+  and all bounds are drawn over the finish lines, so none hides under one;
 * the region below the largest bound is shaded: no crawl gets there;
 * a bound that would sit on an axis (the 1.5 s depth bound under a 500 s
-  finish time) is drawn above the spine and labelled with its value;
+  finish time) is drawn above the spine and labelled with its value, the
+  label placed where it crosses no line;
 * counts get integer ticks; times are labelled "seconds", not "s";
 * workers are w1..wN everywhere (lane ``slot`` 0 is w1);
 * titles name the scenario and the options the picture was drawn with.
@@ -29,13 +32,21 @@ from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Annotation, Text
 from matplotlib.ticker import MaxNLocator
 
 BOUND_KEYS = ("depth", "busiest_host", "work")
-BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#c2255c", "work": "#e8590c"}
-"""Blue, crimson, orange: far apart in hue, so a GIF palette keeps them apart."""
+BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#6a3d9a", "work": "#e8590c"}
+"""Blue, dark purple, orange: far apart in hue, so a GIF palette keeps them apart, and
+none red: red is the duplicate fetch's (:mod:`crawlsim.palette`)."""
 BOUND_STYLES: dict[str, str] = {"depth": ":", "busiest_host": "--", "work": "-."}
+BOUND_GID = "crawlsim-bound"
+"""``gid`` of a bound's line: ``crawlsim-bound:KEY:SERIES`` (``crawlsim-bound:KEY``: its legend entry)."""
+BOUND_WIDTH = 1.5
+PER_LINE_COLOUR = "#495057"
+"""A per-line bound's legend entry: its style in grey, the lines' colours saying which is whose."""
 NODE_BOUND_COLOUR = "#946200"
 """A cluster's node bound: brown, apart from the three bounds' and the series' hues."""
 NODE_BOUND_STYLE: tuple[float, tuple[float, ...]] = (0, (5, 1.5, 1, 1.5, 1, 1.5))
@@ -114,11 +125,53 @@ def label_vertical(ax: Axes, x: float, text: str, colour: str) -> None:
                 ha="left", va="bottom", fontsize=7, color=colour, annotation_clip=False)
 
 
-def label_horizontal(ax: Axes, x: float, y: float, text: str, colour: str) -> None:
+def label_horizontal(ax: Axes, x: float, y: float, text: str, colour: str) -> Annotation:
     """Label a horizontal line ending at ``(x, y)`` with ``text`` just above it
-    (for a bound so small it would vanish into the x-axis)."""
-    ax.annotate(text, (x, y), xytext=(-2, 3), textcoords="offset points", ha="right", va="bottom", fontsize=8,
-                color=colour, annotation_clip=False)
+    (for a bound so small it would vanish into the x-axis); :func:`place_label`
+    moves it off any line it lands on."""
+    return ax.annotate(text, (x, y), xytext=(-2, 3), textcoords="offset points", ha="right", va="bottom",
+                       fontsize=8, color=colour, annotation_clip=False)
+
+
+def place_label(label: Annotation, line: Line2D) -> None:
+    """Move ``label`` (of ``line``) to the first of its places that crosses
+    no other plotted line: above the line's end, its start, each of its
+    points, then below them; if every place crosses one, the place that
+    crosses fewest.  Call once the axes' limits and scales are final."""
+    ax = label.axes
+    assert ax is not None
+    others = [other for other in ax.get_lines() if other is not line and other.get_visible() and len(other.get_xdata())]
+    xs, ys = list(line.get_xdata()), list(line.get_ydata())
+    places = [(xs[-1], ys[-1], "right"), (xs[0], ys[0], "left")] + [(x, y, "center") for x, y in zip(xs, ys)]
+    best: tuple[int, tuple[float, float, str, float]] | None = None
+    for dy in (3.0, -3.0):
+        for x, y, ha in places:
+            _move(label, x, y, ha, dy)
+            crossed = crossings(label, others)
+            if crossed == 0:
+                return
+            if best is None or crossed < best[0]:
+                best = (crossed, (x, y, ha, dy))
+    assert best is not None
+    _move(label, *best[1])
+
+
+def _move(label: Annotation, x: float, y: float, ha: str, dy: float) -> None:
+    label.xy = (x, y)
+    label.set_position(({"right": -2.0, "left": 2.0}.get(ha, 0.0), dy))
+    label.set_horizontalalignment(ha)
+    label.set_verticalalignment("bottom" if dy > 0 else "top")
+
+
+def crossings(label: Text, lines: Sequence[Line2D]) -> int:
+    """How many of ``lines`` pass through ``label``'s box on the canvas."""
+    box = label.get_window_extent()
+    count = 0
+    for line in lines:
+        path = line.get_transform().transform_path(line.get_path())
+        if path.intersects_bbox(box, filled=False):
+            count += 1
+    return count
 
 
 # -- the sweep chart ---------------------------------------------------------------
@@ -159,8 +212,9 @@ def draw_sweep(ax: Axes, series: Sequence[SweepSeries], *, title: str = "", boun
     top = max([ax.get_ylim()[1] / 1.08 if first else 0.0]
               + [v for s in series for v in (*s.finish, *(s.floor if bounds else ()))], default=1.0)
     ax.set_ylim(0, max(top, 1e-9) * 1.08)
+    labels: list[tuple[Annotation, Line2D]] = []
     if bounds:
-        _draw_bounds(ax, series, first)
+        labels = _draw_bounds(ax, series, first)
         _shade_impossible(ax, series, first)
     workers_axis(ax, sorted({w for line in ax.get_lines() if line.get_gid() == FINISH_GID for w in line.get_xdata()}))
     ax.set_ylabel(FINISH_AXIS)
@@ -168,24 +222,40 @@ def draw_sweep(ax: Axes, series: Sequence[SweepSeries], *, title: str = "", boun
     if title:
         ax.set_title(title, fontsize=10, loc="left")
     _legend(ax)
+    for label, line in labels:
+        place_label(label, line)
 
 
-def _draw_bounds(ax: Axes, series: Sequence[SweepSeries], first: int) -> None:
-    """Each bound in its colour and style; one line when every series has
-    the same values (the depth bound rarely depends on the grid)."""
+def _draw_bounds(ax: Axes, series: Sequence[SweepSeries], first: int) -> list[tuple[Annotation, Line2D]]:
+    """Each bound in its style: one line in the bound's colour when every
+    series has the same values (the depth bound rarely depends on the
+    grid), else one per series in that series' colour (with its marker),
+    and a legend entry saying so.  Bounds are drawn over the finish lines,
+    so a bound a line runs along still shows.  Returns the labels of
+    bounds that would hide against the x-axis, with their lines, to be
+    placed once the axes are final."""
     ymax = ax.get_ylim()[1]
+    labels = []
     for key in BOUND_KEYS:
         curves = {(tuple(s.workers), tuple(s.bound(key))) for s in series}
         shared = len(curves) == 1
         hosts = {s.host for s in series}
         name = bound_name(key, hosts.pop() if len(hosts) == 1 else None)
+        if not shared:  # the legend's entry: the bound's style, in a neutral colour
+            ax.plot([], [], linestyle=BOUND_STYLES[key], color=PER_LINE_COLOUR, linewidth=BOUND_WIDTH,
+                    label=f"{name}: one per line, in its colour", gid=f"{BOUND_GID}:{key}")
         for i, s in enumerate(series[:1] if shared else series, start=first):
             values = s.bound(key)
-            ax.plot(s.workers, values, linestyle=BOUND_STYLES[key], color=BOUND_COLOURS[key], linewidth=1.6,
-                    marker=None if shared else SERIES_MARKERS[i % len(SERIES_MARKERS)], markersize=4,
-                    markerfacecolor="none", label=name if i == first else "_nolegend_", zorder=3, clip_on=False)
-            if values and near_axis(max(values), 0.0, ymax):
-                label_horizontal(ax, s.workers[-1], values[-1], f"{name} {seconds(values[-1])}", BOUND_COLOURS[key])
+            colour = BOUND_COLOURS[key] if shared else SERIES_COLOURS[i % len(SERIES_COLOURS)]
+            low = bool(values) and near_axis(max(values), 0.0, ymax)
+            (line,) = ax.plot(s.workers, values, linestyle=BOUND_STYLES[key], color=colour, linewidth=BOUND_WIDTH,
+                              marker=None if shared else SERIES_MARKERS[i % len(SERIES_MARKERS)], markersize=4,
+                              markerfacecolor="none", label=name if shared and i == first else "_nolegend_",
+                              zorder=5, clip_on=not low, gid=f"{BOUND_GID}:{key}:{s.label}")
+            if low:
+                labels.append((label_horizontal(ax, s.workers[-1], values[-1], f"{name} {seconds(values[-1])}",
+                                                colour), line))
+    return labels
 
 
 def _shade_impossible(ax: Axes, series: Sequence[SweepSeries], first: int) -> None:
@@ -202,15 +272,36 @@ def _legend(ax: Axes, *, below: bool = False) -> None:
     """The lines' labels, then one grey patch for the shaded region;
     ``below`` puts it under the axes, where many lines cannot hide behind it."""
     handles, labels = ax.get_legend_handles_labels()
+    hidden = off_scale(ax)
+    keep = [(h, lab) for h, lab in zip(handles, labels, strict=True) if lab not in hidden]
+    handles, labels = [h for h, _ in keep], [lab for _, lab in keep]
     fills = sum(1 for c in ax.collections if c.get_gid() == IMPOSSIBLE_GID)
     if fills:
         text = IMPOSSIBLE_LABEL if fills == 1 else "shaded: below each line's largest bound, impossible"
         handles.append(Patch(facecolor=IMPOSSIBLE_COLOUR, alpha=IMPOSSIBLE_ALPHA * 2, label=text))
         labels.append(text)
+    title = f"off the scale: {', '.join(hidden)}" if hidden else None
     if below:
-        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncols=2, frameon=False)
+        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncols=2, frameon=False,
+                  title=title, title_fontsize=7)
     else:
-        ax.legend(handles, labels, fontsize=8, loc="upper right", framealpha=0.9)
+        ax.legend(handles, labels, fontsize=8, loc="upper right", framealpha=0.9, title=title, title_fontsize=7)
+
+
+def off_scale(ax: Axes) -> list[str]:
+    """Legend labels of bound lines with no point inside the axes' y range
+    (a bound above a chart whose scale was set by another call): left out
+    of the legend, which says so, rather than listed and not seen."""
+    low, high = ax.get_ylim()
+    hidden = []
+    for line in ax.get_lines():
+        label = str(line.get_label())
+        if label.startswith("_") or not str(line.get_gid() or "").startswith(BOUND_GID):
+            continue
+        ys = [float(y) for y in line.get_ydata()]
+        if ys and not any(low <= y <= high for y in ys):
+            hidden.append(label)
+    return hidden
 
 
 def workers_axis(ax: Axes, workers: Sequence[int]) -> None:
@@ -257,29 +348,43 @@ def draw_count_sweep(ax: Axes, series: Sequence[CountSeries], *, x_label: str, b
                 color=SERIES_COLOURS[i % len(SERIES_COLOURS)], label=s.label, zorder=4, gid=FINISH_GID)
     top = max([v for s in series for v in (*s.finish, *s.bound)], default=1.0)
     ax.set_ylim(0, max(top, 1e-9) * 1.08)
-    _draw_count_bounds(ax, series, bound_label)
+    labels = _draw_count_bounds(ax, series, bound_label)
     count_axis(ax, sorted({x for s in series for x in s.x}), x_label)
     ax.set_ylabel(FINISH_AXIS)
     ax.grid(True, alpha=0.25)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
     _legend(ax, below=True)
+    for label, line in labels:
+        place_label(label, line)
 
 
-def _draw_count_bounds(ax: Axes, series: Sequence[CountSeries], bound_label: str) -> None:
-    """Each series' bound (once when all are equal) and the shaded region under it."""
+def _draw_count_bounds(ax: Axes, series: Sequence[CountSeries], bound_label: str) -> list[tuple[Annotation, Line2D]]:
+    """Each series' bound (once, in :data:`NODE_BOUND_COLOUR`, when all are
+    equal; else in each series' colour, over the finish lines) and the
+    shaded region under it; the labels of bounds low enough to hide against
+    the x-axis, with their lines, to be placed once the axes are final."""
     shared = len({(tuple(s.x), tuple(s.bound)) for s in series}) == 1
+    if not shared:
+        ax.plot([], [], linestyle=NODE_BOUND_STYLE, color=PER_LINE_COLOUR, linewidth=BOUND_WIDTH,
+                label=f"{bound_label}: one per line, in its colour", gid=f"{BOUND_GID}:node")
+    labels = []
     for i, s in enumerate(series[:1] if shared else series):
-        ax.plot(s.x, s.bound, linestyle=NODE_BOUND_STYLE, color=NODE_BOUND_COLOUR, linewidth=1.6,
-                marker=None if shared else SERIES_MARKERS[i % len(SERIES_MARKERS)], markersize=4,
-                markerfacecolor="none", label=bound_label if i == 0 else "_nolegend_", zorder=3, clip_on=False)
-        if s.bound and near_axis(max(s.bound), 0.0, ax.get_ylim()[1]):
-            label_horizontal(ax, s.x[-1], s.bound[-1], f"{bound_label} {seconds(s.bound[-1])}", NODE_BOUND_COLOUR)
+        colour = NODE_BOUND_COLOUR if shared else SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        low = bool(s.bound) and near_axis(max(s.bound), 0.0, ax.get_ylim()[1])
+        (line,) = ax.plot(s.x, s.bound, linestyle=NODE_BOUND_STYLE, color=colour, linewidth=BOUND_WIDTH,
+                          marker=None if shared else SERIES_MARKERS[i % len(SERIES_MARKERS)], markersize=4,
+                          markerfacecolor="none", label=bound_label if shared else "_nolegend_", zorder=5,
+                          clip_on=not low, gid=f"{BOUND_GID}:node:{s.label}")
+        if low:
+            labels.append((label_horizontal(ax, s.x[-1], s.bound[-1], f"{bound_label} {seconds(s.bound[-1])}", colour),
+                           line))
     several = len(series) > 1
     for i, s in enumerate(series):
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)] if several else IMPOSSIBLE_COLOUR
         ax.fill_between(s.x, 0, s.bound, color=colour, alpha=0.07 if several else IMPOSSIBLE_ALPHA, linewidth=0,
                         zorder=1, gid=IMPOSSIBLE_GID)
+    return labels
 
 
 def series_from(points: Iterable[Mapping[str, Any]], label: str) -> SweepSeries:
@@ -319,6 +424,7 @@ __all__ = [
     "integer_ticks",
     "label_horizontal",
     "label_vertical",
+    "place_label",
     "near_axis",
     "options_text",
     "seconds",

@@ -698,12 +698,6 @@ class Replay:
         """Too many pages to draw one by one: views summarise by host."""
         return len(self.page_list) > LARGE_PAGES
 
-    def lane_spans(self, slot: int, t: float | None = None) -> list[Span]:
-        """Spans of lane ``slot`` that started by ``t`` (default: now)."""
-        t = self.t if t is None else t
-        lane = self.lanes[slot]
-        return lane[: bisect_right(self._lane_starts[slot], t)]
-
     def started_count(self, slot: int, t: float) -> int:
         """How many fetches lane ``slot`` has started by ``t``."""
         return bisect_right(self._lane_starts[slot], t)

@@ -48,6 +48,7 @@ from crawlsim.core.limits import BYTES_PER_HOST, BYTES_PER_PAGE, BYTES_PER_TRACE
 from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_from_value, option_names
 from crawlsim.core.priorities import PRIORITIES
 from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
+from crawlsim.errors import UsageError
 from crawlsim.sim.compose import CombinedWeb, MirrorWeb
 from crawlsim.sim.explicit import ExplicitWeb, PageSpec
 from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
@@ -102,7 +103,7 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 
 
-class ScenarioError(ValueError):
+class ScenarioError(UsageError):
     """A scenario cannot be loaded.  ``str()`` is the one line to show:
     ``file: key: message`` (``file: line N, column M: ...`` for TOML syntax)."""
 

@@ -18,14 +18,16 @@ import json
 import os
 import stat
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, event_from_dict
+from crawlsim.core.events import Event, event_from_dict, event_to_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
+from crawlsim.outfile import cannot_write, check_folder, remove_partial, written
 from crawlsim.replay import Replay
 
 if TYPE_CHECKING:
@@ -452,6 +454,93 @@ def trace_result(events: list[Event] | RecordedTrace) -> Result:
     return Result(replay, replay.end, None, None)
 
 
+# --------------------------------------------------------------------------- writing a trace
+# The one JSONL trace writer, beside the one reader above: `crawlsim trace`,
+# `crawlsim crawl -o` and `crawlsim check --trace` all write through these.
+
+
+def trace_line(event: Event, node: int | None = None, workers: int | None = None) -> str:
+    """One trace line: ``event_to_dict`` as compact JSON; a cluster's event
+    also carries its node (``"node"``), and its Done line the worker lanes per
+    node (``"workers"``), which :func:`read_trace` reads back."""
+    from crawlsim.cluster.trace import NODE_KEY
+    from crawlsim.replay_nodes import WORKERS_KEY
+
+    data = event_to_dict(event)
+    if node is not None:
+        data[NODE_KEY] = node
+        if workers is not None and data["type"] == "Done":
+            data[WORKERS_KEY] = workers
+    return json.dumps(data, separators=(",", ":")) + "\n"
+
+
+def write_trace_lines(
+    events: Iterable[Event], out: IO[str], nodes: Sequence[int] | None = None, workers: int | None = None
+) -> int:
+    """Write ``events`` to ``out`` as trace lines (with ``nodes``: a cluster's
+    trace, one node per event); returns the count."""
+    count = 0
+    for event, node in zip(events, repeat(None) if nodes is None else nodes):
+        out.write(trace_line(event, node, workers))
+        count += 1
+    return count
+
+
+def write_trace(
+    path: str | Path, events: Iterable[Event], nodes: Sequence[int] | None = None, workers: int | None = None
+) -> int:
+    """Write a trace file whole or not at all (:func:`crawlsim.outfile.written`:
+    a full disk or a folder that is a file is one ``UsageError``, and no
+    half-written file is left); returns the event count."""
+    with written(path, make_folder=True) as out:
+        return write_trace_lines(events, out, nodes, workers)
+
+
+class TraceWriter:
+    """Writes a trace as events come (a live crawl), line-buffered so another
+    program can follow the file while it grows.  A write that fails (a full
+    disk) stops the writing; :meth:`close` then removes the partial file and
+    raises the ``UsageError`` naming it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        check_folder(path)
+        try:
+            self._file: IO[str] | None = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
+        except OSError as err:
+            raise cannot_write(path, err) from None
+        self._error: OSError | None = None
+
+    def __call__(self, event: Event) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(trace_line(event))
+        except OSError as err:
+            self._error = err
+            self._drop()
+
+    def close(self) -> None:
+        """Close the file; ``UsageError`` (and no file left) if a write failed."""
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as err:  # the last buffered line did not fit
+                self._error = self._error or err
+            self._file = None
+        if self._error is not None:
+            remove_partial(self.path)
+            raise cannot_write(self.path, self._error)
+
+    def _drop(self) -> None:
+        file, self._file = self._file, None
+        try:
+            if file is not None:
+                file.close()
+        except OSError:
+            pass
+
+
 @dataclass
 class LiveFeed:
     """Events of a crawl still running, for a view to follow.
@@ -482,6 +571,7 @@ __all__ = [
     "LiveFeed",
     "RecordedTrace",
     "Result",
+    "TraceWriter",
     "default_speed",
     "interactive_cap",
     "cluster_config",
@@ -491,6 +581,9 @@ __all__ = [
     "run_session",
     "step",
     "step_workers",
+    "trace_line",
     "trace_result",
     "web_size",
+    "write_trace",
+    "write_trace_lines",
 ]

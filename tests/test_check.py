@@ -13,9 +13,17 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawlsim.check import CheckReport, main, run_check
+from crawlsim.check import CheckReport, run_check
 from crawlsim.check.cases import all_cases, expected_pages
 from crawlsim.core.events import Done, FetchFailed, FetchFinished, FetchStarted, event_from_dict
+
+
+def main(argv: list[str]) -> int:
+    """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["check", *argv])
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
 
@@ -394,7 +402,7 @@ def test_bad_input_is_one_line_and_exit_2(
 ) -> None:
     assert main([str(user_files / target)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("crawlsim check: error:")
+    assert err.count("\n") == 1 and err.startswith("crawlsim: error:")
     assert message in err
     assert "Traceback" not in err
 

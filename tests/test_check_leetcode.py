@@ -11,7 +11,16 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawlsim.check import main, run_check
+from crawlsim.check import run_check
+
+
+
+def main(argv: list[str]) -> int:
+    """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["check", *argv])
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
 

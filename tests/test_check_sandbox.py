@@ -13,10 +13,18 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawlsim.check import CheckInputError, main, run_check
+from crawlsim.check import CheckInputError, run_check
 from crawlsim.check.cases import all_cases
 from crawlsim.check.runner import case_timeout
 from crawlsim.check.sandbox import Sandbox
+
+
+def main(argv: list[str]) -> int:
+    """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["check", *argv])
+
 
 BFS = """
 from collections import deque

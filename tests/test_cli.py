@@ -270,7 +270,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and not line.startswith("  -")]
     assert listed == list(COMMANDS)
-    assert {"run", "compare", "sweep", "trace", "tui", "check", "serve", "crawl", "animate", "web", "notebooks"} == set(COMMANDS)
+    assert {"run", "compare", "sweep", "trace", "tui", "check", "serve", "crawl", "animate", "web", "html", "notebooks"} == set(COMMANDS)
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

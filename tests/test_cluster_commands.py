@@ -183,8 +183,10 @@ def test_sweep_png_puts_nodes_beside_workers(tmp_path: Path, capsys: pytest.Capt
     finish = [line for line in right.get_lines() if line.get_gid() == "crawlsim-finish"]
     assert finish[0].get_label().startswith("workers=1")
     assert len({line.get_color() for line in finish}) == len(finish) == 2
-    bounds = [line for line in right.get_lines() if line.get_color() == NODE_BOUND_COLOUR]
-    assert len(bounds) == 2  # one node bound per line: they differ
+    bounds = [line for line in right.get_lines() if str(line.get_gid()).startswith("crawlsim-bound:node:")]
+    assert len(bounds) == 2  # one node bound per line: they differ, each in its line's colour
+    assert [line.get_color() for line in bounds] == [line.get_color() for line in finish]
+    assert NODE_BOUND_COLOUR not in {line.get_color() for line in bounds}
     assert "partition=url-hash" in figure.get_suptitle() and "see-it" in figure.get_suptitle()
 
 

@@ -1,4 +1,4 @@
-"""Every case listed in seed 001, through the public ``crawlsim.crawl``."""
+"""Every case the interview question lists, through the public ``crawlsim.crawl``."""
 
 from __future__ import annotations
 

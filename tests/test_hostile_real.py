@@ -29,8 +29,6 @@ from hypothesis import strategies as st
 from crawlsim.core.options import OptionError
 from crawlsim.drivers.threaded import crawl
 from crawlsim.real import server as server_module
-from crawlsim.commands.crawl import main as crawl_main
-from crawlsim.commands.serve import main as serve_main
 from crawlsim.real.crawler import (
     ROBOTS_MAX_BYTES,
     AddressPolicy,
@@ -45,6 +43,21 @@ from crawlsim.real.crawler import (
 from crawlsim.real.server import ScenarioServer
 from crawlsim.real.timescale import scale_scenario
 from crawlsim.scenario import load_scenario
+
+
+def crawl_main(argv: list[str]) -> int:
+    """``crawlsim crawl ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["crawl", *argv])
+
+
+def serve_main(argv: list[str]) -> int:
+    """``crawlsim serve ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["serve", *argv])
+
 
 GUARD = 60.0  # seconds: a crawl's max_time here only stops a hang; no test relies on reaching it
 

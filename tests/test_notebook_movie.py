@@ -39,10 +39,16 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from crawlsim.notebook.moments import MomentError, parse_moments, resolve  # noqa: E402
-from crawlsim.notebook.movie import main as animate_main  # noqa: E402
 from crawlsim.notebook.runs import run, snapshot  # noqa: E402
 from crawlsim.plots import BOUND_COLOURS, BOUND_STYLES  # noqa: E402
 from crawlsim.session import Result  # noqa: E402
+
+
+def animate_main(argv: list[str]) -> int:
+    """``crawlsim animate ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["animate", *argv])
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -111,7 +117,7 @@ def test_moments_parse_names_and_times() -> None:
 def test_an_unknown_moment_exits_2_with_a_suggestion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert animate_main(["see-it", "--frames", "start,first-dupe", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("crawlsim animate: error: ") and "\n" not in err
+    assert err.startswith("crawlsim: error: ") and "\n" not in err
     assert "did you mean 'first-duplicate'?" in err
     assert list(tmp_path.iterdir()) == []
 
@@ -125,7 +131,7 @@ def test_a_moment_that_never_happens_is_one_clear_line_and_nothing_is_written(
 ) -> None:
     assert animate_main(["see-it", "--frames", frames, "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("crawlsim animate: error: --frames ") and "\n" not in err and message in err
+    assert err.startswith("crawlsim: error: --frames ") and "\n" not in err and message in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -142,7 +148,7 @@ def test_a_moment_that_never_happens_is_one_clear_line_and_nothing_is_written(
 def test_output_mistakes_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert animate_main(["see-it", *argv]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("crawlsim animate: error: ") and "\n" not in err and message in err
+    assert err.startswith("crawlsim: error: ") and "\n" not in err and message in err
 
 
 def test_a_gif_shows_progress_on_a_terminal(

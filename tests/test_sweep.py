@@ -163,8 +163,10 @@ def test_sweep_png_series_get_their_own_colours_and_shared_bounds_are_drawn_once
     assert len(series_colours) == 2 and not series_colours & set(BOUND_COLOURS.values())
     bounds = _bound_lines(ax)
     assert len(bounds[BOUND_COLOURS["depth"]]) == 1 and len(bounds[BOUND_COLOURS["work"]]) == 1  # the same for both
-    assert len(bounds[BOUND_COLOURS["busiest_host"]]) == 2  # one per series, told apart by its marker
-    assert len({line.get_marker() for line in bounds[BOUND_COLOURS["busiest_host"]]}) == 2
+    # one per series, in that series' colour (and its marker), the bound's dashes saying which bound
+    per_line = [line for line in ax.get_lines() if str(line.get_gid()).startswith("crawlsim-bound:busiest_host:")]
+    assert {line.get_color() for line in per_line} == series_colours
+    assert len({line.get_marker() for line in per_line}) == 2
     assert "one line per per_host" in ax.get_title(loc="left")
 
 

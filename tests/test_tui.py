@@ -442,7 +442,7 @@ async def test_worker_numbers_and_units_are_spelled_out() -> None:
         assert "wasted 0.0 worker-seconds" in counters(app)
         title = str(app.query_one(LanesView).border_title)
         assert "w·s = worker-seconds" in title and "simulated seconds" in title
-        assert "failed/retry" in str(app.query_one(LanesView).border_subtitle)  # the colours' key
+        assert "duplicate" in str(app.query_one(LanesView).border_subtitle)  # the colours' key
     app = app_for(at=7.0)
     async with app.run_test(size=(80, 24)):
         assert "wasted 0.0 w·s" in counters(app)  # short where narrow; the lanes' title says what it is

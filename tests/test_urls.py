@@ -15,7 +15,7 @@ from tests.conformance import conformance_file
 PAGE = "https://a.com/docs/guide/"
 
 
-# seed 000: the safe RFC 3986 steps
+# the safe RFC 3986 steps (the crawling guide's asserts)
 @pytest.mark.parametrize(
     ("href", "expected"),
     [
@@ -34,7 +34,7 @@ def test_rfc3986_keeps_paths_case_sensitive() -> None:
     assert canonicalize("/Docs", PAGE) != canonicalize("/docs", PAGE)
 
 
-# seed 002: the aggressive steps
+# the aggressive steps (the textbook's example)
 def test_aggressive_mode_matches_seed_002_printed_example() -> None:
     assert canonicalize("http://WWW.Example.com/Page/?sessionid=99&lang=en", mode="aggressive") == (
         "https://example.com/Page?lang=en"
@@ -53,7 +53,7 @@ def test_aggressive_merges_seed_002_three_spellings() -> None:
     assert len({canonicalize(u, mode="rfc3986") for u in spellings}) == 3
 
 
-# seed 001: the fragment only
+# the interview's rules: the fragment only
 def test_fragment_mode_drops_only_the_fragment() -> None:
     assert canonicalize("http://a.com/x#top", mode="fragment") == "http://a.com/x"
     assert canonicalize("http://A.com:80/./x#top", mode="fragment") == "http://A.com:80/./x"

@@ -1,5 +1,8 @@
 """``python -m crawlsim.check FILE.py:FUNCTION`` (same as ``crawlsim check``)."""
 
-from crawlsim.check.cli import main
+import sys
 
-raise SystemExit(main())
+from crawlsim.check.cli import main
+from crawlsim.errors import guarded
+
+raise SystemExit(guarded(main, sys.argv[1:]))

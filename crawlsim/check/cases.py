@@ -30,13 +30,13 @@ RULE_SETS: tuple[RuleSet, ...] = ("leetcode", "interview", "strict")
 """Each rule set includes the ones before it: ``leetcode`` is LeetCode
 1242's statement (exact hostname; no fragments; ``get_urls`` never raises;
 never crawl a URL twice) plus the ``max_workers`` argument both signatures
-share; ``interview`` adds seed 001's rules (drop fragments, survive a
+share; ``interview`` adds the interview question's rules (drop fragments, survive a
 raising ``get_urls``, stack-safe on deep chains); ``strict`` adds URL
 details neither statement spells out (ports and userinfo do not change the
 hostname)."""
 RULE_TEXT: dict[RuleSet, str] = {
     "leetcode": "LeetCode 1242's statement",
-    "interview": "the interview question (seed 001)",
+    "interview": "the interview question",
     "strict": "--rules strict",
 }
 

@@ -17,12 +17,11 @@ import sys
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
-from crawlsim.cli_options import ArgumentParser
-from crawlsim.errors import UsageError
 from crawlsim.check.grade import run_check
-from crawlsim.check.loader import CheckInputError
 from crawlsim.check.report import TRACE_CASE, CheckReport
 from crawlsim.check.rounds import ROUND_NAMES, help_text
+from crawlsim.cli_options import ArgumentParser
+from crawlsim.errors import UsageError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,32 +77,20 @@ MAX_SEED = 2**32 - 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``crawlsim check``: 0 all correctness checks passed, 1 one failed, 2 unusable input."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exit_:  # --help
-        return int(exit_.code or 0)
-    except UsageError as err:  # a bad flag or value: one line
-        return _usage_error(str(err))
+    """``crawlsim check``: 0 all correctness checks passed, 1 one failed.
+
+    Unusable input raises a :class:`~crawlsim.errors.UsageError` (a bad flag,
+    ``CheckInputError`` for the target, a trace that cannot be written), which
+    ``crawlsim``'s one catch prints on one line with exit status 2."""
+    args = _parser().parse_args(argv)
     problem = _unusable(args)
     if problem is not None:
-        return _usage_error(problem)
-    try:
-        report = _run(args)
-    except CheckInputError as exc:
-        return _usage_error(str(exc))
+        raise UsageError(problem)
+    report = _run(args)
     if args.trace:
-        problem = _write_trace(report, args.trace, args.trace_case)
-        if problem is not None:
-            return _usage_error(problem)
+        _write_trace(report, args.trace, args.trace_case)
     print(report.to_json() if args.json else report.render())
     return 0 if report.ok else 1
-
-
-def _usage_error(message: str) -> int:
-    """The user's mistake in one line on stderr, and exit status 2."""
-    print(f"crawlsim check: error: {message}", file=sys.stderr)
-    return 2
 
 
 def _unusable(args: argparse.Namespace) -> str | None:
@@ -135,11 +122,7 @@ def _run(args: argparse.Namespace) -> CheckReport:
         )
 
 
-def _write_trace(report: CheckReport, path: str, case: str) -> str | None:
-    """Write ``case``'s trace to ``path``; the reason when it cannot be written."""
-    try:
-        count = report.write_trace(path, case=case)
-    except OSError as exc:
-        return f"cannot write trace {path}: {exc.strerror or exc}"
+def _write_trace(report: CheckReport, path: str, case: str) -> None:
+    """Write ``case``'s trace to ``path`` (``UsageError`` when it cannot be written)."""
+    count = report.write_trace(path, case=case)
     print(f"wrote {count} events of case {case} to {path}", file=sys.stderr)
-    return None

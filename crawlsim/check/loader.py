@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crawlsim.errors import UsageError
+
 CALL_SHAPE = "FUNCTION(start_url, get_urls, max_workers)"
 
 
-class CheckInputError(ValueError):
+class CheckInputError(UsageError):
     """The target cannot be checked; the message says why, in one line."""
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from crawlsim.core.events import Event, event_to_dict
+from crawlsim.core.events import Event
 
 if TYPE_CHECKING:
     from crawlsim.check.runner import CaseRun
@@ -254,8 +254,9 @@ class CheckReport:
 
     def write_trace(self, path: str | Path, case: str = TRACE_CASE) -> int:
         """Write ``case``'s trace as JSONL (one ``event_to_dict`` per line) for
-        ``crawlsim tui --trace`` and the notebook; returns the event count."""
-        events = self.trace(case)
-        with open(path, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(event_to_dict(event)) + "\n" for event in events)
-        return len(events)
+        ``crawlsim tui --trace`` and the notebook, whole or not at all
+        (``UsageError`` naming ``path`` when it cannot be written); returns
+        the event count."""
+        from crawlsim.session import write_trace
+
+        return write_trace(path, self.trace(case))

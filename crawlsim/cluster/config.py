@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlsim.core.options import did_you_mean, show_value
+from crawlsim.errors import UsageError
 from crawlsim.sim.latency import Fixed, LatencyModel, LatencySpecError, latency_from_spec
 
 PARTITIONS = ("host-hash", "consistent-hash", "url-hash", "round-robin")
@@ -40,7 +41,7 @@ DEFAULT_LINK_LATENCY = 0.005
 """Seconds per message between two nodes of one data centre (a few ms)."""
 
 
-class ClusterConfigError(ValueError):
+class ClusterConfigError(UsageError):
     """A bad ``[cluster]`` value: ``key`` is the dotted key, ``message`` what was expected."""
 
     def __init__(self, key: str, message: str) -> None:

@@ -58,8 +58,6 @@ class Node:
         self.flush_armed: dict[int, int] = {}
         """Peer -> generation of the flush timer armed for its outbox."""
         self.generation = 0
-        self.frontier_seen = 0
-        self.in_flight_seen = 0
 
     # -- work ------------------------------------------------------------------
 

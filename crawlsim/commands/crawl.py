@@ -29,8 +29,8 @@ from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Event, event_to_dict
-from crawlsim.core.options import CrawlOptions, OptionError
+from crawlsim.core.events import Event
+from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
     MAX_BODY_BYTES,
@@ -38,11 +38,11 @@ from crawlsim.real.flags import (
     check_int,
     check_seconds,
     check_writable,
-    fail,
     hosts_file_start,
     parse_resolve,
     politeness_line,
 )
+from crawlsim.session import TraceWriter
 
 EXIT_INTERRUPTED = 130
 SHOWN_PAGES = 60
@@ -60,21 +60,6 @@ def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
     if result.stopped:
         data["stopped"] = result.stopped
     return data
-
-
-class TraceWriter:
-    """Writes the JSONL trace (one ``event_to_dict`` per line) as events come,
-    line-buffered so another program can follow the file while it grows."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._file: IO[str] = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
-
-    def __call__(self, event: Event) -> None:
-        self._file.write(json.dumps(event_to_dict(event), separators=(",", ":")) + "\n")
-
-    def close(self) -> None:
-        self._file.close()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -220,19 +205,15 @@ def _tui_replayer() -> Callable[[list[str]], int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim crawl URL [crawler flags] [--json] [--tui] [-o FILE]``."""
-    try:
-        args = build_parser().parse_args(argv)
-    except UsageError as err:
-        return fail(err)
+    args = build_parser().parse_args(argv)
     try:
         plan = plan_crawl(args)
-    except (OptionError, UsageError, ValueError, OSError) as err:
-        return fail(err)
+    except UsageError:
+        raise
+    except (ValueError, OSError) as err:  # a start URL with no canonical form, a folder that cannot be read
+        raise UsageError(str(err)) from None
     trace_path = _trace_path(args)
-    try:
-        writer = TraceWriter(trace_path) if trace_path else None
-    except OSError as err:
-        return fail(UsageError(f"{trace_path}: {err.strerror or err}"))
+    writer = TraceWriter(trace_path) if trace_path else None  # a file that cannot be written: UsageError
     out = sys.stderr if args.json else sys.stdout
     code = _run(plan, args, writer, out)
     if writer is not None and not args.json:

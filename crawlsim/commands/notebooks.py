@@ -79,6 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     dest: Path = args.student if args.student is not None else args.teacher
     paths = _sources(args.source)
     _check_destination(dest, args.force)
-    written = list(make_editions(paths, dest, edition))
+    try:
+        written = list(make_editions(paths, dest, edition))
+    except OSError as err:  # a folder inside a file's path, no permission, a full disk
+        raise UsageError(f"{err.filename or dest}: cannot write: {err.strerror or err}") from None
     print(f"wrote {len(written)} {edition} notebooks to {dest}")
     return 0

@@ -28,9 +28,8 @@ from typing import Any
 
 from crawlsim.cli_options import warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
-from crawlsim.real.flags import check_seconds, check_writable, fail, scenario_flags
+from crawlsim.real.flags import check_seconds, check_writable, scenario_flags
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
@@ -97,17 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``crawlsim serve SCENARIO [--port N]``; returns the exit status."""
-    from crawlsim.scenario import ScenarioError
-
-    try:
-        args = build_parser().parse_args(argv)
-    except UsageError as err:
-        return fail(err)
-    try:
-        _check_flags(args)
-        scenario, server = _build_server(args)
-    except (ScenarioError, OptionError, UsageError, ValueError) as err:
-        return fail(err)
+    args = build_parser().parse_args(argv)
+    _check_flags(args)
+    scenario, server = _build_server(args)
     return asyncio.run(_serve(server, args, scenario))
 
 
@@ -157,8 +148,7 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
         try:
             _announce(server, args, scenario)
         except OSError as err:
-            print(f"crawlsim: error: {err.filename or args.hosts_file}: {err.strerror or err}", file=sys.stderr)
-            return 2
+            raise UsageError(f"{err.filename or args.hosts_file}: {err.strerror or err}") from None
         await _until_stopped(args.duration)
     finally:
         await server.stop()

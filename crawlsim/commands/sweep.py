@@ -59,6 +59,7 @@ from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
+from crawlsim.outfile import remove_partial, written
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -324,7 +325,8 @@ def with_progress(
 
 
 def write_csv(rows: Sequence[dict[str, Any]], keys: Sequence[str], path: Path) -> None:
-    with path.open("w", newline="", encoding="utf-8") as out:
+    """The table at ``path``, whole or not at all (:func:`crawlsim.outfile.written`)."""
+    with written(path, newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(keys), extrasaction="ignore")
         writer.writeheader()
         for row in rows:
@@ -347,7 +349,11 @@ def plot(
     """Write :func:`sweep_figure` (for cluster points
     :func:`~crawlsim.commands.sweep_nodes.cluster_figure`) to ``path`` (sweep.png)."""
     figure = (cluster_figure if is_cluster_grid(grid) else sweep_figure)(rows, grid, title, base)
-    figure.savefig(path)
+    try:
+        figure.savefig(path)
+    except OSError:
+        remove_partial(path)  # a full disk: no half-drawn sweep.png beside the tables
+        raise
 
 
 def sweep_figure(
@@ -482,7 +488,8 @@ def _write_results(
             "grid": grid,
             "rows": rows,
         }
-        (out_dir / "sweep.json").write_text(json.dumps(document, indent=2, default=_cell) + "\n", encoding="utf-8")
+        with written(out_dir / "sweep.json") as out:
+            out.write(json.dumps(document, indent=2, default=_cell) + "\n")
         if not args.no_plot:
             base = {"per_host": scenario.options.per_host, "gap": scenario.options.gap}
             plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png", base)

@@ -26,7 +26,6 @@ from itertools import repeat
 from pathlib import Path
 from typing import IO, Any
 
-from crawlsim.errors import UsageError
 from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser, add_scenario_argument, add_seed_argument, load
 from crawlsim.core.events import (
@@ -43,10 +42,11 @@ from crawlsim.core.events import (
     RetryScheduled,
     RobotsLoaded,
     Skipped,
-    event_to_dict,
 )
-from crawlsim.cluster.trace import NODE_KEY
-from crawlsim.replay_nodes import WORKERS_KEY, node_label
+from crawlsim.errors import UsageError
+from crawlsim.outfile import written
+from crawlsim.replay_nodes import node_label
+from crawlsim.session import write_trace_lines
 from crawlsim.sim.coverage import Coverage, coverage_of
 
 FORMATS = {".jsonl": "jsonl", ".json": "chrome"}
@@ -106,23 +106,8 @@ def output_format(path: str, given: str | None) -> str:
     return fmt
 
 
-def write_jsonl(
-    events: Iterable[Event], out: IO[str], nodes: Sequence[int] | None = None, workers: int | None = None
-) -> int:
-    """One ``event_to_dict`` per line; with ``nodes`` (a cluster's trace)
-    each line also carries its node under ``"node"``, and the Done line the
-    worker lanes per node under ``"workers"`` (which a trace's slots alone
-    cannot always tell: a node may never use its last lanes)."""
-    count = 0
-    for event, node in zip(events, repeat(None) if nodes is None else nodes):
-        data = event_to_dict(event)
-        if node is not None:
-            data[NODE_KEY] = node
-            if workers is not None and event.__class__ is Done:
-                data[WORKERS_KEY] = workers
-        out.write(json.dumps(data, separators=(",", ":")) + "\n")
-        count += 1
-    return count
+write_jsonl = write_trace_lines
+"""The JSONL writer is the session's (:func:`crawlsim.session.write_trace_lines`), beside its reader."""
 
 
 def _us(t: float) -> float:
@@ -464,12 +449,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     if traced.layout is not None:
         meta["cluster"] = {"nodes": run.config.nodes, "partition": run.config.partition, "detected_at": run.detected_at}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)  # -o out/see-it.json in a fresh checkout, as sweep -o out/
-        with path.open("w", encoding="utf-8") as out:
-            count = traced.write(fmt, out, metadata=meta, separators=(",", ":"))
-    except OSError as err:
-        raise UsageError(f"{args.output}: cannot write: {err.strerror or err}") from None
+    # -o out/see-it.json in a fresh checkout makes out/, as sweep -o out/ does; a
+    # full disk is one line, and no half-written file is left looking complete
+    with written(path, make_folder=True) as out:
+        count = traced.write(fmt, out, metadata=meta, separators=(",", ":"))
     where = "; open it at https://ui.perfetto.dev" if fmt == "chrome" else ""
     nodes = "" if traced.layout is None else f", {run.config.nodes} nodes {run.config.partition}"
     print(f"wrote {count:,} events ({run.stats.fetches:,} fetches, finish {run.finish_time:.1f} s{nodes}) to {path}{where}")

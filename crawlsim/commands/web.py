@@ -124,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command, title, what = app_command(args.scenario), f"crawlsim: {args.scenario}", "each browser gets its own app"
     server = Server(command, host=args.host, port=args.port, title=title, public_url=url.rstrip("/"))
     print(f"crawlsim web: open {url} ({what}; Ctrl+C stops)", flush=True)
+    print(f"crawlsim web: no server in the room? `crawlsim html {args.scenario} -o page.html` writes one offline "
+          "page of the same crawl (every what-if precomputed)", flush=True)
     server.serve()
     return 0
 

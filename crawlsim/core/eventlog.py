@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, get_args, overload
 
 from crawlsim.core.events import (
     Discovered,
@@ -52,11 +52,13 @@ from crawlsim.core.events import (
     Event,
     FetchFailed,
     FetchFinished,
+    FetchKind,
     FetchStarted,
     HostDeferred,
     RetryScheduled,
     RobotsLoaded,
     Skipped,
+    SkipReason,
 )
 from crawlsim.core.politeness import DEFER_REASONS
 
@@ -69,21 +71,26 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _NONE = -1
 """String index of ``None`` (a seed's parent, no ``duplicate_of``)."""
 
-_KINDS = ("page", "robots")
-_REASONS = ("seen", "scope", "robots", "depth", "cap", "malformed", "scheme")
-_DEFER = DEFER_REASONS
+_KINDS: tuple[str, ...] = get_args(FetchKind)
+_REASONS: tuple[str, ...] = get_args(SkipReason)
+_DEFER: tuple[str, ...] = DEFER_REASONS
+"""The events' own vocabularies (crawlsim.core.events, and the politeness
+part's reasons), so a new skip or defer reason gets its codes here without
+anyone counting."""
 
-# Class codes (the low bits of a code byte hold the class's variant).
-_SKIP_BASE = 0  # 7 reasons x 3 parents (none, same, given) x 3 hrefs (empty, the url, given) = 63
-_DISCOVERED = _SKIP_BASE + 63  # + depth given * 6 + host given * 3 + parent (0 none, 1 same as last, 2 given)
-_STARTED = _DISCOVERED + 12  # + kind * 4 + duplicate * 2 + spelled out (else: host implied, ints packed, page = url, id = last + 1)
-_FINISHED = _STARTED + 8  # + kind * 4 + duplicate_of given * 2 + spelled out (else: url = last parent, host implied, 200, ints packed)
-_FAILED = _FINISHED + 8  # + kind * 2 + final
-_RETRY = _FAILED + 4
+# Class codes (the low bits of a code byte hold the class's variant): each
+# class starts where the one before it ends, its width the variants it has.
+_SKIP_BASE = 0  # reason * 9 + parent (none, same, given) * 3 + href (empty, the url, given)
+_DISCOVERED = _SKIP_BASE + len(_REASONS) * 3 * 3  # + depth given * 6 + host given * 3 + parent (none, same, given)
+_STARTED = _DISCOVERED + 2 * 2 * 3  # + kind * 4 + duplicate * 2 + spelled out (else: host implied, ints packed, page = url, id = last + 1)
+_FINISHED = _STARTED + len(_KINDS) * 4  # + kind * 4 + duplicate_of given * 2 + spelled out (else: url = last parent, host implied, 200, ints packed)
+_FAILED = _FINISHED + len(_KINDS) * 4  # + kind * 2 + final
+_RETRY = _FAILED + len(_KINDS) * 2
 _DEFERRED = _RETRY + 1  # + reason
 _ROBOTS = _DEFERRED + len(_DEFER)  # + crawl_delay given * 2 + disallow_all
-_DONE = _ROBOTS + 4
+_DONE = _ROBOTS + 2 * 2
 _OPAQUE = _DONE + 1  # the event object itself, in _objects
+assert _OPAQUE < _NEW_TIME, "event codes must leave the code byte's top bit for the new-time flag"
 
 
 _REASON_CODES = {reason: i for i, reason in enumerate(_REASONS)}
@@ -281,11 +288,6 @@ class Trace(Sequence[Event]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Trace, (list(self),))
-
-    def nbytes(self) -> int:
-        """Bytes held by the columns (not the strings or opaque events themselves)."""
-        columns = (self._codes, self._times, self._data, self._floats, self._marks, self._slots)
-        return sum(len(c) * (c.itemsize if isinstance(c, array) else 1) for c in columns) + 8 * len(self._strings)
 
     def _decode(self, start: int, stop: int) -> Iterator[Event]:
         """Events ``start`` to ``stop``, decoded from the checkpoint before ``start``."""

@@ -34,6 +34,7 @@ from typing import Any, cast
 from crawlsim.core.limits import bloom_bytes, memory_budget, show_bytes
 from crawlsim.core.priorities import PRIORITIES, NamedPriority, priority_named
 from crawlsim.core.urls import MODES, STEPS, parse_steps
+from crawlsim.errors import UsageError
 
 ORDERS = ("bfs", "dfs", "best")
 FRONTIERS = ("per-host", "fifo")
@@ -48,7 +49,7 @@ _NONE_WORDS = ("none", "null")
 """How text (a flag, ``--set``, a TOML string) writes "no value" for an optional option."""
 
 
-class OptionError(ValueError):
+class OptionError(UsageError):
     """A crawler option has a bad name or value.  ``key`` names it."""
 
     def __init__(self, key: str, message: str) -> None:

@@ -13,7 +13,7 @@ the time ``now`` by the driver's own clock, and asks it what may start::
         ...
         sched.on_response(fetch.id, now, status=200, links=[...])
 
-The invariant it keeps (seed 000's): every URL in the frontier or in flight
+The invariant it keeps (marked seen when discovered): every URL in the frontier or in flight
 is already in the seen set, and nothing in the seen set is queued again --
 URLs are marked seen when discovered, never when fetched.  The crawl is done
 when the frontier is empty *and* nothing is in flight *and* no retry is
@@ -123,6 +123,7 @@ from crawlsim.core.urls import (
     host_key,
     split_host,
 )
+from crawlsim.errors import CrawlsimError
 
 
 class Fetch(NamedTuple):
@@ -183,7 +184,7 @@ _PLAIN_MAPPINGS = (dict, MappingProxyType)
 _MAX_FLOAT = 1.7976931348623157e308
 
 
-class UnknownFetch(KeyError):
+class UnknownFetch(CrawlsimError, KeyError):
     """``on_response``/``on_error`` named a fetch that is not in flight
     (never started, or already answered).  A ``KeyError``, so callers that
     caught the old error still do; ``str()`` is the plain message."""

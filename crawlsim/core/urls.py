@@ -30,6 +30,8 @@ from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from ada_url import URL as _WhatwgURL
 
+from crawlsim.errors import CrawlsimError
+
 SAFE_STEPS = frozenset({"lowercase", "default_port", "dot_segments", "fragment"})
 RISKY_STEPS = frozenset({"www", "https", "trailing_slash", "sort_query", "session_ids"})
 STEPS: tuple[str, ...] = (
@@ -61,7 +63,7 @@ _ALREADY_CANONICAL = re.compile(
 )
 
 
-class CanonicalizeError(ValueError):
+class CanonicalizeError(CrawlsimError, ValueError):
     """Why a link has no canonical form: ``reason`` is ``malformed`` or ``scheme``."""
 
     def __init__(self, reason: str, href: str) -> None:

@@ -1,4 +1,4 @@
-"""``crawl()``: seed 001's function shape, driven by the sans-I/O core.
+"""``crawl()``: the interview question's function shape, driven by the sans-I/O core.
 
 The calling thread is the coordinator: only it touches the scheduler.  Each
 ``get_urls`` call runs on a daemon thread of its own and only hands its
@@ -34,7 +34,7 @@ GetUrls = Callable[[str], Iterable[str]]
 GetRobots = Callable[[str], "str | None"]
 
 DROP_IN_DEFAULTS: dict[str, Any] = {"normalize": "fragment", "scope": "host"}
-"""Seed 001's rules: drop the fragment only; stay on the start URL's exact host."""
+"""The interview's rules: drop the fragment only; stay on the start URL's exact host."""
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds one ``get_urls`` call may take before its page fails: far above any
@@ -110,7 +110,7 @@ def crawl(
     ``get_urls(url)`` is a blocking function returning the links on a page;
     up to ``max_workers`` calls run at once, each on its own thread.  Any
     crawler option may be given (``normalize=``, ``scope=``, ``per_host=``,
-    ``gap=``, ``max_pages=``, ...); the defaults reproduce seed 001's rules.
+    ``gap=``, ``max_pages=``, ...); the defaults reproduce the interview's rules.
     With ``robots=True``, ``get_robots(url)`` returns a robots.txt body or
     None (no file).  ``on_event`` sees every scheduler event as it happens.
 

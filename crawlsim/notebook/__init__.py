@@ -7,6 +7,7 @@
     sweep_plot("see-it", workers=[1, 2, 3, 4])    # finish time against workers, with the bounds
     animate("see-it", "crawl.gif")          # the same picture, animated, for slides
     still_frames("see-it", "start,end", "slides/see-it.svg")  # stills at named moments
+    page("see-it")                          # the offline web page (crawlsim html), inline
 
 The pieces: :mod:`~crawlsim.notebook.runs` (a run = the terminal app's
 ``run_session``), :mod:`~crawlsim.notebook.layout` (page positions),
@@ -28,6 +29,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from crawlsim.notebook.inline import page
     from crawlsim.notebook.movie import animate, still_frames
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.runs import run, snapshot
@@ -53,6 +55,7 @@ _WHERE = {
     "short": "crawlsim.notebook.tables",
     "animate": "crawlsim.notebook.movie",
     "still_frames": "crawlsim.notebook.movie",
+    "page": "crawlsim.notebook.inline",
 }
 
 __all__ = [
@@ -65,6 +68,7 @@ __all__ = [
     "animate",
     "crawl_steps",
     "fetch_order",
+    "page",
     "run",
     "short",
     "show",

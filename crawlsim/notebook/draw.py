@@ -35,27 +35,22 @@ from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from crawlsim import plots
 from crawlsim.notebook.layout import Layout, compute_layout
 from crawlsim.notebook.nodes import NodeDrawing
+from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES, lane_key, page_style
 from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
     from crawlsim.sim.bounds import Bounds
 
-STATE_COLOURS: dict[PageState, str] = {
-    PageState.UNDISCOVERED: "#f2f2f2",
-    PageState.FRONTIER: "#f4c430",
-    PageState.IN_FLIGHT: "#8e44ad",
-    PageState.DONE: "#27ae60",
-    PageState.DUPLICATE: "#e03131",
-    PageState.FAILED: "#343a40",
-    PageState.SKIPPED: "#adb5bd",
-}
-"""Yellow: waiting in the frontier; purple: being fetched; green: fetched;
-red: a duplicate fetch (the same page under another spelling, or the same
-content under another URL); dark: failed; grey: refused (robots, scope, cap)."""
+STATE_COLOURS: dict[PageState, str] = {state: page_style(state).hex for state in PageState}
+"""Each page state's colour, from the one palette (:mod:`crawlsim.palette`):
+yellow waiting in the frontier, sky blue being fetched, green fetched, red a
+duplicate fetch (the same page under another spelling, or the same content
+under another URL), purple failed, slate refused (robots, scope, cap)."""
 
 STATE_NAMES: dict[PageState, str] = {
     PageState.UNDISCOVERED: "not yet found",
@@ -67,16 +62,10 @@ STATE_NAMES: dict[PageState, str] = {
     PageState.SKIPPED: "refused",
 }
 
-SPAN_COLOURS: dict[str, str] = {
-    "running": STATE_COLOURS[PageState.IN_FLIGHT],
-    "ok": STATE_COLOURS[PageState.DONE],
-    "duplicate": STATE_COLOURS[PageState.DUPLICATE],
-    "failed": STATE_COLOURS[PageState.FAILED],
-    "retry": "#f08c00",
-    "robots": "#868e96",
-    "open": STATE_COLOURS[PageState.IN_FLIGHT],
-    "lost": "#495057",
+SPAN_COLOURS: dict[str, str] = {"running": STATES["fetching"].hex} | {
+    outcome: STATES[name].hex for outcome, name in SPAN_STATES.items()
 }
+"""A lane's fetch by outcome (``running``: in flight at the time drawn)."""
 BOUND_COLOURS = plots.BOUND_COLOURS
 """Re-exported from :mod:`crawlsim.plots`: one colour per bound everywhere."""
 LABEL_LIMIT = 24
@@ -167,6 +156,12 @@ class CrawlFigure:
         ax.add_collection(self.edges)
         size = min(240.0, max(7.0, 2600.0 / max(n, 1)))
         self.nodes: PathCollection = ax.scatter(xy[:, 0], xy[:, 1], s=size, linewidths=0.6, zorder=2)
+        self._xy = xy
+        duplicate = STATES["duplicate"]
+        self.duplicate_marks: PathCollection = ax.scatter(
+            np.zeros(0), np.zeros(0), s=size * 0.4, marker="x", color=duplicate.ink, linewidths=1.0, zorder=2.5
+        )
+        """A cross on each duplicate page: it reads as a duplicate in greyscale too."""
         if labelled:
             for page, (x, y) in zip(pages, lay.xy):
                 label = short_url(page.url, page.host) if lay.by == "host" else page.url.split("://", 1)[-1]
@@ -175,25 +170,42 @@ class CrawlFigure:
         span = ax.get_xlim()[1] - ax.get_xlim()[0]
         last = -math.inf
         for label, x in lay.groups:
-            # keep a label only where it has room: about 110 characters fit across
+            # keep a label only where it has room: about 11 characters an inch fit across
             text, colour = self.node_drawing.group_label(label) if self.node_drawing else (label, None)
-            if x - last >= span * (len(text) + 2) / 110:
+            if x - last >= span * (len(text) + 2) / (11 * self.figure.get_figwidth()):
                 ax.text(x, lay.ylim[1] - 0.35, text, ha="center", va="bottom", fontsize=7.5, color=colour or "#495057")
                 last = x
-        handles = [
+        self._graph_legend(ax)
+
+    @staticmethod
+    def _graph_legend(ax: Any) -> None:
+        """The pages' key, right of the graph: each state's colour as a node,
+        the duplicate's with its cross."""
+        handles: list[Any] = [
             Line2D([], [], marker="o", linestyle="", markerfacecolor=STATE_COLOURS[s], markeredgecolor="#495057",
                    markersize=7, label=STATE_NAMES[s])
             for s in PageState
         ]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
-                  title="pages", title_fontsize=8, alignment="left")
+        cross = Line2D([], [], marker="x", linestyle="", color=STATES["duplicate"].ink, markersize=4,
+                       markeredgewidth=1.0)
+        handles[PageState.DUPLICATE] = (handles[PageState.DUPLICATE], cross)
+        ax.legend(handles=handles, labels=[STATE_NAMES[s] for s in PageState], loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False, title="pages", title_fontsize=8,
+                  alignment="left")
 
     def _build_lanes(self) -> None:
         assert self.replay is not None
         ax = self.ax_lanes
         lanes = max(1, len(self.replay.lanes))
-        self.bars = PolyCollection([], linewidths=0)
-        ax.add_collection(self.bars)
+        self.bars: dict[str, PolyCollection] = {}
+        """A collection per state a lane bar can be in, each with its colour and hatch."""
+        for name in BAR_STATES:
+            style = STATES[name]
+            hatched = bool(style.hatch)
+            self.bars[name] = PolyCollection([], facecolor=style.hex, edgecolor=style.ink if hatched else "white",
+                                             hatch=style.hatch or None, linewidths=0, gid=f"crawlsim-lane-{name}")
+            ax.add_collection(self.bars[name])
+        self._lane_key(ax)
         ax.set_ylim(lanes - 0.5, -0.5)
         ax.set_xlim(0, self.horizon)
         if lanes <= 10:
@@ -206,6 +218,20 @@ class CrawlFigure:
             self.node_drawing.build(self.figure, self.ax_graph, ax, self.horizon)
         self.cursor_lanes = ax.axvline(0.0, color="#212529", linewidth=1.0, zorder=5)
 
+    def _lane_key(self, ax: Any) -> None:
+        """The lanes' key, in a row under them (over them stand the labels of
+        bounds near the y-axis): a swatch, coloured and hatched
+        as the bars are, for each state this run's lanes draw."""
+        assert self.replay is not None
+        names = lane_key({s.outcome for s in self._spans} | {"duplicate" for s in self._spans if s.duplicate})
+        handles = [Patch(facecolor=STATES[n].hex, edgecolor=STATES[n].ink if STATES[n].hatch else "#495057",
+                         hatch=STATES[n].hatch or None, linewidth=0.4, label=STATES[n].label) for n in names]
+        key = Legend(ax, handles, [str(h.get_label()) for h in handles], loc="upper left", bbox_to_anchor=(0.0, -0.03),
+                     ncols=len(handles), fontsize=7.5, frameon=False, handlelength=1.6, columnspacing=1.2,
+                     borderaxespad=0.1)
+        key.set_gid(LANE_KEY_GID)
+        ax.add_artist(key)
+
     def _build_curves(self, finish: float, previous_finish: float | None, bounds: Bounds | None) -> None:
         assert self.replay is not None
         ax = self.ax_curves
@@ -213,9 +239,10 @@ class CrawlFigure:
         self._series_t = np.array([p[0] for p in series], dtype=float)
         self._series_frontier = np.array([p[1] for p in series], dtype=float)
         self._series_flight = np.array([p[2] for p in series], dtype=float)
-        (self.frontier_line,) = ax.plot([], [], drawstyle="steps-post", color="#e8a400", label="frontier")
+        (self.frontier_line,) = ax.plot([], [], drawstyle="steps-post", color=STATE_COLOURS[PageState.FRONTIER],
+                                        linewidth=1.8, label="frontier")
         (self.flight_line,) = ax.plot([], [], drawstyle="steps-post", color=STATE_COLOURS[PageState.IN_FLIGHT],
-                                      label="in flight")
+                                      linewidth=1.8, label="in flight")
         top = max(1.0, float(self._series_frontier.max(initial=0)), float(self._series_flight.max(initial=0)))
         ax.set_ylim(0, top * 1.12)
         plots.integer_ticks(ax.yaxis)  # counts: no tick at 2.5
@@ -252,7 +279,7 @@ class CrawlFigure:
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,
-                                         label=f"{name} {plots.seconds(value)}" + (" (binds)" if binds else ""))
+                                         label=mark_label(name, value, binds))
             marks.append(line)
             if plots.near_axis(value, 0.0, self.horizon):
                 plots.label_vertical(self.ax_lanes, value, f"{name} {plots.seconds(value)}", plots.BOUND_COLOURS[key])
@@ -288,6 +315,8 @@ class CrawlFigure:
         self.t = t
         faces = self.page_colours()
         self.nodes.set_facecolor(faces)
+        red = to_rgba(STATE_COLOURS[PageState.DUPLICATE])
+        self.duplicate_marks.set_offsets(self._xy[np.all(faces == red, axis=1)] if len(faces) else np.zeros((0, 2)))
         unseen = np.array([p.state == PageState.UNDISCOVERED for p in replay.page_list], dtype=bool)
         edges: Any = np.tile(to_rgba("#495057"), (len(faces), 1)) if len(faces) else np.zeros((0, 4))
         if len(edges):
@@ -319,27 +348,19 @@ class CrawlFigure:
         return counters
 
     def _update_lanes(self, t: float) -> None:
-        verts: list[Sequence[tuple[float, float]]] = []
-        colours: list[str] = []
+        verts: dict[str, list[Sequence[tuple[float, float]]]] = {name: [] for name in self.bars}
         for span in self._spans:
             if span.start > t:
                 break
             end = min(span.end, t, self.horizon)
-            running = span.end > t
-            if span.kind == "robots":
-                colour = SPAN_COLOURS["robots"]
-            elif span.duplicate:
-                colour = SPAN_COLOURS["duplicate"]
-            else:
-                colour = SPAN_COLOURS["running" if running else span.outcome]
             y = span.slot
-            verts.append([(span.start, y - 0.38), (end, y - 0.38), (end, y + 0.38), (span.start, y + 0.38)])
-            colours.append(colour)
-        self.bars.set_verts(verts)
-        faces: Any = to_rgba_array(colours) if colours else np.zeros((0, 4))
-        self.bars.set_facecolor(faces)
-        self.bars.set_edgecolor("white")
-        self.bars.set_linewidth(0.3 if len(self._spans) <= 200 else 0.0)  # thin bars vanish under edges
+            verts[bar_state(span, t)].append(
+                [(span.start, y - 0.38), (end, y - 0.38), (end, y + 0.38), (span.start, y + 0.38)]
+            )
+        edges = 0.3 if len(self._spans) <= 200 else 0.0  # thin bars vanish under edges
+        for name, bars in self.bars.items():
+            bars.set_verts(verts[name])
+            bars.set_linewidth(edges)
 
     # -- output ---------------------------------------------------------------------
 
@@ -393,6 +414,36 @@ class CrawlFigure:
             moving += sorted(artists, key=lambda a: a.get_zorder())
         extra: list[Artist] = list(self.node_drawing.artists()) if self.node_drawing is not None else []
         return [*moving, *extra, self.status]
+
+
+MARK_LABEL_WIDTH = 20
+"""A mark's legend label longer than this puts its time on a second line:
+the legend right of the lanes has about this many letters' room at 8 in."""
+
+
+def mark_label(name: str, value: float, binds: bool) -> str:
+    """``depth bound 7.0 s``, or ``h0.example bound`` over ``153.2 s`` when
+    long; ``(binds)`` under the binding bound."""
+    text = f"{name} {plots.seconds(value)}"
+    if len(text) > MARK_LABEL_WIDTH:
+        text = f"{name}\n{plots.seconds(value)}"
+    return text + ("\n(binds)" if binds else "")
+
+
+BAR_STATES = tuple(name for name in LANE_STATES if name != "idle")
+"""The states a lane bar is drawn in (idle time is left blank)."""
+LANE_KEY_GID = "crawlsim-lane-key"
+
+
+def bar_state(span: Span, t: float) -> str:
+    """The palette state fetch ``span`` is drawn as at ``t``: a robots.txt
+    fetch as robots, a duplicate as duplicate from its start (the red the
+    lesson is about), a fetch still running as fetching, else its outcome."""
+    if span.kind == "robots":
+        return "robots"
+    if span.duplicate:
+        return "duplicate"
+    return "fetching" if span.end > t else SPAN_STATES[span.outcome]
 
 
 def describe(c: Counters, finish: float) -> str:

@@ -37,6 +37,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+from crawlsim.outfile import written
+
 Notebook = dict[str, Any]
 Cell = dict[str, Any]
 Edition = Literal["student", "teacher"]
@@ -159,7 +161,8 @@ def _as_lines(cell: Cell) -> Cell:
 
 def write(notebook: Notebook, path: Path) -> None:
     notebook = {**notebook, "cells": [_as_lines(cell) for cell in notebook["cells"]]}
-    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with written(path) as out:  # whole or not at all: a full disk leaves no torn notebook
+        out.write(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 
 def shipped_notebooks_dir() -> Path:

@@ -15,7 +15,7 @@ at named moments (:mod:`crawlsim.notebook.moments`) or times, as PNG or SVG:
 A progress bar goes to stderr on a terminal (``--quiet`` turns it off); stdout
 gets one ``wrote FILE`` line per file.  A mistake (unknown extension or
 moment, a moment that never happens, no ffmpeg, a bad scenario or option)
-prints one line ``crawlsim animate: error: ...`` and exits 2.
+prints one line ``crawlsim: error: ...`` and exits 2.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
-from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
+from crawlsim.outfile import remove_partial
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
-from crawlsim.scenario import DEFAULT_SCENARIO, ScenarioError
+from crawlsim.scenario import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
     from crawlsim.notebook.draw import CrawlFigure
@@ -43,6 +43,15 @@ FORMATS = (".gif", ".mp4")
 STILL_FORMATS = (".png", ".svg")
 HOLD_SECONDS = 1.5
 """The last frame is held this long, so a looping GIF shows the finish."""
+SLIDE_INCHES = (8.0, 5.75)
+"""The picture's size in inches unless ``--dpi`` says otherwise.  Text is set
+in points, so the fewer inches, the larger a share of the picture a letter
+takes: at 8 in wide, a quarter more than the notebook's 10 in -- what a
+projector needs for the back of a room -- and still room for the legends."""
+SLIDE_SIZE = (1280, 920)
+"""Default pixels of a movie or a still: 160 dots per inch of :data:`SLIDE_INCHES`."""
+SIZE_LIMITS = (100, 8000)
+DPI_LIMITS = (10.0, 1200.0)
 
 
 class AnimateError(UsageError):
@@ -64,6 +73,35 @@ def _movie_suffix(path: Path) -> str:
 def _check_folder(folder: Path, out: Path) -> None:
     if not folder.is_dir():
         raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(folder)!r}")
+
+
+def picture_size(size: str | None, dpi: float | None) -> tuple[tuple[float, float], float]:
+    """(figure size in inches, dots per inch) for ``--size WxH`` and ``--dpi``.
+
+    Neither: :data:`SLIDE_SIZE` at :data:`SLIDE_INCHES`.  ``--size`` alone:
+    that many pixels, :data:`SLIDE_INCHES`' height (so text keeps its share
+    of the picture).  ``--dpi`` alone: :data:`SLIDE_INCHES` at that density
+    (a smaller or sharper copy of the same picture).  Both: exactly that."""
+    if dpi is not None and not DPI_LIMITS[0] <= dpi <= DPI_LIMITS[1]:
+        raise AnimateError(f"--dpi {dpi:g}: expected dots per inch from {DPI_LIMITS[0]:g} to {DPI_LIMITS[1]:g}")
+    if size is None:
+        density = dpi if dpi is not None else SLIDE_SIZE[0] / SLIDE_INCHES[0]
+        return SLIDE_INCHES, density
+    width, height = parse_size(size)
+    density = dpi if dpi is not None else height / SLIDE_INCHES[1]
+    return (width / density, height / density), density
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``1280x720`` as (1280, 720); one line naming what was expected otherwise."""
+    low, high = SIZE_LIMITS
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise AnimateError(f"--size {text!r}: expected WIDTHxHEIGHT in pixels, e.g. 1280x720")
+    width, height = (int(p) for p in parts)
+    if not (low <= width <= high and low <= height <= high):
+        raise AnimateError(f"--size {text!r}: width and height must be {low}-{high} pixels")
+    return width, height
 
 
 def _draw(
@@ -95,8 +133,8 @@ def animate(
     fps: int = 10,
     seconds: float = 8.0,
     layout: str = "host",
-    dpi: float = 80,
-    figsize: tuple[float, float] = (10.0, 7.2),
+    dpi: float = SLIDE_SIZE[0] / SLIDE_INCHES[0],
+    figsize: tuple[float, float] = SLIDE_INCHES,
     progress: bool = False,
     **overrides: Any,
 ) -> Path:
@@ -106,6 +144,7 @@ def animate(
     bar on a terminal.  Returns the path."""
     from crawlsim.notebook.draw import SPAN_COLOURS, STATE_COLOURS, frame_times
     from crawlsim.notebook.writers import palette_for, write_gif, write_mp4
+    from crawlsim.palette import STATES
     from crawlsim.plots import BOUND_COLOURS, FINISH_COLOUR
 
     out = Path(path)
@@ -128,12 +167,17 @@ def animate(
                 steps.advance()
                 yield frame
 
-        if suffix == ".gif":
-            (fullest,) = drawing.frames([result.finish])
-            colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *BOUND_COLOURS.values(), FINISH_COLOUR]
-            write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
-        else:
-            write_mp4(out, counted(), fps, HOLD_SECONDS)
+        try:
+            if suffix == ".gif":
+                (fullest,) = drawing.frames([result.finish])
+                inks = [style.ink for style in STATES.values()]  # the hatches' lines
+                colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *inks, *BOUND_COLOURS.values(), FINISH_COLOUR]
+                write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
+            else:
+                write_mp4(out, counted(), fps, HOLD_SECONDS)
+        except BaseException:
+            remove_partial(out)  # a full disk or Ctrl-C: no half-encoded movie left looking finished
+            raise
     return out
 
 
@@ -144,8 +188,8 @@ def still_frames(
     *,
     fmt: str | None = None,
     layout: str = "host",
-    dpi: float = 100,
-    figsize: tuple[float, float] = (10.0, 7.2),
+    dpi: float = SLIDE_SIZE[0] / SLIDE_INCHES[0],
+    figsize: tuple[float, float] = SLIDE_INCHES,
     progress: bool = False,
     **overrides: Any,
 ) -> list[tuple[Path, Moment]]:
@@ -215,8 +259,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=8.0, help="length of the playback (default: 8)")
     parser.add_argument("--layout", choices=("host", "level"), default="host",
                         help="group pages by host or by BFS level (default: host)")
+    parser.add_argument("--size", metavar="WxH", default=None,
+                        help=f"picture size in pixels, rounded to even (default: {SLIDE_SIZE[0]}x{SLIDE_SIZE[1]}, large enough "
+                             "type for the back of a room; the type keeps its share of the picture at any size)")
     parser.add_argument("--dpi", type=float, default=None,
-                        help="pixels per inch of the 10x7.2 in figure (default: 80 for a movie, 100 for stills)")
+                        help=f"dots per inch: text is in points, so a higher --dpi at one --size makes it bigger "
+                             f"(default: {SLIDE_SIZE[0] / SLIDE_INCHES[0]:g} without --size; with it, height / "
+                             f"{SLIDE_INCHES[1]:g})")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     add_crawler_flags(parser)
     return parser
@@ -224,18 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``crawlsim animate``; returns the exit status."""
-    parser = build_parser()
+    args = build_parser().parse_args(argv)
     try:
-        args = parser.parse_args(argv)
         lines = _export(args)
-    except SystemExit as exit_:  # --help
-        return int(exit_.code or 0)
-    except (UsageError, ScenarioError, OptionError) as err:
-        print(f"crawlsim animate: error: {err}", file=sys.stderr)
-        return 2
     except OSError as err:
-        print(f"crawlsim animate: error: cannot write {args.output!r}: {err.strerror or err}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write {args.output!r}: {err.strerror or err}") from None
     for line in lines:
         print(line)
     return 0
@@ -246,21 +288,24 @@ def _export(args: argparse.Namespace) -> list[str]:
     a movie); one line per file, saying what it shows."""
     overrides = overrides_from_args(args)
     progress = not args.quiet
+    figsize, dpi = picture_size(args.size, args.dpi)
     if args.frames is not None:
         stills = still_frames(args.scenario, args.frames, args.output, fmt=args.format, layout=args.layout,
-                              dpi=args.dpi or 100, progress=progress, **overrides)
+                              dpi=dpi, figsize=figsize, progress=progress, **overrides)
         return [f"wrote {path} (t = {moment.t:.2f} s: {moment.why})" for path, moment in stills]
     if args.format is not None:
         raise AnimateError(f"--format {args.format} is for still frames: add --frames (e.g. --frames start,end)")
     if Path(args.output).suffix.lower() in STILL_FORMATS:
         raise AnimateError(f"-o {args.output!r} is a still frame: say which moments with --frames, e.g. --frames end")
     path = animate(args.scenario, args.output, fps=args.fps, seconds=args.seconds, layout=args.layout,
-                   dpi=args.dpi or 80, progress=progress, **overrides)
+                   dpi=dpi, figsize=figsize, progress=progress, **overrides)
     return [f"wrote {path}"]
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from crawlsim.errors import guarded
+
+    raise SystemExit(guarded(main, sys.argv[1:]))
 
 
 __all__ = ["AnimateError", "animate", "build_parser", "ffmpeg_path", "main", "still_frames"]

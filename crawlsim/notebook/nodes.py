@@ -37,14 +37,15 @@ from matplotlib.transforms import blended_transform_factory
 
 from crawlsim import plots
 from crawlsim.core.events import NodeFailed, NodeRecovered
+from crawlsim.palette import STATES
 from crawlsim.replay import Replay
 from crawlsim.replay_nodes import NodeReplay, node_label
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun
 
-DOWN_COLOUR = "#495057"
-"""A down node's band: the colour of its lost fetches (``SPAN_COLOURS['lost']``)."""
+DOWN_COLOUR = STATES["lost"].hex
+"""A down node's band: the colour of its lost fetches (the palette's ``lost``)."""
 SPLIT_COLOUR = "#e03131"
 """A host crawled by several nodes: the red of wasted work and broken rules."""
 RULE_COLOUR = "#adb5bd"

@@ -40,6 +40,7 @@ from crawlsim.notebook.layout import LAYOUTS
 from crawlsim.notebook.nodes import cluster_lines
 from crawlsim.notebook.runs import as_scenario
 from crawlsim.notebook.steps import SeenSets, Story, seen_sets
+from crawlsim.palette import STATES
 from crawlsim.replay import Counters
 from crawlsim.scenario import Scenario
 from crawlsim.session import (
@@ -350,8 +351,8 @@ PLAY_HEADROOM = 1.3
 LOST_SHOWN = 5
 """Lost pages named in the summary; the rest are counted."""
 
-RED = "#e03131"
-"""Wasted work and lost pages, as in the drawing."""
+RED = STATES["duplicate"].hex
+"""Wasted work and lost pages: the duplicate fetch's red, as in the drawing."""
 
 
 def _change_part(result: Result, previous: Result) -> str:

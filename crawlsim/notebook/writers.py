@@ -5,7 +5,7 @@ already rendered, so these writers only encode:
 
 * GIF with Pillow (which matplotlib already needs).  Every frame is mapped
   onto one palette, made once: the style's colours exactly (so the depth and
-  work bounds, or a duplicate's red and the busiest host's crimson, never
+  work bounds, or a duplicate's red and the busiest host's purple, never
   merge into one palette entry as an adaptive per-frame palette did), then
   the colours of the fullest frame.  One palette also means no flicker
   between frames.  The last frame is held by its duration, not by copies.

@@ -18,7 +18,6 @@ import json
 import math
 import os
 import stat
-import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import priority_name
-from crawlsim.errors import EXIT_USAGE, UsageError
+from crawlsim.errors import UsageError
 
 MAX_SECONDS = 1_000_000.0
 """Longest duration a flag takes (about 11.6 days): beyond it a value is a typo."""
@@ -38,14 +37,6 @@ MAX_HOSTS_FILE_BYTES = 10_000_000
 
 HOST_MAP_SHAPE = '{"hosts": {"a.com": "127.0.0.2:8000"}}'
 """The shape a ``--hosts-file`` must have, as its error messages show it."""
-
-
-def fail(err: BaseException) -> int:
-    """Print a user's mistake as ``crawlsim`` does (one line on stderr) and
-    return the exit status for it: the commands catch their mistakes
-    themselves, so they also work called directly (tests, ``python -m``)."""
-    print(f"crawlsim: error: {err}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_SECONDS) -> None:

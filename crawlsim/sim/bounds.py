@@ -1,6 +1,6 @@
 """Three lower bounds on a simulated crawl's finish time, each with its proof.
 
-Seed 000 names two bottlenecks -- the chain of links and the busiest host --
+Two bottlenecks bound a crawl -- the chain of links and the busiest host --
 and total work is the third.  Each bound below is computed from figures of
 the run itself (:class:`~crawlsim.sim.driver.SimRun`) and is *proven* to be
 at most that run's finish time ``F``: a bound above the finish would teach

@@ -1,6 +1,6 @@
 """Coverage that is true: which pages of the web a crawl fetched, and which it lost, and why.
 
-A crawl's own counters only know the URLs it met.  Seed 000 warns that a
+A crawl's own counters only know the URLs it met.  A
 canonicalization step that is too aggressive merges different pages; a
 crawl that merged them never sees what it missed.  The synthetic web knows
 its true link graph, so a report can name every page the crawl could have

@@ -23,12 +23,13 @@ from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 from crawlsim.core.options import did_you_mean, show_value
+from crawlsim.errors import UsageError
 
 _NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)
 """The constant of ``random.normalvariate`` (``random.NV_MAGICCONST``), computed as it does."""
 
 
-class LatencySpecError(ValueError):
+class LatencySpecError(UsageError):
     """A latency spec is malformed.  ``key`` is the offending sub-key (``""``
     for the spec itself, ``"median"`` for a field), so a caller can report
     the full dotted path."""

@@ -11,10 +11,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
 from crawlsim.core.options import OptionError
+from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
     from crawlsim.core.events import Event
@@ -54,22 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the terminal app; returns the process exit code (2 for a user mistake)."""
+    """Run the terminal app; returns the process exit code.
+
+    A user's mistake (a bad scenario, flag or trace) raises a
+    :class:`~crawlsim.errors.UsageError` for ``crawlsim``'s one catch; an app
+    that ended through an exception returns Textual's non-zero code, never 0."""
     args = build_parser().parse_args(argv)
-    try:
-        follower = _follower(args) if args.follow else None
-        scenario, events = (None, None) if follower is not None else what_to_show(args)
-    except ValueError as err:  # ScenarioError, OptionError and a bad trace file are ValueErrors
-        print(f"crawlsim: error: {err}", file=sys.stderr)
-        return 2
+    follower = _follower(args) if args.follow else None
+    scenario, events = (None, None) if follower is not None else what_to_show(args)
     if _no_terminal():
-        print(
-            "crawlsim: error: the terminal app needs a terminal; `crawlsim run SCENARIO` prints a summary instead",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError("the terminal app needs a terminal; `crawlsim run SCENARIO` prints a summary instead")
     if follower is not None:
-        return int(follower.run() or 0)
+        return _exit_code(follower, follower.run())
 
     from crawlsim.tui.app import CrawlApp
 
@@ -81,8 +78,16 @@ def main(argv: list[str] | None = None) -> int:
         at=args.at,
         speed=args.speed,
     )
-    code = app.run()
-    return int(code or 0)
+    return _exit_code(app, app.run())
+
+
+def _exit_code(app: Any, value: object) -> int:
+    """The process exit code of an app that has finished running: Textual's
+    ``return_code`` is 1 when the app died on an exception (it has printed the
+    traceback), which must not look like success; else the app's own value."""
+    if app.return_code:
+        return int(app.return_code)
+    return int(value or 0)  # type: ignore[call-overload]
 
 
 def _no_terminal() -> bool:
@@ -126,7 +131,12 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
     if overrides or cluster:
         flags = ", ".join([*sorted(overrides), *cluster])
         raise OptionError("--trace", f"crawler flags ({flags}) need a scenario; a trace replays as recorded")
-    return None, read_trace(args.trace)
+    try:
+        return None, read_trace(args.trace)
+    except UsageError:
+        raise
+    except ValueError as err:  # the reader's one error: the file and line, and what is wrong there
+        raise UsageError(str(err)) from None
 
 
 def with_cluster_flags(scenario: Scenario, args: argparse.Namespace) -> Scenario:

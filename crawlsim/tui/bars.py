@@ -25,7 +25,9 @@ from crawlsim.core.events import (
 from crawlsim.core.options import CrawlOptions
 from crawlsim.narrate import narrate_trace
 from crawlsim.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
+from crawlsim.palette import STATES
 from crawlsim.tui.base import (
+    DUPLICATE_NOW,
     STATE_STYLE,
     Panel,
     Runs,
@@ -128,7 +130,7 @@ def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str,
     if c.content_duplicates:
         items.insert(2, ("same content", str(c.content_duplicates), STATE_STYLE[PageState.DUPLICATE]))
     if c.retries:
-        items.insert(4, ("retries", str(c.retries), STATE_STYLE[PageState.FAILED]))
+        items.insert(4, ("retries", str(c.retries), STATES["retry"].rich))
     if c.capped:
         items.insert(4, ("over cap", str(c.capped), STATE_STYLE[PageState.SKIPPED]))
     if not narrow:
@@ -234,10 +236,12 @@ def _log_line(time: str, text: str, e: Event) -> Text:
 
 def event_style(e: Event) -> str:
     if isinstance(e, FetchStarted):
-        return "bold bright_red" if e.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
+        return DUPLICATE_NOW if e.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
     if isinstance(e, FetchFinished):
         return STATE_STYLE[PageState.DUPLICATE] if e.duplicate_of else STATE_STYLE[PageState.DONE]
-    if isinstance(e, (FetchFailed, RetryScheduled)):
+    if isinstance(e, RetryScheduled):
+        return STATES["retry"].rich
+    if isinstance(e, FetchFailed):
         return STATE_STYLE[PageState.FAILED]
     if isinstance(e, Discovered):
         return STATE_STYLE[PageState.FRONTIER]

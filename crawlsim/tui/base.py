@@ -23,25 +23,24 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from crawlsim.palette import PAGE_STATES, SPAN_STATES, STATES
 from crawlsim.replay import PageState, Replay
 
 if TYPE_CHECKING:
     from crawlsim.session import Knobs, Result
 
 
-STATE_STYLE = ("grey50", "yellow", "bright_magenta", "green", "bright_red", "dark_orange", "deep_sky_blue3")
-STATE_GLYPH = ("·", "○", "◉", "●", "◆", "✗", "⊘")
+STATE_STYLE = tuple(STATES[name].rich for name in PAGE_STATES)
+"""Each page state's colour, by ``PageState`` (the one palette, :mod:`crawlsim.palette`)."""
+STATE_GLYPH = tuple(STATES[name].glyph for name in PAGE_STATES)
 STATE_SHORT = ("unseen", "frontier", "fetching", "fetched", "dup", "failed", "skipped")
 """Legend words; the counters bar uses the same ones (README, "Words")."""
-SPAN_STYLE = {
-    "ok": "black on green",
-    "duplicate": "white on red",
-    "failed": "black on dark_orange",
-    "retry": "black on dark_orange",
-    "robots": "white on blue",
-    "open": "black on bright_magenta",
-    "lost": "white on grey37",
-}
+SPAN_STYLE = {outcome: STATES[name].rich_block for outcome, name in SPAN_STATES.items()}
+"""A lane's fetch, by outcome (``open``: running): the state's ink on its colour."""
+IDLE_STYLE = STATES["idle"].rich
+"""A lane's idle time, the thin line between fetches."""
+DUPLICATE_NOW = f"bold {STATES['duplicate'].rich}"
+"""A duplicate fetch while it runs (the lane's label, the event log's start)."""
 SPARK = " ▁▂▃▄▅▆▇█"
 LEGEND_ORDER = (
     PageState.DONE,

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from crawlsim.core.options import OptionError
+from crawlsim.errors import UsageError
 from crawlsim.scenario import Scenario, ScenarioError, load_scenario
 from crawlsim.session import (
     GAP_LADDER,
@@ -78,7 +79,7 @@ SILENT_AFTER = 5.0
 MAX_T = 1e9
 
 
-class FollowError(ValueError):
+class FollowError(UsageError):
     """A state that cannot be followed; the message says which key and why."""
 
 

@@ -14,7 +14,10 @@ from rich.text import Text
 from textual.geometry import Size
 
 from crawlsim.replay import PageState, Replay, Span, host_and_path, short_url
+from crawlsim.palette import STATES, lane_key
 from crawlsim.tui.base import (
+    DUPLICATE_NOW,
+    IDLE_STYLE,
     SPAN_STYLE,
     SPARK,
     STATE_GLYPH,
@@ -39,6 +42,7 @@ class LanesView(Panel):
         super().__init__(id=id)
         self._lane_cache: dict[int, tuple[tuple[object, ...], Text]] = {}
         self._settled_by_slot: dict[int, _Settled] = {}
+        self._legend = ""
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         view = self.view
@@ -50,8 +54,13 @@ class LanesView(Panel):
         return shown + 3
 
     def update(self, view: ViewState | None) -> list[int]:
-        """A cluster's lanes may take more rows (the stylesheet's ``-cluster``)."""
+        """A cluster's lanes may take more rows (the stylesheet's ``-cluster``);
+        the key under them names what this run's lanes draw."""
         self.set_class(view is not None and view.replay.cluster is not None, "-cluster")
+        key = legend(view.replay if view is not None else None)
+        if self._legend != key:
+            self._legend = key
+            self.border_subtitle = key
         return super().update(view)
 
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
@@ -129,15 +138,15 @@ class LanesView(Panel):
             filled, named = paint_span(runs, span, t, scale, bar_w, filled, named)
         now = min(bar_w, cursor + 1)
         if now > filled:
-            runs.add("─" * (now - filled), "grey35")
+            runs.add(STATES["idle"].glyph * (now - filled), IDLE_STYLE)
             filled = now
         runs.add(" " * (bar_w - filled))
         runs.add("▏ ", "dim")
         current = replay.current_span(slot, t)
         if current is None:
-            runs.add("idle".ljust(label_w), "grey50")
+            runs.add("idle".ljust(label_w), IDLE_STYLE)
         else:
-            style = "bold bright_red" if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
+            style = DUPLICATE_NOW if current.duplicate else STATE_STYLE[PageState.IN_FLIGHT]
             runs.add(fit(span_label(current), label_w).ljust(label_w), style)
         return runs.text()
 
@@ -284,7 +293,7 @@ def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, fille
         return filled, named
     c0 = max(c0, filled)
     if c0 > filled:
-        runs.add("─" * (c0 - filled), "grey35")
+        runs.add(STATES["idle"].glyph * (c0 - filled), IDLE_STYLE)
     style = SPAN_STYLE["open"] if span.end > t else SPAN_STYLE[span.outcome]
     body, named = span_body(span, c1 - c0, named)
     runs.add(body, style)
@@ -327,8 +336,36 @@ def worker_name(slot: int) -> str:
 TITLE = "workers over time, in simulated seconds · w·s = worker-seconds"
 """The lanes' title: the units of the time axis and of the counters' ``w·s``
 (on top, so a short terminal, which drops the panels' bottom edges, shows it)."""
-LEGEND = (
-    f"[{SPAN_STYLE['ok']}] ok [/] [{SPAN_STYLE['duplicate']}] duplicate [/] [{SPAN_STYLE['failed']}] failed/retry [/] "
-    f"[{SPAN_STYLE['robots']}] robots.txt [/] [{SPAN_STYLE['open']}] fetching [/] ─ idle"
+def lane_states(replay: Replay | None) -> tuple[str, ...]:
+    """The palette's states the lanes of ``replay`` draw, in the key's
+    order (:func:`crawlsim.palette.lane_key`), then the idle line."""
+    if replay is None:
+        return (*lane_key(()), "idle")
+    spans = sum(len(lane) for lane in replay.lanes)
+    hit = _DRAWN_CACHE.get(replay)
+    if hit is None or hit[0] != (spans, replay.end):  # a live crawl's lanes grow
+        drawn = (*lane_key({span.outcome for lane in replay.lanes for span in lane}), "idle")
+        hit = _DRAWN_CACHE[replay] = ((spans, replay.end), drawn)
+    return hit[1]
+
+
+_DRAWN_CACHE: weakref.WeakKeyDictionary[Replay, tuple[tuple[int, float], tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
 )
-"""The lanes' key, under them: what each colour means."""
+
+
+def legend(replay: Replay | None = None) -> str:
+    """The lanes' key, under them (Textual markup): a swatch, drawn exactly
+    as the lanes draw the state, for each state the lanes of ``replay`` show."""
+    parts = []
+    for name in lane_states(replay):
+        style = STATES[name]
+        if name == "idle":
+            parts.append(f"[{style.rich}]{style.glyph}[/] {style.label}")
+        else:
+            parts.append(f"[{style.rich_block}] {style.label} [/]")
+    return " ".join(parts)
+
+
+LEGEND = legend()
+"""The key before a run is drawn."""

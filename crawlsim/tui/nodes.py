@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from crawlsim.palette import STATES
 from crawlsim.replay import Replay
 from crawlsim.replay_nodes import NodeReplay, NodeStatus, node_label
 from crawlsim.tui.base import Runs, ViewState, fit, seconds
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun
     from crawlsim.session import Result
 
-DOWN_STYLE = "bold white on red"
+DOWN_STYLE = f"bold {STATES['lost'].rich_block}"
+"""A down node's header: the colour of the fetches lost with it."""
 SPLIT_STYLE = "bold bright_red"
 HEAD_STYLE = "bold cyan"
 

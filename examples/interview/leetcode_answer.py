@@ -7,7 +7,7 @@ by those rules:
     crawlsim check examples/interview/leetcode_answer.py --rules leetcode    # exit 0
     crawlsim check examples/interview/leetcode_answer.py                     # interview rules: exit 1
 
-Under the interview's rules (seed 001) it fails ``fragments`` and
+Under the interview's rules it fails ``fragments`` and
 ``fetch-error``, and the report says those rules are the interview's.
 """
 

@@ -1,0 +1,96 @@
+"""``crawlsim html SCENARIO -o FILE.html``: the crawl as one offline web page.
+
+A teacher can put the file on a course page, mail it, or open it on a
+phone in a room with no server: inline CSS and JavaScript, no request of
+any kind.  Every what-if the page offers was simulated here, by the same
+scheduler and session code ``crawlsim run`` and the terminal app use
+(:mod:`crawlsim.page`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from crawlsim.errors import UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds (a number from 0.01 to 3600); got {text!r}") from None
+    if not 0.01 <= value <= 3600:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected seconds from 0.01 to 3600; got {text}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    from crawlsim.page.build import BUDGET_SECONDS
+
+    parser = _Parser(
+        prog="crawlsim html",
+        description="Write the crawl as one self-contained web page (no server, no network): the graph of pages "
+        "by host, worker lanes, seen set, hosts' politeness, bounds and the advisor's sentence, a clock, and the "
+        "terminal app's what-if keys, every setting simulated now.",
+    )
+    parser.add_argument("scenario", nargs="?", default="see-it", help="shipped scenario name or .toml path "
+                        "(default: see-it)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write")
+    parser.add_argument("--trace", metavar="FILE", help="draw this recorded trace (JSONL from crawlsim trace, "
+                        "crawl -o or check --trace) instead of simulating; the what-if keys are off")
+    parser.add_argument("--title", help="the page's title (default: the scenario's)")
+    parser.add_argument("--note", help="the teacher's note at the top (default: the scenario's description)")
+    parser.add_argument("--budget", type=_budget, default=BUDGET_SECONDS, metavar="SECONDS",
+                        help=f"CPU seconds the what-if crawls may take (default {BUDGET_SECONDS:g}); a web whose "
+                        "crawls take longer gets fewer settings, and the page says which")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(list(argv) if argv is not None else None)
+    from crawlsim.page import build_page
+    from crawlsim.page.html import MAX_BYTES
+
+    began = time.monotonic()
+    if args.trace:
+        from crawlsim.session import read_trace
+
+        try:
+            trace = read_trace(args.trace)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        text, offer = build_page(trace=trace, trace_name=Path(args.trace).name, title=args.title, note=args.note)
+    else:
+        from crawlsim.scenario import load_scenario
+
+        scenario = load_scenario(args.scenario)
+        text, offer = build_page(scenario, title=args.title, note=args.note, budget=args.budget)
+    data = text.encode("utf-8")
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"the page would be {len(data) / 1e6:.1f} MB, over {MAX_BYTES / 1e6:.0f} MB: "
+                         "give a smaller --budget or cap the crawl (--max-pages in the scenario)")
+    out = Path(args.output)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    except OSError as err:
+        raise UsageError(f"{out}: cannot write: {err.strerror or err}") from None
+    if not args.quiet:
+        print(f"crawlsim html: wrote {out} ({len(data) / 1e6:.2f} MB) in {time.monotonic() - began:.0f} s", flush=True)
+        print(offer, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""The offline "See it" page in a real browser: `crawlsim html see-it`, opened
+from file:// in headless Chromium with every request outside the file
+refused, shows the same finish times `crawlsim run` prints, plays, answers
+the what-if keys, and fits a phone and a projector.
+
+One page is written and one browser started for the whole module; each test
+opens the file in a fresh browser context.  Nothing sleeps: the clock's
+progress is awaited with Playwright's own waits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import CHROMIUM_ARGS, UI_TIMEOUT_MS, chromium_path, needs_chromium, save_artefact
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
+"""Slow: writing the page simulates every setting it offers (1,440 small crawls)."""
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def crawlsim(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "crawlsim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900, check=False)
+
+
+@functools.cache
+def cli_finish(*flags: str) -> str:
+    """The finish time `crawlsim run see-it --json` prints, as the page writes it."""
+    done = crawlsim("run", "see-it", "--json", *flags)
+    assert done.returncode == 0, done.stderr
+    return f"{json.loads(done.stdout)['finish_time']:.1f}"
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("page") / "see-it.html"
+    done = crawlsim("html", "see-it", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@dataclass
+class Opened:
+    page: Any
+    refused: list[str] = field(default_factory=list)
+    """Every request the page attempted beyond its own file (each was aborted)."""
+    errors: list[str] = field(default_factory=list)
+
+    def finish(self) -> str:
+        return str(self.page.get_attribute("#finish", "data-finish"))
+
+    def press(self, key: str) -> str:
+        """Press ``key``; the finish shown once the page has redrawn."""
+        before = self.page.inner_text("#finish")
+        self.page.keyboard.press(key)
+        self.page.wait_for_function("b => document.querySelector('#finish').innerText !== b", arg=before)
+        return self.finish()
+
+
+@pytest.fixture
+def opened(browser: Any, page_file: Path, request: pytest.FixtureRequest) -> Iterator[Opened]:
+    width, height = getattr(request, "param", (1280, 900))
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(UI_TIMEOUT_MS)
+    url = page_file.as_uri()
+    seen = Opened(page)
+
+    def route(route: Any) -> None:
+        if route.request.url == url:
+            route.continue_()
+        else:
+            seen.refused.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda message: seen.errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: seen.errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("#finish b")
+    try:
+        yield seen
+    finally:
+        context.close()
+    assert seen.refused == [], "the page asked for something beyond its own file"
+    assert seen.errors == []
+
+
+def test_one_file_under_three_megabytes_with_nothing_to_fetch(page_file: Path) -> None:
+    text = page_file.read_text(encoding="utf-8")
+    assert page_file.stat().st_size < 3_000_000
+    assert "<link" not in text and " src=" not in text
+
+
+def test_it_shows_the_cli_finish_and_space_plays_it(opened: Opened) -> None:
+    page = opened.page
+    assert opened.finish() == cli_finish()
+    assert page.inner_text("#finish").strip() == f"finish {cli_finish()} s"
+    clock = page.inner_text("#clock")
+    states = page.eval_on_selector_all(".node", "nodes => nodes.map(n => n.dataset.state).join()")
+    page.keyboard.press("Space")
+    page.wait_for_function("c => document.querySelector('#clock').innerText !== c", arg=clock)
+    page.wait_for_function(
+        "s => [...document.querySelectorAll('.node')].map(n => n.dataset.state).join() !== s", arg=states
+    )
+    assert "playing" in page.inner_text("#clock")
+
+
+def test_what_if_keys_show_the_cli_figures(opened: Opened) -> None:
+    assert opened.press("+") == cli_finish("--workers", "5")  # the scenario runs 4
+    assert "workers 4→5: finish" in opened.page.inner_text("#finish")
+    opened.press("-")
+    assert opened.finish() == cli_finish()
+    assert opened.press("p") == cli_finish("--per-host", "none", "--gap", "0")
+    opened.press("p")
+    for mode in ("aggressive", "off", "fragment"):  # n cycles on from the scenario's rfc3986
+        assert opened.press("n") == cli_finish("--normalize", mode), mode
+        assert opened.page.inner_text("#k-n") == mode
+
+
+@pytest.mark.parametrize("opened", [(390, 844), (1920, 1080)], indirect=True, ids=["phone", "projector"])
+def test_it_fits_a_phone_and_a_projector(opened: Opened, tmp_path: Path) -> None:
+    page = opened.page
+    width = page.viewport_size["width"]
+    page.keyboard.press("n")
+    page.keyboard.press("n")  # normalization off: duplicate fetches to see
+    for _ in range(12):
+        page.keyboard.press(".")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    save_artefact(page.screenshot(full_page=True), f"see-it-page-{width}.png", tmp_path)

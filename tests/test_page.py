@@ -1,0 +1,163 @@
+"""The offline page's data (crawlsim/page/): what the page draws is what the
+replay says, every setting's figures are the simulation's, the keys follow
+the app's knob rules, and a web too costly to precompute gets a smaller
+offer that says so.  The page in a browser: tests/test_browser_page.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawlsim.cli import main
+from crawlsim.page.build import Tables, choose_offer, offer_line, scenario_data, trace_data
+from crawlsim.page.frames import LOST
+from crawlsim.page.grid import build_grid, full_offer
+from crawlsim.replay import PageState
+from crawlsim.scenario import load_scenario
+from crawlsim.session import Knobs, read_trace, run_session
+from crawlsim.sim.driver import simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def page_data(text: str) -> dict[str, Any]:
+    """The data block of a written page, unpacked as the page's script does."""
+    packed = re.search(r'<script type="application/octet-stream" id="data">(.*?)</script>', text, re.DOTALL)
+    assert packed is not None
+    return json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
+
+
+def test_the_keys_follow_the_apps_knob_rules() -> None:
+    start = Knobs.for_scenario(load_scenario("see-it"))
+    grid = build_grid(start, full_offer(start))
+    assert grid.states[0] == start
+    to, change = grid.moves[0]["+"]  # type: ignore[misc]
+    assert grid.states[to] == start.more_workers() and grid.states[to].workers == 5
+    assert change == "workers 4→5"
+    one = grid.states.index(replace(start, workers=1))
+    assert grid.moves[one]["-"] == -1  # the end of the ladder: nothing changes
+    eight = next(i for i, k in enumerate(grid.states) if k.workers == 8)
+    assert grid.moves[eight]["+"] is None  # 16 workers: not offered
+    polite_off = grid.states[grid.moves[0]["p"][0]]  # type: ignore[index]
+    assert polite_off.overrides()["per_host"] is None and polite_off.overrides()["gap"] == 0.0
+    # every setting the keys reach is in the grid, and polite off ignores the gap: one crawl
+    assert len(grid.states) == 4 * 8 * 2 * 8 * 5
+    assert len(grid.runs()) == 4 * 8 * (8 + 1) * 5
+
+
+def test_each_setting_shows_its_own_simulations_finish() -> None:
+    scenario = load_scenario("see-it")
+    data = scenario_data(scenario, budget=0.5)  # a smaller offer (workers 1-8, polite on/off): the same check
+    for state in data["states"][:: max(1, len(data["states"]) // 25)]:
+        knobs = state["knobs"]
+        options = {
+            "workers": int(knobs["w"]), "normalize": knobs["n"],
+            "per_host": 1 if knobs["p"].startswith("on") else None,
+            "gap": float(knobs["g"].split()[0]) if knobs["p"].startswith("on") else 0.0,
+        }
+        if knobs["o"] in ("BFS", "DFS"):
+            options["order"] = knobs["o"].lower()
+        else:  # best (shallowest)
+            options.update(order="best", priority=knobs["o"][len("best (") : -1])
+        expected = simulate(scenario.with_options(**options)).finish_time
+        assert data["runs"][state["run"]]["finish"] == pytest.approx(expected, abs=1e-9), knobs["all"]
+
+
+def test_the_frames_are_the_replays_states_at_each_instant() -> None:
+    scenario = load_scenario("see-it")
+    result = run_session(scenario, Knobs.for_scenario(scenario).cycle_normalize().cycle_normalize())  # off
+    tables = Tables.empty()
+    block = tables.blocks[tables.add_run(result)["block"]]
+    replay = result.replay
+    states = {i: 0 for i in block["own"]}
+    for t, changes, counters in zip(block["times"], block["changes"], block["counters"], strict=True):
+        for index, state, _ in changes:
+            states[index] = state
+        replay.seek(t)
+        for page in replay.page_list:
+            lost = page.state == PageState.UNDISCOVERED and page.note.startswith("lost")
+            assert states[tables.urls.index[page.url]] == (LOST if lost else int(page.state)), (t, page.url)
+        assert counters[4] == sum(1 for s in states.values() if s == PageState.FRONTIER) == replay.counters().frontier
+        assert counters[5] == replay.counters().in_flight
+    assert any(s == PageState.DUPLICATE for s in states.values())  # normalization off: duplicate fetches
+    kinds = {kind for _, _, kind, _ in block["edges"]}
+    assert kinds == {0, 1}  # discovery edges and discarded (already seen) edges
+
+
+def test_the_isro_step_table_is_the_textbooks() -> None:
+    scenario = load_scenario("isro")
+    data = scenario_data(scenario, budget=0.01)
+    block = data["blocks"][data["runs"][0]["block"]]
+    urls = [url for _, _, url in data["urls"]]
+    steps = block["steps"]
+    assert [urls[row[1]] for row in steps][:4] == [
+        "http://isro.gov.in/", "http://isro.gov.in/missions", "http://isro.gov.in/gallery", "http://wikipedia.org/ISRO",
+    ]
+    discarded = {urls[row[1]]: [urls[i] for i in row[3]] for row in steps}
+    assert discarded["http://wikipedia.org/ISRO"] == ["http://wikipedia.org/ISRO"]  # links to itself
+    assert discarded["http://isro.gov.in/missions/chandrayaan"] == ["http://isro.gov.in/missions"]
+    assert data["stepsFirst"] is True
+
+
+def test_a_costly_web_gets_a_smaller_offer_and_one_line_saying_so() -> None:
+    scenario = load_scenario("busiest-host")
+    start = Knobs.for_scenario(scenario)
+    offer, grid = choose_offer(start, seconds=0.8, size=50_000, budget=10.0)
+    assert len(grid.runs()) * 0.8 <= 10.0
+    line = offer_line(scenario, offer, len(grid.runs()), 0.8, None)
+    assert line.startswith("This page offers workers ")
+    assert "It does not offer other orders, other gaps, other normalizations" in line
+    assert "\n" not in line
+    capped = offer_line(load_scenario("million"), offer, 3, 2.4, 5_000)
+    assert "capped at its first 5,000 pages" in capped
+
+
+def test_a_recorded_trace_has_its_what_if_keys_off(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    done = subprocess.run([sys.executable, "-m", "crawlsim", "trace", "isro", "-o", str(trace)], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    data = trace_data(read_trace(trace), "t.jsonl")
+    assert data["states"] == [{"run": 0, "knobs": None, "moves": {}}]
+    assert data["runs"][0]["finish"] == 7.0
+    assert "what-if keys are off" in data["offer"]
+
+
+def test_the_command_writes_one_page_and_refuses_mistakes_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "isro.html"
+    argv = ["html", "isro", "-o", str(out), "--budget", "0.01", "--title", "BFS by hand", "--note", "Predict it."]
+    assert main(argv) == 0
+    assert "This page offers" in capsys.readouterr().out
+    text = out.read_text(encoding="utf-8")
+    assert "<title>BFS by hand</title>" in text
+    data = page_data(text)
+    assert data["note"] == "Predict it." and data["title"] == "BFS by hand"
+    for bad, says in (
+        (["html", "nosuch", "-o", str(out)], "nosuch"),
+        (["html", "isro"], "-o"),
+        (["html", "--trace", str(tmp_path / "missing.jsonl"), "-o", str(out)], "missing.jsonl"),
+        (["html", "isro", "-o", str(out), "--budget", "0"], "budget"),
+    ):
+        assert main(bad) == 2, bad
+        err = capsys.readouterr().err
+        assert err.startswith("crawlsim: error: ") and says in err and err.count("\n") == 1, err
+
+
+def test_the_notebook_shows_the_page_inline() -> None:
+    from crawlsim.notebook import page
+
+    shown = page("isro", budget=0.01)
+    assert "<iframe" in shown.data and 'sandbox="allow-scripts"' in shown.data
+    assert "srcdoc=\"&lt;!DOCTYPE html&gt;" in shown.data
