@@ -52,6 +52,29 @@ def test_each_buggy_depth_answer_fails_every_run_with_its_cause(name: str, check
         assert phrase in result.explanation
 
 
+PAGES_BUGS = [
+    ("buggy_pages_counts_fetched", "pages-cap", "pages-overshoot", "pages fetched so far"),
+    ("buggy_pages_off_by_one", "pages-one", "pages-off-by-one", "2 pages fetched and 2 returned with max_pages=1"),
+    ("buggy_pages_no_drain", "pages-cap", "pages-no-drain", "still in flight"),
+]
+
+
+def test_the_pages_reference_passes_every_run_and_says_what_it_chose() -> None:
+    for _ in range(5):
+        report = run_check(example("reference_pages"), quick=True, follow_up="pages")
+        assert report.ok, report.render()
+        assert "this crawl chose 1 at depth 0, 9 at depth 1" in report.check("pages-cap").explanation
+
+
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), PAGES_BUGS, ids=[b[0] for b in PAGES_BUGS])
+def test_each_buggy_pages_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
+    for _ in range(5):
+        report = run_check(example(name), quick=True, follow_up="pages")
+        result = report.check(check)
+        assert not report.ok and not result.passed and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
 def no_depth_limit(
     start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_depth: int
 ) -> list[str]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from crawlsim.check import cases as base
 from crawlsim.check.cases import Case
 from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
+from crawlsim.check.pages_round import PAGES_CASES, judge_pages
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 
@@ -62,6 +63,18 @@ ROUNDS: dict[str, Round] = {
         neutral=(NO_LIMIT,),
         cases=lambda: list(DEPTH_CASES()),
         judge=judge_depth,
+    ),
+    "pages": Round(
+        name="pages",
+        params=("max_pages",),
+        contract=(
+            "at most max_pages pages are fetched and returned, the start included; the crawl stops submitting at "
+            "the cap and drains what is in flight (which pages make the cut is the crawl's choice)"
+        ),
+        rubric="the follow-up 'max depth or max pages'; L6's memory limits on the frontier (a bounded crawl)",
+        neutral=(NO_LIMIT,),
+        cases=lambda: list(PAGES_CASES()),
+        judge=judge_pages,
     ),
 }
 ROUND_NAMES: tuple[str, ...] = tuple(ROUNDS)
