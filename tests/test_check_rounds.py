@@ -75,6 +75,60 @@ def test_each_buggy_pages_answer_fails_every_run_with_its_cause(name: str, check
         assert phrase in result.explanation
 
 
+RETRIES_BUGS = [
+    ("buggy_retries_fixed_delay", "retry-no-growth", "0.10 s, 0.10 s, 0.10 s"),
+    ("buggy_retries_permanent", "retry-permanent", "raised ValueError and was called 4 times"),
+]
+
+
+def test_the_retries_reference_passes_every_run() -> None:
+    for _ in range(3):
+        report = run_check(example("reference_retries"), quick=True, follow_up="retries")
+        assert report.ok, report.render()
+
+
+@pytest.mark.parametrize(("name", "cause", "phrase"), RETRIES_BUGS, ids=[b[0] for b in RETRIES_BUGS])
+def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, cause: str, phrase: str) -> None:
+    for _ in range(3):
+        report = run_check(example(name), quick=True, follow_up="retries")
+        result = report.check("retries")
+        assert not report.ok and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+def sequential_with_backoff(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_retries: int, backoff: float
+) -> list[str]:
+    """Right retries, but one page at a time: every backoff stops the whole crawl."""
+    import random
+    import time
+
+    host = urlsplit(start_url).hostname
+    seen, todo = {start_url}, [start_url]
+    while todo:
+        url = todo.pop(0)
+        links: list[str] = []
+        for attempt in range(max_retries + 1):
+            try:
+                links = list(get_urls(url))
+                break
+            except (ConnectionError, TimeoutError):
+                if attempt < max_retries:
+                    time.sleep(backoff * 2**attempt * random.uniform(0.5, 1.5))
+            except Exception:
+                break
+        for link in links:
+            if urlsplit(link).hostname == host and link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return sorted(seen)
+
+
+def test_backoff_waits_one_after_another_are_named() -> None:
+    result = run_check(sequential_with_backoff, quick=True, follow_up="retries").check("retries")
+    assert result.cause == "retry-blocks" and "never overlapped" in result.explanation
+
+
 def no_depth_limit(
     start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_depth: int
 ) -> list[str]:

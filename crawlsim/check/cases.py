@@ -120,6 +120,12 @@ class Case:
     """A follow-up round's extra arguments, passed after ``max_workers``."""
     max_depth: int | None = None
     """The ``depth`` round's limit: pages deeper than this are not expected."""
+    transient: Mapping[str, int] = field(default_factory=dict)
+    """Pages whose first N calls raise ``ConnectionError`` (the ``retries`` round)."""
+    permanent: frozenset[str] = frozenset()
+    """Pages whose every call raises ``ValueError``: not to be retried."""
+    extra_time: float = 0.0
+    """Seconds added to the deadline: waits the case asks for (backoffs), not fetches."""
 
     def latency_of(self, page: str) -> float:
         return self.latency.get(page, self.default_latency)

@@ -23,6 +23,7 @@ from crawlsim.check import cases as base
 from crawlsim.check.cases import Case
 from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
 from crawlsim.check.pages_round import PAGES_CASES, judge_pages
+from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 
@@ -75,6 +76,19 @@ ROUNDS: dict[str, Round] = {
         neutral=(NO_LIMIT,),
         cases=lambda: list(PAGES_CASES()),
         judge=judge_pages,
+    ),
+    "retries": Round(
+        name="retries",
+        params=("max_retries", "backoff"),
+        contract=(
+            "a call raising ConnectionError or TimeoutError is transient: retried at most max_retries times, retry "
+            "n waiting about backoff * 2**(n-1) with random jitter; any other exception is permanent: the page "
+            "counts as found, with no links, never retried; other fetches go on while a page waits for its retry"
+        ),
+        rubric="L6's retries with backoff (the follow-up 'retries and timeouts')",
+        neutral=(0, 0.0),
+        cases=lambda: list(RETRIES_CASES()),
+        judge=judge_retries,
     ),
 }
 ROUND_NAMES: tuple[str, ...] = tuple(ROUNDS)

@@ -229,7 +229,7 @@ def case_timeout(case: Case, quick: bool = False) -> float:
 
     sequential = sum(case.latency_of(page) for page in case.links)
     sequential += RENDEZVOUS_TIMEOUT * sum(len(group) for group in case.groups)
-    return round(3 * sequential + PER_PAGE_CPU * len(case.links) + 2.0, 2)
+    return round(3 * sequential + PER_PAGE_CPU * len(case.links) + 2.0 + case.extra_time, 2)
 
 
 class _ThreadDeaths:
