@@ -34,7 +34,10 @@ JITTER = 0.15
 
 
 def retries_case() -> Case:
-    paths = {"/": [*(d[len(A) :] for d in DEAD), "/flaky", "/bad", *(f"/p{i}" for i in range(24))], "/flaky": ["/found-after-retry"]}
+    paths = {
+        "/": [*(d[len(A) :] for d in DEAD), "/flaky", "/bad", *(f"/p{i}" for i in range(24))],
+        "/flaky": ["/found-after-retry"],
+    }
     return Case(
         name="retries",
         title="max_retries=3, backoff=0.1: transient errors retried with growing, jittered waits; ValueError never",
@@ -103,17 +106,35 @@ def _counts(calls: dict[str, list[FetchRecord]], retries: int) -> tuple[str, str
 def _timing(calls: dict[str, list[FetchRecord]], args: tuple[float, ...]) -> tuple[str, str] | None:
     """The waits before each retry, measured from the call times."""
     retries, backoff = int(args[0]), args[1]
-    waits = {page: [c[n].start - (c[n - 1].end or c[n - 1].start) for n in range(1, retries + 1)] for page, c in
-             ((p, calls[p]) for p in DEAD)}
+    spans = {page: _waits(calls[page], retries) for page in DEAD}
+    waits = {page: [b - a for a, b in page_spans] for page, page_spans in spans.items()}
     means = [statistics.mean(w[n] for w in waits.values()) for n in range(retries)]
     shown = ", ".join(f"{m:.2f} s" for m in means)
-    spans = sorted((c[n - 1].end or 0.0, c[n].start) for p in DEAD for c in [calls[p]] for n in range(1, retries + 1))
+    return _blocked(sorted(s for page_spans in spans.values() for s in page_spans)) or _shape(
+        waits, means, shown, retries, backoff
+    )
+
+
+def _waits(calls: list[FetchRecord], retries: int) -> list[tuple[float, float]]:
+    """(end of call n-1, start of call n) for each retry n of one page."""
+    return [(calls[n - 1].end or calls[n - 1].start, calls[n].start) for n in range(1, retries + 1)]
+
+
+def _blocked(spans: list[tuple[float, float]]) -> tuple[str, str] | None:
+    """Backoff waits that never overlap: the crawl stopped for each one."""
     if _overlap(spans) < 0.1 * sum(b - a for a, b in spans):
         return "retry-blocks", (
             f"The backoff waits of {named(DEAD)} never overlapped ({sum(b - a for a, b in spans):.2f} s of "
             "waiting, one after another): the crawl slept through each backoff and started nothing else "
             "meanwhile. Wait in the worker, or schedule the retry, and keep the coordinator running."
         )
+    return None
+
+
+def _shape(
+    waits: dict[str, list[float]], means: list[float], shown: str, retries: int, backoff: float
+) -> tuple[str, str] | None:
+    """Waits that do not grow, or that are the same on every page."""
     if means[-1] < GROWTH * means[0]:
         return "retry-no-growth", (
             f"Measured waits before retries 1 to {retries}: {shown} (mean of {len(DEAD)} pages) with backoff "
