@@ -57,9 +57,12 @@ def parse_target(target: str) -> tuple[Path, str]:
     return path, name
 
 
-def load_target(target: str | Callable[..., Any], params: tuple[str, ...] = (), round_name: str | None = None) -> Target:
+def load_target(
+    target: str | Callable[..., Any], params: tuple[str, ...] = (), round_name: str | None = None
+) -> Target:
     """Load and validate ``target`` ("FILE.py:FUNCTION", "FILE.py" meaning
-    its ``crawl``, or a callable).  This imports the user's file: `crawlsim
+    its ``crawl``, or a callable); ``params`` are a follow-up round's extra
+    parameters, which the signature must also take.  This imports the user's file: `crawlsim
     check` does it only in its sandboxed child (``child.py``)."""
     if callable(target) and not isinstance(target, str):
         return _validated(

@@ -37,7 +37,9 @@ def _case(name: str, cap: int, title: str) -> Case:
     return Case(
         name=name,
         title=title,
-        lesson="Count pages when you submit them (len(seen)), stop submitting at max_pages, and drain what is in flight.",
+        lesson=(
+            "Count pages when you submit them (len(seen)), stop submitting at max_pages, and drain what is in flight."
+        ),
         start=A + "/",
         links=_wide_site(),
         max_workers=4,
