@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from crawlsim.core.events import (
@@ -325,12 +326,19 @@ class Replay:
     def _mention_discovered(self, e: Discovered) -> None:
         self._page(e.url, e.host)
 
-    @_MENTIONS.handles(FetchStarted)
-    def _mention_fetch(self, e: FetchStarted) -> None:
+    @_MENTIONS.handles(FetchStarted, FetchFinished, FetchFailed)
+    def _mention_fetch(self, e: FetchStarted | FetchFinished | FetchFailed) -> None:
+        """A fetch's page and host; its answer names them too, so an answer
+        whose start is not in the trace (a trace cut short, or edited) still
+        has a page to land on.  The host always (a URL first met under
+        another host keeps that one, and the fetch still counts on its own)."""
+        self._host(e.host)
         if e.kind == "page":
             self._page(e.url, e.host)
-        else:
-            self._host(e.host)
+
+    @_MENTIONS.handles(HostDeferred, RobotsLoaded)
+    def _mention_host(self, e: HostDeferred | RobotsLoaded) -> None:
+        self._host(e.host)
 
     @_MENTIONS.handles(Skipped)
     def _mention_skip(self, e: Skipped) -> None:
@@ -363,7 +371,9 @@ class Replay:
         for span in sorted(spans, key=lambda span: (span.start, span.fetch_id)):
             self.lanes[span.slot].append(span)
         self._lane_starts = [[s.start for s in lane] for lane in self.lanes]
-        self._lane_ends = [[s.end for s in lane] for lane in self.lanes]
+        # a lane's fetches never overlap, so their ends are sorted -- in a crawl's
+        # trace; an edited one may overlap them, and bisecting needs them sorted
+        self._lane_ends = [list(accumulate((s.end for s in lane), max)) for lane in self.lanes]
 
     def _lost_spans(self, open_: dict[int, FetchStarted], e: NodeFailed) -> list[Span]:
         """The spans a node failure ends: its fetches in flight (removed from ``open_``)."""
@@ -806,7 +816,7 @@ def _started_line(e: FetchStarted) -> str:
 
 @_LOG_LINE.handles(FetchFinished)
 def _finished_line(e: FetchFinished) -> str:
-    links = f", {e.links} links ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
+    links = f", {_links(e.links)} ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
     dup = f", copy of {e.duplicate_of}" if e.duplicate_of else ""
     return f"done    {_fetched_what(e)} {e.status}{links}{dup}"
 
@@ -845,14 +855,19 @@ def _done_line(e: Done) -> str:
 
 @_LOG_LINE.handles(MessageSent)
 def _sent_line(e: MessageSent) -> str:
-    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({e.size:,} bytes)"
+    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({e.size:,} bytes)"
 
 
 @_LOG_LINE.handles(MessageDelivered)
 def _delivered_line(e: MessageDelivered) -> str:
     if e.lost:
-        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links ({node_label(e.dst)} is down)"
-    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {e.links} links"
+        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({node_label(e.dst)} is down)"
+    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)}"
+
+
+def _links(n: int) -> str:
+    """``1 link``, ``2 links``: a log line reads as English."""
+    return f"{n:,} link{'' if n == 1 else 's'}"
 
 
 @_LOG_LINE.handles(NodeFailed)

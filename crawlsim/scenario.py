@@ -69,7 +69,7 @@ DEFAULT_SCENARIO = "see-it"
 """The scenario every front end opens when none is named."""
 
 TOP_KEYS = ("title", "description", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster")
-HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of")
+HOST_KEYS = ("latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of", "pages")
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
 PAGE_KEYS = ("links", "content", "status", "headers")
 WEB_KINDS = ("explicit", "site_tree", "power_law")
@@ -407,9 +407,12 @@ class _Builder:
         latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)
         if "pages" not in data and "web" not in data:
             raise self.fail("", "expected a [pages] table (links by page) or a [web] table (a generated web)")
-        generated, variants = self.generated(data.get("web", {}), seed, "pages" in data)
+        sizes = self.host_sizes(data.get("hosts", {}))
+        generated, variants = self.generated(data.get("web", {}), seed, "pages" in data, sizes)
         explicit = self.pages(data["pages"]) if "pages" in data else None
         traps, entries = self.traps(data.get("traps", []), seed)
+        if isinstance(generated, PowerLawWeb) and explicit is None and not traps:
+            self.hosts_exist(data.get("hosts", {}), generated, {host for host, _ in mirrors})
         parts: list[Web] = [*traps, *([generated] if generated else []), *([explicit] if explicit else [])]
         web = self.combine(parts, entries)
         if mirrors:
@@ -600,13 +603,34 @@ class _Builder:
                 )
         return ExplicitWeb(specs)
 
-    def generated(self, value: object, seed: int, has_pages: bool) -> tuple[Web | None, Variants | None]:
+    def host_sizes(self, value: object) -> dict[str, int]:
+        """``hosts."NAME".pages``: a generated host's own page count (host -> count,
+        as written); checked against the web in :meth:`power_law`."""
+        sizes: dict[str, int] = {}
+        for raw, spec in (value if isinstance(value, Mapping) else {}).items():
+            if isinstance(spec, Mapping) and "pages" in spec:
+                key = key_path("hosts", raw, "pages")
+                if raw == "*":
+                    raise self.fail(key, 'expected a named host, e.g. [hosts."h0.example"]; [web] pages sizes the rest')
+                sizes[raw] = self.integer(spec["pages"], key, minimum=1, maximum=(1 << 32) - 1)
+        return sizes
+
+    def generated(
+        self, value: object, seed: int, has_pages: bool, sizes: Mapping[str, int] | None = None
+    ) -> tuple[Web | None, Variants | None]:
         """The ``[web]`` table: a generated web (``None`` for ``explicit``, whose
-        pages are the ``[pages]`` table) and its spelling variants."""
+        pages are the ``[pages]`` table) and its spelling variants.  ``sizes``
+        are the hosts given their own page count (a ``power_law`` web's only)."""
         web = self.table(value, "web", '{kind = "power_law", pages = 1000, hosts = 10}')
         kind = self.web_kind(web, has_pages)
         self.known(web, WEB_COMMON_KEYS + WEB_KEYS[kind], "web")
         variants = self.variants(web, seed) if "variant_rate" in web or "variants" in web else None
+        if sizes and kind != "power_law":
+            raise self.fail(
+                key_path("hosts", next(iter(sizes)), "pages"),
+                f'only a generated web (kind = "power_law") sizes a host; this web is {kind}'
+                + (": list its pages in [pages]" if kind == "explicit" else ": its size is branching and depth"),
+            )
         if kind == "explicit":
             if not has_pages:
                 raise self.fail("web.kind", 'kind = "explicit" needs a [pages] table')
@@ -614,7 +638,7 @@ class _Builder:
         dup, near = self.duplicate_rates(web)
         if kind == "site_tree":
             return self.site_tree(web, seed, dup, near), variants
-        return self.power_law(web, seed, dup, near), variants
+        return self.power_law(web, seed, dup, near, sizes or {}), variants
 
     def web_kind(self, web: Mapping[str, Any], has_pages: bool) -> str:
         """``web.kind``; it defaults to ``explicit`` beside a ``[pages]`` table
@@ -662,10 +686,13 @@ class _Builder:
             near_duplicate_rate=near,
         )
 
-    def power_law(self, web: Mapping[str, Any], seed: int, dup: float, near: float) -> PowerLawWeb:
+    def power_law(
+        self, web: Mapping[str, Any], seed: int, dup: float, near: float, sizes: Mapping[str, int]
+    ) -> PowerLawWeb:
         self.host_memory(web.get("hosts", 100))
         host_count = self.web_int(web, "hosts", 100, 1, MAX_HOSTS)
         page_count = self.web_int(web, "pages", max(10_000, host_count), host_count, (1 << 32) - 1)
+        host_pages = self.numbered_hosts(sizes, host_count)
         return PowerLawWeb(
             page_count,
             host_count,
@@ -677,7 +704,37 @@ class _Builder:
             cross_rate=self.rate(web.get("cross_rate", 0.1), "web.cross_rate"),
             duplicate_rate=dup,
             near_duplicate_rate=near,
+            host_pages=host_pages,
         )
+
+    def numbered_hosts(self, sizes: Mapping[str, int], host_count: int) -> dict[int, int]:
+        """``hosts."hN.example".pages`` by host number; a name the generated web
+        does not have is refused, naming the ones it has."""
+        out: dict[int, int] = {}
+        for raw, count in sizes.items():
+            m = re.fullmatch(r"h(0|[1-9]\d*)\.example", raw.lower())
+            if m is None or int(m[1]) >= host_count:
+                last = f"h{host_count - 1}.example"
+                names = "h0.example" if host_count == 1 else f"h0.example .. {last}"
+                raise self.fail(
+                    key_path("hosts", raw, "pages"), f"the generated web has no host {show_value(raw)}; its hosts are {names}"
+                )
+            out[int(m[1])] = count
+        total = sum(out.values())
+        if total >= 1 << 32:
+            raise self.fail(key_path("hosts", next(iter(sizes)), "pages"), "expected fewer than 2**32 pages in all")
+        return out
+
+    def hosts_exist(self, value: Mapping[str, Any], web: PowerLawWeb, mirrors: set[str]) -> None:
+        """Every host named in ``[hosts]`` is one of the generated web's (or a
+        mirror of one): a misspelt name is refused rather than quietly unused."""
+        for raw in value:
+            if raw != "*" and raw.lower() not in mirrors and web.host_size(raw) is None:
+                last = web.host_count - 1
+                names = "h0.example" if last == 0 else f"h0.example .. h{last}.example"
+                raise self.fail(
+                    key_path("hosts", raw), f"the generated web has no host {show_value(raw)}; its hosts are {names}"
+                )
 
     def host_memory(self, raw_hosts: object) -> None:
         """Refuse a host count whose per-host arrays would not fit in memory,

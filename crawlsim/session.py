@@ -18,13 +18,14 @@ import json
 import os
 import stat
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from itertools import repeat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, event_from_dict, event_to_dict
+from crawlsim.core.events import EVENT_TYPES, Event, TraceError, event_from_dict, event_to_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
 from crawlsim.outfile import cannot_write, check_folder, remove_partial, written
@@ -373,16 +374,25 @@ class RecordedTrace:
 def load_trace(path: str | Path) -> list[Event]:
     """Events from a JSONL trace (one ``event_to_dict`` object per line).
 
-    Raises ``ValueError`` naming the line of the first bad record, so the
-    CLI prints one line instead of a traceback."""
+    Raises ``TraceError`` (a ``UsageError``) naming the line of the first
+    bad record, so the CLI prints one line instead of a traceback."""
     return read_trace(path).events
+
+
+MAX_TRACE_LINE = 1 << 24
+"""Bytes one trace line may hold (16 MiB): an event is a flat object of a
+few URLs (a skipped link is kept as its page wrote it, so one may be long),
+and a line past this is refused before it is held or parsed."""
 
 
 def read_trace(path: str | Path) -> RecordedTrace:
     """:func:`load_trace`, keeping a cluster's node keys
     (:mod:`crawlsim.cluster.trace`): every line has one, or none has; a
     line without one among lines with one, a node out of range or a slot
-    outside its node's lanes raises ``ValueError`` naming the line."""
+    outside its node's lanes raises ``TraceError`` naming the line.
+
+    A trace is input: every record is checked (:func:`event_from_dict`)
+    before anything is built from it, so whatever this returns replays."""
     from crawlsim.cluster.trace import NODE_KEY
     from crawlsim.replay_nodes import WORKERS_KEY, check_node_tags
 
@@ -391,56 +401,99 @@ def read_trace(path: str | Path) -> RecordedTrace:
     lines = array("q")
     """The file line of each event (for a cluster trace's messages), unboxed."""
     workers: object = None
-    for number, data, event in _trace_records(path):
-        events.append(event)
-        tags.append(data.get(NODE_KEY))
+    own_node = tuple(name for name, cls in EVENT_TYPES.items() if NODE_KEY in {f.name for f in fields(cls)})
+    """Events whose own field is the node key (NodeFailed: the node that failed is its node)."""
+    for number, data in _trace_records(path):
+        tags.append(data.get(NODE_KEY) if data.get("type") in own_node else data.pop(NODE_KEY, None))
+        if data.get("type") == "Done" and WORKERS_KEY in data:
+            workers = data.pop(WORKERS_KEY)
+        events.append(_trace_event(path, number, data))
         lines.append(number)
-        workers = data.get(WORKERS_KEY, workers) if data.get("type") == "Done" else workers
     if not events:
-        raise ValueError(f"{path}: no events in the trace")
+        raise TraceError(f"{path}: no events in the trace")
     if all(tag is None for tag in tags):
         return RecordedTrace(events)
     try:
         nodes, lanes, count = check_node_tags(events, tags, lines, workers)
     except ValueError as err:
-        raise ValueError(f"{path}: {err}") from None
+        raise TraceError(f"{path}: {err}") from None
     return RecordedTrace(events, nodes, lanes, count)
 
 
-def _trace_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any], Event]]:
+def _trace_event(path: str | Path, number: int, data: dict[str, Any]) -> Event:
+    try:
+        return event_from_dict(data, extra=())
+    except ValueError as err:
+        raise TraceError(f"{path}: line {number}: {err}") from None
+
+
+def _trace_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each non-blank line of the JSONL trace at ``path``: (line number, its
-    object, its event).  Raises ``ValueError`` naming the file (and the line).
+    object).  Raises ``TraceError`` naming the file (and the line).
 
     Line by line, not the whole file at once: a 100,000-page trace is about
     130 MB of text, and holding it (and its lines) beside the events tripled
     the peak memory of opening it in the app.  One copy of each string value
-    (URL, host, kind) is shared by every event that names it."""
+    (URL, host, kind) is shared by every event that names it.  Bytes, read
+    at most :data:`MAX_TRACE_LINE` at a time, so a file that never ends a
+    line is refused at its first 16 MiB, and bad UTF-8 names its line."""
     shared: dict[str, str] = {}
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 # a FIFO or a device (/dev/zero, /dev/stdin) may never end a line, or never end
-                raise ValueError(f"{path}: cannot read: not a regular file")
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    yield number, *_trace_record(path, number, line, shared)
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise ValueError(f"{path}: cannot read: {reason}") from None
+                raise TraceError(f"{path}: cannot read: not a regular file")
+            number = 0
+            while line := handle.readline(MAX_TRACE_LINE + 1):
+                number += 1
+                if len(line) > MAX_TRACE_LINE and not line.endswith(b"\n"):
+                    raise TraceError(f"{path}: line {number}: longer than {MAX_TRACE_LINE:,} bytes: not a trace event")
+                if not line.isspace():
+                    yield number, _trace_record(path, number, line, shared)
+    except OSError as err:
+        raise TraceError(f"{path}: cannot read: {err.strerror or err}") from None
 
 
-def _trace_record(path: str | Path, number: int, line: str, shared: dict[str, str]) -> tuple[dict[str, Any], Event]:
-    """One trace line parsed: its object and its event (``ValueError`` naming the line)."""
+def _no_constant(name: str) -> float:
+    """``json``'s ``parse_constant``: NaN and Infinity are not JSON numbers."""
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: a key given twice would lose one of its values."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        twice = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)[:5]
+        raise ValueError(f"key(s) {twice} given more than once")
+    return data
+
+
+_DECODE = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_unique_keys).decode
+
+
+def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, str]) -> dict[str, Any]:
+    """One trace line parsed: its object (``TraceError`` naming the line).
+    Nesting is bounded by the parser itself (``RecursionError``); a line
+    that is not one flat object is refused by the event's checks."""
     try:
-        data = json.loads(line)
-        if not isinstance(data, dict):
-            raise ValueError("expected a JSON object")  # noqa: TRY004 -- reported as a bad line
-        for key, value in data.items():
-            if value.__class__ is str:
-                data[key] = shared.setdefault(value, value)
-        return data, event_from_dict(data)
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"{path}: line {number}: {err}") from None
+        data = _DECODE(line.decode("utf-8"))
+    except RecursionError:
+        raise TraceError(f"{path}: line {number}: nested too deeply: not a trace event") from None
+    except json.JSONDecodeError as err:
+        raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
+    except ValueError as err:  # UnicodeDecodeError, a NaN, a key twice, a 5,000-digit number
+        raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None
+    if data.__class__ is not dict:
+        raise TraceError(f"{path}: line {number}: expected a JSON object")
+    for key, value in data.items():
+        if value.__class__ is str:
+            data[key] = shared.setdefault(value, value)
+    return data
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).split(";")[0].splitlines()  # Python's digit limit adds advice for programmers after a ;
+    return text[0][:200] if text else type(err).__name__
 
 
 def trace_result(events: list[Event] | RecordedTrace) -> Result:

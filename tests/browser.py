@@ -20,7 +20,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,8 @@ class Server:
 
     def __init__(self, argv: Sequence[str], pattern: str, *, cwd: Path, env: dict[str, str]) -> None:
         self.lines: list[str] = []
+        self._more = threading.Condition()
+        self._ended = False
         self._found: queue.Queue[str | None] = queue.Queue()
         self._pattern = re.compile(pattern)
         self.proc = subprocess.Popen(
@@ -98,11 +100,23 @@ class Server:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            self.lines.append(line.rstrip())
+            with self._more:
+                self.lines.append(line.rstrip())
+                self._more.notify_all()
             match = self._pattern.search(line)
             if match:
                 self._found.put(match.group(1))
         self._found.put(None)  # the output ended: the server exited
+        with self._more:
+            self._ended = True
+            self._more.notify_all()
+
+    def wait_for_output(self, done: Callable[[str], bool], timeout: float = START_TIMEOUT) -> bool:
+        """Wait, at most ``timeout`` seconds, until ``done`` holds for the
+        server's output so far (its lines joined); whether it does."""
+        with self._more:
+            return self._more.wait_for(lambda: done("".join(self.lines)) or self._ended,
+                                       timeout=timeout) and done("".join(self.lines))
 
     def address(self, timeout: float = START_TIMEOUT) -> str:
         """The first match of ``pattern``'s group 1 in the server's output."""

@@ -29,7 +29,7 @@ LOW = re.compile(
     r"^The crawl takes (?P<finish>[\d,.]+ s), well above every lower bound "
     r"\(the largest: (?P<who>.+?), (?P<kind>depth|busiest-host|work) bound (?P<bound>[\d,.]+ s)\)\."
 )
-WITH = re.compile(r"With (?P<label>[^:]+): (?P<time>[\d,.]+ s) \((?P<change>[^)]+)\)\.")
+WITH = re.compile(r"With (?P<label>[^:]+): (?P<time>[\d,.]+ s) \((?P<change>[^;)]+)(?:; (?P<loss>[^)]+))?\)\.")
 KINDS = {"depth": "depth", "busiest-host": "busiest_host", "work": "work"}
 PHRASE_KNOB = {
     "More workers": "workers",
@@ -52,6 +52,10 @@ def overrides_named(label: str) -> tuple[str, dict[str, Any]]:
         return "max_crawl_delay", {"max_crawl_delay": float(m[1])}
     if label == "a per-host frontier":
         return "frontier", {"frontier": "per-host"}
+    if m := re.fullmatch(r"normalize (\S+)", label):
+        return "normalize", {"normalize": m[1]}
+    if label == "content_dedup exact":
+        return "content_dedup", {"content_dedup": "exact"}
     raise AssertionError(f"the sentence names a change the test cannot rerun: {label!r}")
 
 
@@ -98,7 +102,7 @@ def test_every_claim_is_confirmed_by_rerunning_the_crawl(name: str, workers: int
             assert again < run.finish_time, (m[0], again)
         else:
             assert change.startswith("+") and again > run.finish_time, (m[0], again)
-        quoted[knob] = again
+        quoted[m["label"] if knob == "normalize" else knob] = again
     # at least: twice the workers, per_host + 1 (when below the workers), half the gap
     assert quoted.get("workers") is not None and f"With {2 * workers} workers:" in sentence
     opts = scenario.options
@@ -109,7 +113,13 @@ def test_every_claim_is_confirmed_by_rerunning_the_crawl(name: str, workers: int
 
     # the verdict
     best = min(quoted.values())
-    if m := re.search(r"\. ([A-Z][\w -]+?) (?:helps?|help) most\.$", sentence):
+    if m := re.search(
+        r"\. (Normalize \S+|Content dedup) helps most, with no new worker(?: and no page lost|, at a cost of .+)\.$",
+        sentence,
+    ):
+        key = "content_dedup" if m[1] == "Content dedup" else "normalize " + m[1].split()[1]
+        assert quoted[key] == best < run.finish_time, sentence
+    elif m := re.search(r"\. ([A-Z][\w -]+?) (?:helps?|help) most\.$", sentence):
         assert PHRASE_KNOB[m[1]] in quoted
         assert quoted[PHRASE_KNOB[m[1]]] == best < run.finish_time, sentence
     elif m := re.search(r"\. ([A-Z][\w -]+?) (?:does|do) not help\.$", sentence):
@@ -184,3 +194,67 @@ def test_run_json_carries_the_counterfactuals(capsys: pytest.CaptureFixture[str]
     inferred = json.loads(capsys.readouterr().out)
     assert inferred["advice"]["measured"] is False and inferred["advice"]["counterfactuals"] == []
     assert inferred["advice"]["would_measure"] == labels
+
+
+# -- duplicate fetches: normalization and content dedup, measured -------------------------------
+
+
+def test_duplicate_fetches_get_normalization_advice_that_a_rerun_confirms(capsys: pytest.CaptureFixture[str]) -> None:
+    """`variants` fetches 400 pages 831 times: the advisor measures the
+    normalization steps that merge the spellings, and each figure it quotes
+    (finish time, pages lost) is what `crawlsim run variants --normalize X`
+    reports."""
+    from crawlsim.cli import main
+
+    assert main(["run", "variants", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    sentence = data["explanation"]
+    assert f"{data['duplicate_fetches']:,} duplicate fetches waste" in sentence
+    quotes = [m for m in WITH.finditer(sentence) if m["label"].startswith("normalize ")]
+    specs = [m["label"].split()[1] for m in quotes]
+    assert "rfc3986" in specs  # the safe steps, on their own
+    assert any("www" in s and "https" in s and "session_ids" in s for s in specs)  # the risky ones together
+    for m, spec in zip(quotes, specs, strict=True):
+        assert main(["run", "variants", "--normalize", spec, "--json", "--advise", "infer"]) == 0
+        again = json.loads(capsys.readouterr().out)
+        assert m["time"] == seconds(again["finish_time"]), (m[0], again["finish_time"])
+        lost = len(again["pages_lost"])
+        assert m["loss"] == ("no page lost" if lost == 0 else m["loss"]) and (lost == 0) == (
+            m["loss"] == "no page lost"
+        )
+        assert again["duplicate_fetches"] < data["duplicate_fetches"]
+    by_label = {c["label"]: c for c in data["advice"]["counterfactuals"]}
+    assert all(by_label[f"normalize {s}"]["pages_lost"] is not None for s in specs)
+    # turning normalization up beats doubling the workers here, and the verdict says so
+    fastest = min(data["advice"]["counterfactuals"], key=lambda c: c["finish_time"])
+    assert fastest["knob"] == "normalize"
+    assert sentence.endswith(
+        f"Normalize {fastest['options']['normalize']} helps most, with no new worker and no page lost."
+    )
+
+
+def test_a_knob_that_loses_pages_says_how_many() -> None:
+    """`mirrors` serves one tree under two names: content dedup stops
+    following the mirror's pages, which is faster and loses every page only
+    the mirror links to.  The sentence quotes that loss, and the count is the
+    rerun's own coverage."""
+    from crawlsim.sim.coverage import coverage_of
+
+    scenario = load_scenario("mirrors")
+    run = simulate(scenario, series=False)
+    bounds, advice = assess(scenario, run)
+    (c,) = [c for c in advice.counterfactuals if c.knob == "content_dedup"]
+    again = simulate(scenario.with_options(content_dedup="exact"), series=False)
+    lost = coverage_of(scenario, again).lost
+    assert lost and c.pages_lost == len(lost)
+    assert f"With content_dedup exact: {seconds(again.finish_time)}" in bounds.explanation
+    assert f"; {len(lost)} pages lost: not discovered)." in bounds.explanation
+    assert c.as_dict()["pages_lost"] == len(lost)
+
+
+def test_no_duplicate_fetches_no_normalization_advice() -> None:
+    scenario = load_scenario("variants").with_options(normalize="aggressive")
+    run = simulate(scenario, series=False)
+    assert run.stats.duplicate_fetches == 0
+    bounds, advice = assess(scenario, run)
+    assert not any(c.knob == "normalize" for c in advice.counterfactuals), bounds.explanation

@@ -2,25 +2,41 @@
 
 The server starts on a free loopback port; Chromium opens the page, the app
 starts in it (textual-serve runs ``crawlsim tui`` for the page), and a key
-works: ``p`` turns politeness off, which rewrites the app's second line
-(``workers 4 · polite on ...``), and ``p`` again turns it back.  xterm.js draws text on a canvas, so the test
-reads pixels of that line, not text.  Screenshots go to ``tmp_path`` (and
-``$CRAWLSIM_ARTEFACTS``).  Mistakes on the command line are one line, exit 2.
+works without a click: ``p`` turns politeness off, which rewrites the app's
+second line (``workers 4 · polite on ...``), and ``p`` again turns it back.
+xterm.js draws text on a canvas, so the test reads pixels of that line, not
+text.  Screenshots go to ``tmp_path`` (and ``$CRAWLSIM_ARTEFACTS``).
+
+Every app a session starts ends with it: after a closed tab, after short
+visits that close at once (``chromium --headless --screenshot``), and when
+the server is sent SIGTERM, no process of the test's scenario is left.  The
+scenario is a copy in ``tmp_path``, so its path marks this test's apps and
+nobody else's; the test waits for them to go with a bounded deadline.
+Mistakes on the command line, a busy port and an address this machine does
+not have are one line, exit 2.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from crawlsim.commands import web
-from tests.browser import Server, browser_page, needs_chromium, save_artefact
+from crawlsim.scenario import find_scenario
+from tests.browser import CHROMIUM_ARGS, Server, browser_page, chromium_path, needs_chromium, save_artefact
+
+GONE_SECONDS = 120.0
+"""How long a session's app may take to end once its session has (it may still be starting, on a loaded machine)."""
 
 SECOND_LINE = """() => {
   const c = document.querySelector('canvas.xterm-text-layer');
@@ -44,12 +60,52 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _scenario_copy(tmp_path: Path) -> Path:
+    """see-it under a name only this test uses: it is in each app's command line."""
+    copy = tmp_path / f"see-it-{os.getpid()}-{time.monotonic_ns()}.toml"
+    shutil.copyfile(find_scenario("see-it"), copy)
+    return copy
+
+
+def _apps(marker: Path) -> list[psutil.Process]:
+    """The running processes whose command line names ``marker``."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if str(marker) in " ".join(proc.info["cmdline"] or ()) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            continue  # gone while looking
+    return found
+
+
+def _assert_apps_end(marker: Path, server: Server | None = None, why: str = "") -> None:
+    """Wait, up to :data:`GONE_SECONDS`, until no app of ``marker`` runs
+    (besides the server's own process, which names it too)."""
+    own = {server.proc.pid} if server is not None else set()
+    deadline = time.monotonic() + GONE_SECONDS
+    while True:
+        left = [proc for proc in _apps(marker) if proc.pid not in own]
+        if not left or time.monotonic() > deadline:
+            break
+        psutil.wait_procs(left, timeout=1.0)
+    if left:
+        names = [" ".join(proc.cmdline()) for proc in left]
+        for proc in left:  # a failed run leaves nothing burning either
+            proc.kill()
+        raise AssertionError(f"{len(left)} app process(es) outlived {why}: {names}")
+
+
+def _web_server(scenario: Path, tmp_path: Path) -> Server:
+    return Server([sys.executable, "-m", "crawlsim", "web", str(scenario), "--port", str(_free_port())],
+                  r"open (http://127\.0\.0\.1:\d+/)", cwd=tmp_path, env=dict(os.environ))
+
+
 @pytest.mark.browser
 @needs_chromium
-def test_the_served_app_loads_and_a_key_works(tmp_path: Path) -> None:
-    port = _free_port()
-    server = Server([sys.executable, "-m", "crawlsim", "web", "see-it", "--port", str(port)],
-                    r"open (http://127\.0\.0\.1:\d+/)", cwd=tmp_path, env=dict(os.environ))
+def test_the_served_app_loads_takes_keys_and_ends_with_its_session(tmp_path: Path) -> None:
+    scenario = _scenario_copy(tmp_path)
+    server = _web_server(scenario, tmp_path)
     try:
         url = server.address()
         with browser_page(width=1280, height=800) as page:
@@ -58,8 +114,44 @@ def test_the_served_app_loads_and_a_key_works(tmp_path: Path) -> None:
             except Exception:
                 save_artefact(page.screenshot(), "web-failure.png", tmp_path)
                 raise
+            page.close()  # a closed tab mid-session
+            _assert_apps_end(scenario, server, "a closed tab")
+            page = page.context.browser.new_page()
+            page.goto(url, wait_until="domcontentloaded")
+            page.wait_for_function(SECOND_LINE)  # a second session, drawn
+            assert len(_apps(scenario)) == 2  # the server and this session's app
+            os.kill(server.proc.pid, signal.SIGTERM)
+            server.proc.wait(timeout=GONE_SECONDS)
+            _assert_apps_end(scenario, why="SIGTERM to the server")
     finally:
         server.stop()
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_short_headless_visits_leave_no_app_behind(tmp_path: Path) -> None:
+    """Three visits that take a screenshot and close at once (the socket
+    dropped while the app is still starting): no app outlives them."""
+    scenario = _scenario_copy(tmp_path)
+    server = _web_server(scenario, tmp_path)
+    try:
+        url = server.address()
+        for visit in range(3):
+            subprocess.run([str(chromium_path()), *CHROMIUM_ARGS, "--window-size=1280,800",
+                            f"--screenshot={tmp_path / f'visit-{visit}.png'}", url],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=GONE_SECONDS, check=True)
+        _wait_for_sessions(server, 3)  # each visit opened its socket, so started its app
+        _assert_apps_end(scenario, server, "three short visits")
+    finally:
+        server.stop()
+
+
+def _wait_for_sessions(server: Server, count: int) -> None:
+    """Until the server's access log shows ``count`` sessions (socket
+    requests; logged once the session is over), or fail at the deadline."""
+    server.wait_for_output(lambda text: text.count("/ws?width=") >= count, timeout=GONE_SECONDS)
+    seen = "".join(server.lines).count("/ws?width=")
+    assert seen == count, f"the server logged {seen} sessions, not {count}"
 
 
 def _exercise(page: Any, url: str, tmp_path: Path) -> None:
@@ -67,7 +159,8 @@ def _exercise(page: Any, url: str, tmp_path: Path) -> None:
     page.wait_for_function(SECOND_LINE)  # the app is drawn
     polite = page.evaluate(SECOND_LINE)
     save_artefact(page.screenshot(), "web-app.png", tmp_path)
-    page.locator(".xterm-helper-textarea").focus()
+    # no click: the page gives the keyboard to the app once it is drawn
+    page.wait_for_function("() => document.activeElement?.classList.contains('xterm-helper-textarea')")
     page.keyboard.press("p")  # politeness off: a new run, a new second line
     page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {polite!r}; }}")
     impolite = page.evaluate(SECOND_LINE)
@@ -169,5 +262,20 @@ def test_web_mistakes_are_one_line_and_exit_2(argv: list[str], message: str,
 
 
 def test_each_browser_runs_this_pythons_app() -> None:
-    assert web.app_command("see-it") == f"{sys.executable} -m crawlsim tui see-it"
+    # exec'd: the app is the server's own child, which its signals and pipes reach
+    assert web.app_command("see-it") == f"exec {sys.executable} -m crawlsim tui see-it"
     assert web.app_command("my web.toml").endswith("tui 'my web.toml'")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "192.0.2.1"])  # a busy port; an address (TEST-NET-1) not on this machine
+def test_a_server_that_cannot_listen_says_so_in_one_line(host: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["web", "see-it", "--host", host, "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip()
+    reason = "Address already in use" if host == "127.0.0.1" else "Cannot assign requested address"
+    assert err == f"crawlsim: error: cannot listen on {host} port {port}: {reason}"

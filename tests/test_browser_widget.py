@@ -1,11 +1,15 @@
 """The notebook widget in a real browser: JupyterLab in headless Chromium.
 
-nbclient runs the notebooks' Python; this test checks what a student sees.
-JupyterLab starts on a free loopback port with a token and a temporary
-folder holding one notebook; Chromium opens it, runs its cell, presses
-Play and sees the picture change frame to frame, then moves the workers
-slider, then the nodes slider, with the keyboard and sees the finish time
-change.  Screenshots go
+nbclient runs the notebooks' Python; these tests check what a student sees.
+One JupyterLab, started once for the module on a free loopback port with a
+token, serves a temporary folder holding every shipped notebook that shows
+the widget and a notebook of the ways a teacher may show one (as a cell's
+last expression, ``w = show(...)`` then ``w``, ``display(w)`` twice: two or
+three views of one widget).  Chromium opens each notebook, runs all its
+cells, presses Play in one view of each widget and sees the clock advance
+past the first frame in every view of it.  One test also sees the picture
+change frame to frame, then moves the workers slider, then the nodes
+slider, with the keyboard and sees the finish time change.  Screenshots go
 to ``tmp_path`` (and ``$CRAWLSIM_ARTEFACTS`` when set).
 
 Selected with ``-m browser``; part of the default run whenever a Chromium
@@ -17,9 +21,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -30,117 +36,224 @@ from tests.browser import Server, browser_page, needs_chromium, save_artefact
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
-CELL = 'from crawlsim.notebook import show\nw = show("see-it", frames=12, interval_ms=300)'
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+WIDGET = 'from crawlsim.notebook import show\nw = show("see-it", frames=12, interval_ms=300)'
+
+TEACHER_CELLS = [
+    'from IPython.display import display\nfrom crawlsim.notebook import show\nshow("isro", frames=12)',
+    'w = show("see-it", frames=12)\nw',
+    'v = show("isro", frames=12, layout="level")\ndisplay(v)\ndisplay(v)',
+]
+"""Each shows one widget more than once: shown and returned; shown, then its
+name; shown, then displayed twice."""
 
 
-def _notebook(folder: Path) -> Path:
-    path = folder / "widget.ipynb"
+def _shows_a_widget(path: Path) -> bool:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return any(cell["cell_type"] == "code" and "show(" in "".join(cell["source"]) for cell in cells)
+
+
+SHIPPED = sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb") if _shows_a_widget(path))
+
+
+def _notebook(path: Path, sources: list[str]) -> Path:
     path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "widget", "metadata": {}, "outputs": [],
-                   "source": CELL}],
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"cell{i}", "metadata": {}, "outputs": [],
+                   "source": source} for i, source in enumerate(sources)],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
         "nbformat": 4, "nbformat_minor": 5,
     }))
     return path
 
 
-def _jupyter_lab(folder: Path, token: str) -> Server:
-    """JupyterLab on loopback, port chosen by the OS, every Jupyter folder
+def _jupyter_lab(folder: Path, token: str, app: str = "jupyterlab") -> Server:
+    """JupyterLab (or Notebook 7, ``app="notebook"``: the same server and
+    settings) on loopback, port chosen by the OS, every Jupyter folder
     (config, runtime, workspaces, settings) inside ``folder``."""
     env = dict(os.environ)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
         env[name] = str(folder / name.lower())
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     argv = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+        sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
         "--ServerApp.port_retries=0", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
-        f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
-        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
+    if app == "jupyterlab":
+        argv += [f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
+                 "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     notification = folder / "settings" / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True)
     (notification / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')  # no news pop-up
     return Server(argv, r"http://127\.0\.0\.1:(\d+)/", cwd=folder, env=env)
 
 
-def test_the_widget_plays_and_reruns_in_jupyterlab(tmp_path: Path) -> None:
-    folder = tmp_path / "lab"
-    folder.mkdir()
-    _notebook(folder)
+class Lab(NamedTuple):
+    port: str
+    token: str
+    notebook7: bool = False
+
+    def url(self, notebook: str) -> str:
+        if self.notebook7:
+            return f"http://127.0.0.1:{self.port}/notebooks/{notebook}?token={self.token}"
+        # reset: a fresh workspace, not the last test's open tabs
+        return f"http://127.0.0.1:{self.port}/lab/tree/{notebook}?reset&token={self.token}"
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """One JupyterLab for the module, serving copies of the shipped
+    notebooks that show the widget and the test's own notebooks."""
+    folder = tmp_path_factory.mktemp("lab")
+    for name in SHIPPED:
+        shutil.copyfile(NOTEBOOKS / f"{name}.ipynb", folder / f"{name}.ipynb")
+    _notebook(folder / "widget.ipynb", [WIDGET])
+    _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
     token = secrets.token_hex(16)
     server = _jupyter_lab(folder, token)
     try:
-        port = server.address()
-        with browser_page(height=1600) as page:  # tall enough for the whole widget
-            try:
-                _exercise(page, port, token, tmp_path)
-            except Exception:
-                save_artefact(page.screenshot(full_page=True), "widget-failure.png", tmp_path)
-                raise
+        yield Lab(server.address(), token)
     finally:
         server.stop()
 
 
-def _exercise(page: Any, port: str, token: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [*SHIPPED, "teacher"])
+def test_every_view_of_every_widget_plays(lab: Lab, name: str, tmp_path: Path) -> None:
+    assert len(SHIPPED) >= 3  # 01, 03 and 16 show the widget
+    with browser_page(height=1600) as page:
+        try:
+            page.goto(lab.url(f"{name}.ipynb"))
+            _run_all_cells(page)
+            cells = page.locator(".jp-CodeCell").filter(has=page.locator(".crawlsim-play"))
+            views = page.locator(".jp-CodeCell .crawlsim-play").count()
+            assert (cells.count(), views) == ((3, 7) if name == "teacher" else (1, 1))
+            for index in range(cells.count()):  # one widget per cell, shown once or more
+                _play_and_see_every_view_advance(cells.nth(index))
+        except Exception:
+            save_artefact(page.screenshot(full_page=True), f"widget-{name}-failure.png", tmp_path)
+            raise
+
+
+def _play_and_see_every_view_advance(cell: Any) -> None:
+    """Press Play in the cell's last view of its widget; the clock of every
+    view moves past the first frame; press again (pause)."""
+    clocks = cell.locator(".widget-label", has_text=" s of ")
+    start = [clocks.nth(i).text_content() for i in range(clocks.count())]
+    play = cell.locator(".crawlsim-play").last
+    play.click()
+    for i, shown in enumerate(start):
+        seen = {shown}
+        for _ in range(2):  # the first frame, then past it
+            _wait_for_another_time(clocks.nth(i), seen)
+            seen.add(clocks.nth(i).text_content())
+    play.click()  # pause, so the next widget plays alone
+
+
+def _wait_for_another_time(clock: Any, seen: set[str]) -> None:
+    """Wait until ``clock`` shows a time not in ``seen`` (its text content:
+    JupyterLab skips rendering cells scrolled out of view, so their inner text is empty)."""
+    clock.page.wait_for_function(
+        "([el, seen]) => el.textContent.includes(' s of ') && !seen.includes(el.textContent)",
+        arg=[clock.element_handle(), sorted(seen)])
+
+
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+"""The notebook toolbar's kernel indicator, idle (JupyterLab's and Notebook 7's)."""
+
+
+def _run_all_cells(page: Any) -> None:
+    """Wait until the kernel is idle, then Run > Run All Cells, and wait
+    until every cell has run (no prompt says ``[*]`` or is empty)."""
+    page.locator(IDLE).first.wait_for()
+    page.locator(".jp-Notebook .jp-Cell:visible").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_function(
+        """() => { const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+                   return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent)); }""")
+    page.locator(IDLE).first.wait_for()
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """Jupyter Notebook 7 (when installed) serving the teacher's notebook."""
+    pytest.importorskip("notebook", minversion="7")
+    folder = tmp_path_factory.mktemp("notebook7")
+    _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
+    token = secrets.token_hex(16)
+    server = _jupyter_lab(folder, token, app="notebook")
+    try:
+        yield Lab(server.address(), token, notebook7=True)
+    finally:
+        server.stop()
+
+
+def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, tmp_path: Path) -> None:
+    with browser_page(height=1600) as page:
+        try:
+            page.goto(notebook7.url("teacher.ipynb"))
+            _run_all_cells(page)
+            cells = page.locator(".jp-CodeCell").filter(has=page.locator(".crawlsim-play"))
+            assert (cells.count(), page.locator(".jp-CodeCell .crawlsim-play").count()) == (3, 7)
+            for index in range(cells.count()):
+                _play_and_see_every_view_advance(cells.nth(index))
+        except Exception:
+            save_artefact(page.screenshot(full_page=True), "widget-notebook7-failure.png", tmp_path)
+            raise
+
+
+def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, tmp_path: Path) -> None:
+    with browser_page(height=1600) as page:  # tall enough for the whole widget
+        try:
+            _exercise(page, lab, tmp_path)
+        except Exception:
+            save_artefact(page.screenshot(full_page=True), "widget-failure.png", tmp_path)
+            raise
+
+
+def _exercise(page: Any, lab: Lab, tmp_path: Path) -> None:
     """Open the notebook, run it, play, then move the workers slider."""
-    if True:
-        if True:
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/widget.ipynb?token={token}")
-            _run_the_cell(page)
-            image = page.locator("img.widget-image")
-            clock = page.locator(".widget-label", has_text=" s of ")
-            image.wait_for()
-            page.wait_for_function("() => document.querySelector('img.widget-image').naturalWidth > 0")
-            assert clock.inner_text().startswith("t = 0.0 s of 19.0 s")  # opens at the start
-            frames = [image.screenshot()]
-            save_artefact(page.screenshot(full_page=True), "widget-start.png", tmp_path)
+    page.goto(lab.url("widget.ipynb"))
+    _run_all_cells(page)
+    image = page.locator("img.widget-image")
+    clock = page.locator(".widget-label", has_text=" s of ")
+    image.wait_for()
+    page.wait_for_function("() => document.querySelector('img.widget-image').naturalWidth > 0")
+    assert clock.inner_text().startswith("t = 0.0 s of 19.0 s")  # opens at the start
+    frames = [image.screenshot()]
+    save_artefact(page.screenshot(full_page=True), "widget-start.png", tmp_path)
 
-            play = page.locator(".widget-play button").first
-            play.click()
-            for _ in range(2):
-                _wait_for_new_time(page, clock.inner_text())
-                frames.append(image.screenshot())
-            assert len(set(frames)) == 3, "the picture did not change from frame to frame while playing"
-            save_artefact(frames[-1], "widget-playing.png", tmp_path)
-            play.click()  # the same button pauses
-            idle = page.locator(".jp-StatusBar-TextItem", has_text="| Idle")
-            idle.wait_for()  # every tick sent before the pause is drawn
+    play = page.locator(".crawlsim-play")
+    play.click()
+    seen = {clock.text_content()}
+    for _ in range(2):
+        _wait_for_another_time(clock, seen)
+        seen.add(clock.text_content())
+        frames.append(image.screenshot())
+    assert len(set(frames)) == 3, "the picture did not change from frame to frame while playing"
+    save_artefact(frames[-1], "widget-playing.png", tmp_path)
+    play.click()  # the same button pauses
+    idle = page.locator(".jp-StatusBar-TextItem", has_text="| Idle")
+    idle.wait_for()
 
-            summary = page.locator(".widget-html-content", has_text="finish ")
-            assert "finish 19.0 s" in summary.inner_text()
-            handle = page.locator(".widget-slider", has=page.locator("label", has_text="workers")).locator(
-                ".noUi-handle")
-            handle.focus()
-            handle.press("Home")  # 4 workers -> 1 (the slider's minimum)
-            page.locator(".widget-label", has_text=" s of 26.0 s").wait_for()  # the one-worker run, redrawn
-            assert "finish 26.0 s" in summary.inner_text() and "previous run 19.0 s" in summary.inner_text()
-            idle.wait_for()
-            save_artefact(page.screenshot(full_page=True), "widget-one-worker.png", tmp_path)
+    summary = page.locator(".widget-html-content", has_text="finish ")
+    assert "finish 19.0 s" in summary.inner_text()
+    handle = page.locator(".widget-slider", has=page.locator("label", has_text="workers")).locator(
+        ".noUi-handle")
+    handle.focus()
+    handle.press("Home")  # 4 workers -> 1 (the slider's minimum)
+    page.locator(".widget-label", has_text=" s of 26.0 s").wait_for()  # the one-worker run, redrawn
+    assert "finish 26.0 s" in summary.inner_text() and "previous run 19.0 s" in summary.inner_text()
+    idle.wait_for()
+    save_artefact(page.screenshot(full_page=True), "widget-one-worker.png", tmp_path)
 
-            nodes = page.locator(".widget-slider", has=page.locator("label", has_text="nodes")).locator(".noUi-handle")
-            nodes.focus()
-            nodes.press("End")  # 1 node -> 16 (the slider's maximum), one worker each
-            page.locator(".widget-html-content", has_text="nodes 1→16").wait_for()  # rerun on 16 nodes
-            cluster = simulate_cluster(load_scenario("see-it").with_options(workers=1), ClusterConfig(nodes=16))
-            assert f"finish {cluster.finish_time:.1f} s" in summary.inner_text()
-            assert "16 nodes, host-hash" in summary.inner_text()
-            idle.wait_for()
-            save_artefact(page.screenshot(full_page=True), "widget-sixteen-nodes.png", tmp_path)
-            save_artefact(page.locator(".jp-OutputArea-output").first.screenshot(), "widget-output.png", tmp_path)
-
-
-def _run_the_cell(page: Any) -> None:
-    """Wait until the kernel is connected and idle (the status bar says
-    so), then run the notebook's one cell as a user would: click into it
-    and press Shift+Enter; wait for its execution count."""
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-    page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
-    page.keyboard.press("Shift+Enter")
-    page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt", has_text="[1]").wait_for()
-
-
-def _wait_for_new_time(page: object, before: str) -> None:
-    """Wait until the clock label shows another time than ``before``."""
-    page.wait_for_function(  # type: ignore[attr-defined]
-        "before => [...document.querySelectorAll('.widget-label')].some("
-        "e => e.innerText.includes(' s of ') && e.innerText !== before)", arg=before)
+    nodes = page.locator(".widget-slider", has=page.locator("label", has_text="nodes")).locator(".noUi-handle")
+    nodes.focus()
+    nodes.press("End")  # 1 node -> 16 (the slider's maximum), one worker each
+    page.locator(".widget-html-content", has_text="nodes 1→16").wait_for()  # rerun on 16 nodes
+    cluster = simulate_cluster(load_scenario("see-it").with_options(workers=1), ClusterConfig(nodes=16))
+    assert f"finish {cluster.finish_time:.1f} s" in summary.inner_text()
+    assert "16 nodes, host-hash" in summary.inner_text()
+    idle.wait_for()
+    save_artefact(page.screenshot(full_page=True), "widget-sixteen-nodes.png", tmp_path)
+    save_artefact(page.locator(".jp-OutputArea-output").first.screenshot(), "widget-output.png", tmp_path)

@@ -203,7 +203,8 @@ def test_seed_is_reported_and_the_race_hook_reports_what_the_explorer_caught(
     assert isinstance(calls[0]["outcome"], list)  # the crawl ran as a plain callable
     result = report.check("seen-race")
     assert not result.passed
-    assert "Caught with seed 7" in result.explanation and "Replay it with --seed 7" in result.explanation
+    # --seed 7 replays that one schedule: the verdict says so, and does not ask to replay it again
+    assert "Caught replaying seed 7" in result.explanation and "Replay it with" not in result.explanation
     assert "Thread-2 at line 21: `if link not in seen:`" in result.explanation
     assert "--seed 7" in report.render().splitlines()[0]
 

@@ -1,15 +1,18 @@
 """The notebook front end without a browser: the widget's update functions,
 the drawing, the layouts, the step table, the sweep and the animation export.
 
-``Play`` cannot tick here, so the tests do what a browser would: set a
-control's ``value`` (which fires the same observers) or call ``frame(t)``.
+The tests do what a browser would: set a control's ``value`` (which fires
+the same observers) or call ``frame(t)``; Play's clock runs on a stand-in
+timer, or on a real event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ pytest.importorskip("matplotlib")
 from matplotlib.colors import to_rgba
 
 from crawlsim.notebook import CrawlWidget, Table, animate, crawl_steps, fetch_order, short, snapshot, sweep
+from crawlsim.notebook.clock import loop_call_later
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
 from crawlsim.notebook.widget import CAPTION_LINES
@@ -52,7 +56,7 @@ def test_widget_opens_at_the_start_of_the_crawl() -> None:
     w = CrawlWidget("see-it", frames=20)
     assert w.result is not None and w.result.finish == 19.0
     assert w.previous is None
-    assert w.t == 0.0 and w.time.value == w.play.value == 0 and w.time.max == w.play.max == 20
+    assert w.t == 0.0 and w.time.value == 0 and w.time.max == 20 and not w.play.value
     assert w.counters is not None and not w.counters.done and w.counters.fetched == 0
     assert bytes(w.image.value).startswith(PNG)
     assert "t = 0.0 s of 19.0 s" in w.clock.value
@@ -185,14 +189,75 @@ def test_the_time_slider_draws_that_moment(see_it_widget: CrawlWidget) -> None:
     assert w.counters.done
 
 
-def test_play_slows_to_what_the_kernel_can_draw() -> None:
-    w = CrawlWidget("isro", frames=10, interval_ms=1)  # no kernel draws a frame in 1 ms
-    w.time.value = 5  # what a Play tick does
-    assert w.play.interval > 1
-    slower = w.play.interval
-    w.play.interval = 10_000  # a user's slower choice is kept
-    w.time.value = 6
-    assert w.play.interval == 10_000 and slower < 10_000
+class _Timer:
+    """A stand-in for the kernel's event loop: Play's pending ticks, run by hand."""
+
+    def __init__(self) -> None:
+        self.pending: list[_Tick] = []
+
+    def __call__(self, delay: float, callback: Callable[[], None]) -> _Tick:
+        tick = _Tick(delay, callback)
+        self.pending.append(tick)
+        return tick
+
+    @property
+    def live(self) -> list[_Tick]:
+        return [tick for tick in self.pending if not tick.cancelled]
+
+    def run_next(self) -> None:
+        tick = self.live[0]
+        self.pending.remove(tick)
+        tick.callback()
+
+
+class _Tick:
+    def __init__(self, delay: float, callback: Callable[[], None]) -> None:
+        self.delay, self.callback, self.cancelled = delay, callback, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_play_runs_on_the_kernels_clock_to_the_end_one_tick_at_a_time() -> None:
+    timer = _Timer()
+    w = CrawlWidget("isro", frames=4, interval_ms=250, call_later=timer)
+    w.play.value = True  # the button pressed, in any view
+    assert w.play.description == "pause" and [t.delay for t in timer.live] == [0.25]
+    clocks = [w.clock.value]
+    while timer.live:
+        timer.run_next()  # a tick draws its frame, then sets the next one: never two pending
+        assert len(timer.live) <= 1
+        clocks.append(w.clock.value)
+    assert w.time.value == 4 and w.counters.done and len(set(clocks)) == 5  # every frame drawn
+    assert not w.play.value and w.play.description == "play"  # up again at the end
+    w.play.value = True  # pressed at the end: from the start again
+    assert w.time.value == 0 and w.t == 0.0 and len(timer.live) == 1
+
+
+def test_pause_stops_the_clock_where_it_is() -> None:
+    timer = _Timer()
+    w = CrawlWidget("isro", frames=10, call_later=timer)
+    w.play.value = True
+    timer.run_next()
+    timer.run_next()
+    w.play.value = False
+    assert w.time.value == 2 and not timer.live
+
+
+def test_play_ticks_on_a_running_event_loop() -> None:
+    """The default timer is the running loop's (a Jupyter kernel's)."""
+    w = CrawlWidget("isro", frames=3, interval_ms=1)
+
+    async def play() -> None:
+        ended = asyncio.Event()
+        w.play.observe(lambda change: None if change["new"] else ended.set(), names="value")
+        w.play.value = True
+        await ended.wait()  # the button comes up at the end
+
+    asyncio.run(asyncio.wait_for(play(), timeout=60))
+    assert w.time.value == 3 and w.counters.done
+    with pytest.raises(RuntimeError, match="running event loop"):
+        loop_call_later(0.1, lambda: None)
 
 
 def test_frame_can_be_called_directly_and_reuses_the_artists(see_it_widget: CrawlWidget) -> None:

@@ -26,7 +26,107 @@ HREFS = [
     "/a", "/b", "/c", "/a#x", "b", "../c/./d", "http://b.com/", "HTTP://A.COM/b", "http://a.com:80/c",
     "mailto:x@y", "http://[::1", "//c.com/d", "http://[::1]:9/", "https://a.com/", " /a ", "/robots.txt",
 ]
-JUNK = st.one_of(st.none(), st.integers(-3, 3), st.binary(max_size=3), st.just([1]), st.just(NAN), st.just(("/a",)))
+
+
+class Hostile(Exception):
+    """Raised by the methods of the hostile objects below."""
+
+
+def _boom(*args: Any) -> Any:
+    raise Hostile("a method of a hostile object ran")
+
+
+class UnhashableStr(str):
+    """A link whose __hash__ raises (the case the issue found)."""
+
+    __hash__ = _boom  # type: ignore[assignment]
+
+
+class UncomparableStr(str):
+    __eq__ = __ne__ = __lt__ = _boom  # type: ignore[assignment]
+    __hash__ = str.__hash__
+
+
+class LyingStr(str):
+    """Claims to equal every string (and hashes as a seed does)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("http://a.com/")
+
+
+class EveryMethodRaises(str):
+    __str__ = __repr__ = __len__ = __iter__ = __getitem__ = __contains__ = _boom  # type: ignore[assignment]
+    strip = lower = split = partition = startswith = endswith = encode = find = replace = _boom  # type: ignore[assignment]
+
+
+class FakeStr:
+    """Not a str, but says it is one (``__class__``) and breaks everything else."""
+
+    __class__ = property(lambda self: str)  # type: ignore[assignment]
+    __hash__ = __eq__ = __repr__ = __str__ = __len__ = _boom  # type: ignore[assignment]
+
+
+class HugeRepr:
+    def __repr__(self) -> str:
+        return "x" * 10_000_000
+
+
+class NotAStrRepr:
+    def __repr__(self) -> Any:
+        return 5
+
+
+class HostileFloat(float):
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __hash__ = __add__ = __radd__ = __sub__ = __repr__ = _boom  # type: ignore[assignment]
+
+
+class HostileInt(int):
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __hash__ = __add__ = __radd__ = __repr__ = _boom  # type: ignore[assignment]
+
+
+class HostileList(list):  # type: ignore[type-arg]
+    __iter__ = __len__ = __getitem__ = _boom  # type: ignore[assignment]
+
+
+class HostileHeaders(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        return [(EveryMethodRaises("Retry-After"), EveryMethodRaises("1"))]
+
+
+HOSTILE_MAKERS: dict[str, Any] = {
+    "unhashable": lambda: UnhashableStr("/u"),
+    "unhashable seed": lambda: UnhashableStr("http://a.com/"),
+    "uncomparable": lambda: UncomparableStr("/c"),
+    "lying": lambda: LyingStr("/l"),
+    "lying seed": lambda: LyingStr("http://a.com/"),
+    "every method raises": lambda: EveryMethodRaises("/e"),
+    "fake str": FakeStr,
+    "huge repr": HugeRepr,
+    "repr not a str": NotAStrRepr,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class HostileLink:
+    """Stands for a hostile object in drawn data (hypothesis itself hashes
+    and prints what it draws); the rules build the object just before the call."""
+
+    name: str
+
+    def make(self) -> Any:
+        return HOSTILE_MAKERS[self.name]()
+
+
+def real(values: list[Any]) -> list[Any]:
+    return [v.make() if isinstance(v, HostileLink) else v for v in values]
+
+
+HOSTILE_LINKS = st.sampled_from(sorted(HOSTILE_MAKERS)).map(HostileLink)
+JUNK = st.one_of(st.none(), st.integers(-3, 3), st.binary(max_size=3), st.just([1]), st.just(NAN), st.just(("/a",)),
+                 HOSTILE_LINKS)
 LINKS = st.lists(st.one_of(st.sampled_from(HREFS), JUNK), max_size=6)
 RETRY_AFTER = st.sampled_from(
     ["1", "0", "2.5", "1000000000", "1e999", "nan", "-1", "inf", "x", "Fri, 31 Dec 9999 23:59:59 GMT", ""]
@@ -115,7 +215,7 @@ class SchedulerMachine(RuleBasedStateMachine):
     @rule(urls=st.lists(st.one_of(st.sampled_from(["http://a.com/", "http://b.com/x", "http://[::1]:9/"]), JUNK),
                         max_size=3), dt=st.sampled_from([0.0, 0.5]))
     def add_seeds(self, urls: list[Any], dt: float) -> None:
-        self.sched.add_seeds(urls, self.tick(dt))
+        self.sched.add_seeds(real(urls), self.tick(dt))
         self.drain()
 
     @rule(dt=st.sampled_from([0.0, 0.25, 1.0, 5.0]))
@@ -132,7 +232,7 @@ class SchedulerMachine(RuleBasedStateMachine):
         fid = data.draw(st.sampled_from(sorted(self.flying)))
         fetch = self.flying.pop(fid)
         body = robots if fetch.kind == "robots" else None
-        self.sched.on_response(fid, self.tick(dt), status=status, links=links, headers=headers, body=body)
+        self.sched.on_response(fid, self.tick(dt), status=status, links=real(links), headers=headers, body=body)
         self.drain()
 
     @precondition(lambda self: self.flying)
@@ -203,6 +303,33 @@ class SchedulerMachine(RuleBasedStateMachine):
     @rule(fid=st.sampled_from(["1", None, 1.0, True, [1]]))
     def answer_with_a_bad_fetch_id(self, fid: Any) -> None:
         self.refused_call(lambda: self.sched.on_response(fid, self.now))
+
+    @precondition(lambda self: self.flying)
+    @rule(data=st.data(), bad=st.sampled_from(["now", "status", "fetch_id", "links", "final_url", "reason", "headers"]))
+    def answer_with_a_hostile_object(self, data: st.DataObject, bad: str) -> None:
+        """A hostile object in any argument: refused as the wrong type, or
+        taken by its characters/value; either way no method of it runs (a
+        `Hostile` raised here is a failure) and a refusal changes nothing."""
+        fid = data.draw(st.sampled_from(sorted(self.flying)))
+        calls = {
+            "now": lambda: self.sched.on_response(fid, HostileFloat(self.now)),
+            "status": lambda: self.sched.on_response(fid, self.now, status=HostileInt(200)),
+            "fetch_id": lambda: self.sched.on_response(HostileInt(fid), self.now),
+            "links": lambda: self.sched.on_response(fid, self.now, links=HostileList(["/a"])),
+            "final_url": lambda: self.sched.on_response(fid, self.now, final_url=EveryMethodRaises("http://a.com/z")),
+            "reason": lambda: self.sched.on_error(fid, self.now, EveryMethodRaises("timeout"), transient=False),
+            "headers": lambda: self.sched.on_response(fid, self.now, status=503, headers=HostileHeaders()),
+        }
+        before = snapshot(self.sched)
+        try:
+            calls[bad]()
+        except (TypeError, ValueError) as err:
+            assert not isinstance(err, Hostile)
+            assert snapshot(self.sched) == before, "a refused call changed the scheduler"
+            assert self.sched.drain_events() == []
+            return
+        del self.flying[fid]
+        self.drain()
 
     # -- invariants ----------------------------------------------------------------
 

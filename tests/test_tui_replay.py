@@ -205,7 +205,7 @@ def test_a_trace_is_read_as_written_whatever_its_line_endings(tmp_path, see_it) 
     assert load_trace(crlf) == list(run.trace)
     broken = tmp_path / "broken.jsonl"
     broken.write_bytes("\n".join(lines[:10]).encode() + b"\n\xff\xfe\n" + "\n".join(lines[10:]).encode() + b"\n")
-    with pytest.raises(ValueError, match=r"broken\.jsonl: cannot read: 'utf-8' codec"):
+    with pytest.raises(ValueError, match=r"broken\.jsonl: line 11: 'utf-8' codec"):
         load_trace(broken)
     with pytest.raises(ValueError, match="cannot read: Is a directory"):
         load_trace(tmp_path)

@@ -60,6 +60,9 @@ def _explorer_import() -> contextlib.AbstractContextManager[object]:
 
 def main(argv: list[str]) -> None:
     cmd_fd, out_fd = int(argv[0]), int(argv[1])
+    from crawlsim.check.reaper import contain_self
+
+    contain_self()  # orphans of the crawl reparent to this process; it dies with the checker
     _limit_memory()
     os.dup2(2, 1)  # the crawler's prints go to stderr; stdout is the parent's
     commands = os.fdopen(cmd_fd, "r", encoding="utf-8")
@@ -90,7 +93,10 @@ def main(argv: list[str]) -> None:
             case = case_named(command["name"], bool(command.get("quick")), command.get("termination_slow"))
             case = dataclasses.replace(case, args=tuple(command.get("args") or ()))
             run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"))
-            _send(out_fd, {"kind": "case", "run": run.to_plain()})
+            try:
+                _send(out_fd, {"kind": "case", "run": run.to_plain()})
+            except Exception as exc:  # noqa: BLE001 -- a value of the user's that JSON cannot carry
+                _send(out_fd, {"kind": "unsendable", "why": type(exc).__name__})
         else:
             break
     os._exit(0)  # never wait for threads the crawler left behind

@@ -134,6 +134,7 @@ def race_caught(run: CaseRun) -> Finding | None:
             "text": run.race.get("text"),
             "schedules": run.race.get("schedules"),
             "seconds": run.race.get("seconds"),
+            "replayed": bool(run.race.get("replayed")),
         },
     )
 

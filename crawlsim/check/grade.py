@@ -231,8 +231,10 @@ def count_causes_once(checks: list[CheckResult]) -> list[CheckResult]:
         if check.kind == "correctness" and not check.passed and check.cause:
             if check.cause in first:
                 earlier = first[check.cause]
+                # the fix was said with the first check of this cause: not again in each
+                text = check.explanation.replace(f" {check.hint}", "") if check.hint else check.explanation
                 check = dataclasses.replace(
-                    check, same_cause_as=earlier, explanation=check.explanation + f" (Same cause as {earlier}.)"
+                    check, same_cause_as=earlier, explanation=text + f" (Same cause as {earlier}: the fix is there.)"
                 )
             else:
                 first[check.cause] = check.name

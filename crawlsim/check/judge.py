@@ -52,6 +52,7 @@ def judge_case(run: CaseRun) -> CheckResult:
             case.title,
             rules=case.rules,
             cause=findings.main_cause(seen.problems),
+            hint=" ".join(words.hints(case.name, case.lesson, seen.problems)),
         )
     text = words.passed(problems.clean_run(run), problems.thread_died(run))
     return CheckResult(case.name, True, text, details, "correctness", case.level, case.title, rules=case.rules)

@@ -99,12 +99,15 @@ def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[st
         return {
             "seed": first.seed,
             "pages": [first.url],
-            "text": str(first),
+            # the verdict names the seed once ("Caught with seed N"): not again in every clause
+            "text": str(first).replace(f" (seed {first.seed})", ""),
             "switches": [],
             "schedules": report.schedules,
             "seconds": round(report.seconds, 2),
+            "replayed": seeds is not None,
         }
-    return _explore_generic(interleave, target, case, seeds or list(DEFAULT_SEEDS))
+    found = _explore_generic(interleave, target, case, seeds or list(DEFAULT_SEEDS))
+    return found if found is None else {**found, "replayed": seeds is not None}
 
 
 @contextlib.contextmanager

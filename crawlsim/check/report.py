@@ -56,6 +56,9 @@ class CheckResult:
     is counted once however many checks it fails."""
     same_cause_as: str | None = None
     """The earlier failed check with the same cause, if any."""
+    hint: str = ""
+    """The fix the explanation ends with (a failed check): a check whose
+    cause an earlier one already showed leaves it out, pointing there."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

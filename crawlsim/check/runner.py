@@ -57,7 +57,10 @@ class ExceptionSummary:
 
     @classmethod
     def of(cls, exc: BaseException, user_file: str | None) -> ExceptionSummary:
-        frames = traceback.extract_tb(exc.__traceback__)
+        try:
+            frames = traceback.extract_tb(exc.__traceback__)
+        except Exception:  # noqa: BLE001 -- a user's exception with a broken __traceback__: no frames
+            frames = traceback.StackSummary()
         mine = [f for f in frames if user_file and _same_file(f.filename, user_file)]
         if not mine:  # no frame in the user's file: any frame outside the checker and the stdlib
             mine = [f for f in frames if not f.filename.startswith((_PACKAGE_DIR, _STDLIB_DIR))]
@@ -70,10 +73,21 @@ class ExceptionSummary:
         escaped = describe(mine[0]) if len(mine) > 1 and mine[0] is not mine[-1] else None
         if escaped == where:
             escaped = None
-        message = str(exc)
-        if len(message) > 300:
-            message = message[:297] + "..."
-        return cls(type(exc).__name__, message, where, escaped)
+        return cls(type(exc).__name__, exception_message(exc), where, escaped)
+
+
+def exception_message(exc: BaseException) -> str:
+    """``str(exc)`` for a report, at most 300 characters, whatever the
+    exception's own ``__str__`` does: one that raises, returns something
+    that is not a string, or builds a huge text gives a placeholder or is
+    cut (its own class's code runs, so this is the one careful place)."""
+    try:
+        message = type(exc).__str__(exc)
+    except Exception as inner:  # noqa: BLE001 -- any failure of the user's __str__ is a finding, not a crash
+        return f"<no message: its __str__ raised {type(inner).__name__}>"
+    if type(message) is not str:
+        return f"<no message: its __str__ returned {type(message).__name__}, not a string>"
+    return message if len(message) <= 300 else message[:297] + "..."
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -465,7 +479,12 @@ def as_url_list(value: Any) -> tuple[list[str] | None, str | None]:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """A short repr of a user's value; a ``__repr__`` that raises or returns
+    something else than a string gives the type and id instead."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 -- the user's __repr__ failing is not the checker's crash
+        text = object.__repr__(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

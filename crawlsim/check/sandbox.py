@@ -23,10 +23,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import secrets
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +37,9 @@ from typing import Any, Self
 
 from crawlsim.check.cases import Case
 from crawlsim.check.loader import CheckInputError, parse_target
+from crawlsim.check.reaper import MARKER_VARIABLE, sweep
 from crawlsim.check.runner import CaseRun
+from crawlsim.check.wire import ForgedAnswer, checked_loaded, checked_run
 
 IMPORT_TIMEOUT = 10.0
 """Seconds the user's file gets to import (module-level code included)."""
@@ -42,6 +47,8 @@ ANSWER_GRACE = 5.0
 """Seconds past a case's deadline before a silent child is killed."""
 EXPLORE_ALLOWANCE = 30.0
 """Extra seconds a race case gets for the interleaving explorer's schedules."""
+MAX_ANSWER_BYTES = 256 * 1024**2
+"""Longest answer line read from the child (a forged endless line ends there)."""
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -76,6 +83,12 @@ class Sandbox:
         self._cmd: int | None = None
         self._out: int | None = None
         self._buffer = b""
+        self._marker = ""
+        """This child's value of ``MARKER_VARIABLE`` (see reaper.py)."""
+        self._scratch: str | None = None
+        """The child's working directory: a fresh empty folder, removed at the
+        end, so a crawl that writes or deletes files in its working directory
+        never touches the user's own folder."""
         self.info: LoadedInfo | None = None
 
     # ------------------------------------------------------------ lifecycle
@@ -90,7 +103,14 @@ class Sandbox:
         """Start a child and import the target in it; raises
         :class:`CheckInputError` with one line when that fails."""
         self._start()
-        self._write({"op": "load", "target": self.target, "params": list(self.params), "round": self.round_name})
+        self._write(
+            {
+                "op": "load",
+                "target": f"{self.path.resolve()}:{self.name}",  # (the child runs elsewhere)
+                "params": list(self.params),
+                "round": self.round_name,
+            }
+        )
         try:
             answer = self._read(self.import_timeout)
         except _NoAnswer as exc:
@@ -101,15 +121,22 @@ class Sandbox:
                     'loop or sleep at import time? Put that under `if __name__ == "__main__":`)'
                 ) from None
             raise CheckInputError(f"{self.path}: importing it {exc}") from None
-        if answer.get("kind") == "input-error":
+        if answer.get("kind") == "input-error" and type(answer.get("message")) is str:
             self.close()
-            raise CheckInputError(str(answer.get("message")))
-        self.info = LoadedInfo(str(answer["label"]), bool(answer["is_async"]), answer.get("source"))
+            raise CheckInputError(answer["message"].replace(str(self.path.resolve()), str(self.path))[:2000])
+        try:
+            is_async, source = checked_loaded(answer)
+        except ForgedAnswer as exc:
+            self.close()
+            raise CheckInputError(f"{self.path}: importing it sent an answer that is not the checker's ({exc})") from None
+        self.info = LoadedInfo(f"{self.path}:{self.name}", is_async, source)
         return self.info
 
     def close(self) -> None:
-        """Kill the child and everything it started; close the pipes."""
+        """Kill the child and everything it started (see reaper.py); close
+        the pipes; remove the scratch folder."""
         if self._proc is not None:
+            sweep(self._proc.pid, self._marker)  # its descendants and orphans, by PID
             if self._proc.poll() is None:
                 try:
                     os.killpg(self._proc.pid, signal.SIGKILL)
@@ -117,6 +144,9 @@ class Sandbox:
                     self._proc.kill()
             self._proc.wait()
             self._proc = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
         for fd in (self._cmd, self._out):
             if fd is not None:
                 try:
@@ -158,7 +188,14 @@ class Sandbox:
         except _NoAnswer as exc:
             self.close()
             return _crashed(case, timeout, time.perf_counter() - began, f"the crawler's process {exc}")
-        run = CaseRun.from_plain(case, answer.get("run", {}))
+        try:
+            if answer.get("kind") != "case":
+                raise ForgedAnswer(f"kind: expected 'case', got {str(answer.get('kind'))[:40]!r}")
+            run = checked_run(case, answer.get("run"))
+        except ForgedAnswer as exc:
+            self.close()
+            why = f"the crawler's process sent an answer that is not the checker's ({exc})"
+            return _crashed(case, timeout, time.perf_counter() - began, why)
         if run.timed_out:
             self.close()  # its stuck threads must not slow the next case
         return run
@@ -181,6 +218,8 @@ class Sandbox:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         env["PYTHONHASHSEED"] = "0"  # set iteration order of strings the same in every run
         env.setdefault("MALLOC_ARENA_MAX", "2")  # glibc's per-thread arenas would eat the address-space limit
+        self._marker = env[MARKER_VARIABLE] = secrets.token_hex(12)
+        self._scratch = tempfile.mkdtemp(prefix="crawlsim-check-")
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "crawlsim.check.child", str(cmd_read), str(out_write)],
@@ -188,6 +227,7 @@ class Sandbox:
                 pass_fds=(cmd_read, out_write),
                 start_new_session=True,
                 env=env,
+                cwd=self._scratch,
             )
         finally:
             os.close(cmd_read)
@@ -202,9 +242,13 @@ class Sandbox:
             raise _NoAnswer(self._ended()) from None
 
     def _read(self, timeout: float) -> dict[str, Any]:
+        """The child's next answer line as a dict (only its shape is checked
+        here; wire.py checks its fields).  Linear in what the child sends:
+        chunks are kept in a list and only each new chunk is searched."""
         assert self._out is not None
         deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
+        chunks, size = [self._buffer], len(self._buffer)
+        while b"\n" not in chunks[-1]:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _NoAnswer(
@@ -217,11 +261,14 @@ class Sandbox:
             chunk = os.read(self._out, 1 << 16)
             if not chunk:
                 raise _NoAnswer(self._ended())
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise _NoAnswer(f"sent more than {MAX_ANSWER_BYTES >> 20} MB without ending its answer")
+        line, _, self._buffer = b"".join(chunks).partition(b"\n")
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # (RecursionError: JSON nested thousands deep)
             raise _NoAnswer("sent something that is not an answer") from None
         if not isinstance(answer, dict):
             raise _NoAnswer("sent something that is not an answer")

@@ -121,17 +121,22 @@ def _threads_left(f: dict[str, Any]) -> str:
 
 
 def _race_caught(f: dict[str, Any]) -> str:
-    cost = ""
-    if f.get("schedules") is not None and f.get("seconds") is not None:
+    """The race the explorer caught; under ``--seed N`` (one schedule
+    replayed) it says so, not how many schedules it explored."""
+    cost, head, tail = "", f"Caught with seed {f['seed']}", f" Replay it with --seed {f['seed']}."
+    if f.get("replayed"):
+        head, tail = f"Caught replaying seed {f['seed']}", ""
+        cost = f" (in {f['seconds']:g} s)" if f.get("seconds") is not None else ""
+    elif f.get("schedules") is not None and f.get("seconds") is not None:
         cost = f" (explored {f['schedules']} schedules in {f['seconds']:g} s)"
     if f.get("text"):
-        return f"Caught with seed {f['seed']}{cost}: {f['text']}. Replay it with --seed {f['seed']}."
+        return f"{head}{cost}: {f['text']}.{tail}"
     steps = f["switches"][-6:]
     shown = "; ".join(f"{thread} at line {line}: `{str(text).strip()}`" for thread, _file, line, text in steps)
     return (
-        f"Caught with seed {f['seed']}{cost}: {named(f['pages'])} fetched twice under a controlled interleaving"
+        f"{head}{cost}: {named(f['pages'])} fetched twice under a controlled interleaving"
         + (f" ({shown})" if shown else "")
-        + f". Replay it with --seed {f['seed']}."
+        + f".{tail}"
     )
 
 

@@ -58,17 +58,20 @@ def cluster_advice(sim: SimInput, config: ClusterConfig, run: ClusterRun, *, mea
             f"node {node} holds the crawl: it owns {owned(config, host)}, whose requests alone keep it busy "
             f"{bound:,.1f} s of the {finish:,.1f} s"
         )
-    if not measure or config.nodes * 2 > MAX_NODES or config.fail:
+    nodes = min(config.nodes * 2, MAX_NODES)  # a rerun stays inside the nodes' range
+    if measure and nodes == config.nodes:
+        lines.append(f"more nodes not measured: {MAX_NODES:,} is the most a cluster may have")
+    if not measure or nodes == config.nodes or config.fail:
         return ClusterAdvice(tuple(lines), None)
-    more = simulate_cluster(sim, config.with_(nodes=config.nodes * 2), run.options, trace=False)
-    measured = {"nodes": config.nodes * 2, "finish_time": round(more.finish_time, 6)}
+    more = simulate_cluster(sim, config.with_(nodes=nodes), run.options, trace=False)
+    measured = {"nodes": nodes, "finish_time": round(more.finish_time, 6)}
     if holds and more.finish_time >= (1 - NO_GAIN) * finish:
         lines.append(
             f"more nodes will not help: {host} is the bottleneck on any partition that keeps a host on one node "
-            f"(measured: {config.nodes * 2} nodes finish in {more.finish_time:,.1f} s)"
+            f"(measured: {nodes} nodes finish in {more.finish_time:,.1f} s)"
         )
     else:
-        lines.append(f"measured: {config.nodes * 2} nodes finish in {more.finish_time:,.1f} s instead of {finish:,.1f} s")
+        lines.append(f"measured: {nodes} nodes finish in {more.finish_time:,.1f} s instead of {finish:,.1f} s")
     return ClusterAdvice(tuple(lines), measured)
 
 

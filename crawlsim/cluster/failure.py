@@ -26,6 +26,15 @@ crawler would write -- though a real one writes its frontier and seen set
 incrementally rather than whole.  (``copy.deepcopy`` would not do: it
 keeps bound methods of builtins such as a set's ``add`` pointing at the
 original.)
+
+The work of saving is bounded whatever ``checkpoint`` says (it may be any
+positive number of seconds, ``1e-300`` included): saves are at least
+:data:`MIN_CHECKPOINT` apart (a simulated millisecond; a smaller interval
+would also stop the clock, ``now + 1e-300 == now``), and after
+:data:`MAX_SAVE_ROUNDS` rounds each next interval is twice the last, so a
+long crawl adds only a few dozen more.  Either change is in the run's
+result (``checkpoint_every``: the interval the last save used) and the
+report says so: nothing is stretched silently.
 """
 
 from __future__ import annotations
@@ -70,6 +79,27 @@ class FailureRecord:
         }
 
 
+MIN_CHECKPOINT = 0.001
+"""Simulated seconds between two save rounds, at the least."""
+MAX_SAVE_ROUNDS = 1_000
+"""Save rounds at the configured interval; each later one waits twice as long."""
+
+
+def checkpoint_notes(configured: float | None, used: float | None) -> list[str]:
+    """What a run's report says when the saves were not ``configured``
+    seconds apart (``used``: the interval of its last round)."""
+    if configured is None or used is None or used == configured:
+        return []
+    floor = max(configured, MIN_CHECKPOINT)
+    parts = [f"cluster.checkpoint = {configured:g} s:"]
+    if floor != configured:
+        parts.append(f"saves were at least {MIN_CHECKPOINT:g} s apart")
+    if used != floor:
+        parts.append(f"{'and ' if floor != configured else ''}after {MAX_SAVE_ROUNDS:,} rounds each next save waited "
+                     f"twice as long (the last {used:g} s)")
+    return [" ".join(parts) + ", so the work of saving stays bounded; a recovering node resumes from its latest save"]
+
+
 class Failures:
     """Schedules the configured failures, recoveries and checkpoints of one run."""
 
@@ -80,6 +110,12 @@ class Failures:
         self.saves = 0
         self.saved_bytes = 0
         """Bytes written by all saves (a pickled scheduler each)."""
+        self.rounds = 0
+        """Save rounds so far (each saves every live node)."""
+        every = cluster.config.checkpoint
+        self.every = None if every is None else max(every, MIN_CHECKPOINT)
+        """Seconds until the next round: ``checkpoint``, at least MIN_CHECKPOINT,
+        doubled each round after MAX_SAVE_ROUNDS."""
 
     def start(self) -> None:
         cl = self.cluster
@@ -87,8 +123,8 @@ class Failures:
             cl.timeout(failure.at, failure.node).callbacks.append(self._fail)
             if failure.recover is not None:
                 cl.timeout(failure.recover, failure.node).callbacks.append(self._recover)
-        if cl.config.checkpoint is not None:
-            cl.timeout(cl.config.checkpoint).callbacks.append(self._save)
+        if self.every is not None:
+            cl.timeout(self.every).callbacks.append(self._save)
 
     def _shared(self, node: Node) -> list[object]:
         """What a saved scheduler refers to but does not own: the web (its
@@ -115,7 +151,11 @@ class Failures:
                 self.saves += 1
                 self.saved_bytes += len(data)
                 self.saved[node.index] = (now, data, frozenset(node.flying or ()))
-        cl.timeout(cl.config.checkpoint).callbacks.append(self._save)
+        self.rounds += 1
+        assert self.every is not None
+        if self.rounds >= MAX_SAVE_ROUNDS:
+            self.every = min(self.every * 2, 1e300)
+        cl.timeout(self.every).callbacks.append(self._save)
 
     def _fail(self, event: simpy.Event) -> None:
         cl = self.cluster

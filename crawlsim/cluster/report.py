@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from crawlsim.cluster.sim import ClusterRun
+from crawlsim.cluster.failure import checkpoint_notes
 
 _DIGITS = 6
 
@@ -95,11 +96,12 @@ def _failure_fields(run: ClusterRun) -> dict[str, Any]:
     """What node failures cost, when the configuration has any."""
     if not run.config.fail:
         return {}
-    return {
-        "failures_seen": run.failures_seen,
-        "refetched": run.refetched,
-        "checkpoint": {"every": run.config.checkpoint, "saves": run.checkpoint_saves, "bytes": run.checkpoint_bytes},
-    }
+    checkpoint = {"every": run.config.checkpoint, "saves": run.checkpoint_saves, "bytes": run.checkpoint_bytes}
+    notes = checkpoint_notes(run.config.checkpoint, run.checkpoint_every)
+    if notes:
+        checkpoint["every_used"] = run.checkpoint_every
+        checkpoint["note"] = notes[0]
+    return {"failures_seen": run.failures_seen, "refetched": run.refetched, "checkpoint": checkpoint}
 
 
 def failure_cost(run: ClusterRun, without: ClusterRun) -> dict[str, Any]:

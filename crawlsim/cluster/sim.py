@@ -78,6 +78,9 @@ class ClusterRun:
     checkpoint_saves: int = 0
     checkpoint_bytes: int = 0
     """Bytes of all the nodes' saves (pickled schedulers)."""
+    checkpoint_every: float | None = None
+    """Seconds between the last two save rounds: ``checkpoint``, unless
+    the bounds of :mod:`crawlsim.cluster.failure` stretched it."""
     distinct_pages_answered: int | None = None
     """URLs with at least one answered page fetch (counted when a node may fail)."""
     refetched: int = 0
@@ -294,6 +297,7 @@ class _Cluster:
             "failures_seen": [r.as_dict() for r in self.outages.records.values()],
             "checkpoint_saves": self.outages.saves,
             "checkpoint_bytes": self.outages.saved_bytes,
+            "checkpoint_every": self.outages.every,
             "distinct_pages_answered": len(fetched) if fetched is not None else None,
             "refetched": sum(c - 1 for c in fetched.values() if c > 1) if fetched is not None else 0,
         }

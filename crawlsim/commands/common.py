@@ -146,11 +146,42 @@ def phases(label: str, first: str, console: Console | None) -> Iterator[Callable
         yield lambda text: bar.update(task, description=f"{label}: {text}")
 
 
+PIPE_WIDTH = 100_000
+"""Piped output is not wrapped: a sentence stays one line, whatever reads it."""
+
+
+class _StrippedLines:
+    """A text stream that drops the spaces rich pads a table's last column
+    with: piped output has no trailing spaces (a diff, ``grep``, a test)."""
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        *lines, self._pending = (self._pending + text).split("\n")
+        for line in lines:
+            self._out.write(line.rstrip() + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._out.write(self._pending)
+            self._pending = ""
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def stdout_console() -> Console:
-    """Colour on a terminal, plain text in a pipe; never wider than 120."""
+    """Colour on a terminal, never wider than 120; in a pipe, plain text,
+    unwrapped (a paragraph is one line) and without trailing spaces."""
     console = Console(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=100, color_system=None)
+        console = Console(
+            file=_StrippedLines(sys.stdout), highlight=False, width=PIPE_WIDTH, color_system=None, soft_wrap=True
+        )
     elif console.width > 120:
         console = Console(highlight=False, width=120)
     return console

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
+from crawlsim.cluster.failure import MIN_CHECKPOINT
 from crawlsim.commands.summary import render_summary, seconds, summary_dict
 from crawlsim.errors import UsageError
 
@@ -37,7 +38,16 @@ def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfi
 
 def run_cluster(scenario: Scenario, config: ClusterConfig, args: argparse.Namespace) -> int:
     """Simulate the cluster and print its summary (or ``--json``)."""
+    if config.checkpoint is not None and config.checkpoint < MIN_CHECKPOINT:
+        print(
+            f"crawlsim: warning: cluster.checkpoint = {config.checkpoint:g} s: saving every {MIN_CHECKPOINT:g} s "
+            "instead (saves closer together repeat the same state; the work stays bounded)",
+            file=sys.stderr,
+        )
     data = cluster_summary(scenario, config, top=args.top, advise=args.advise)
+    note = data.get("checkpoint", {}).get("note")
+    if note:
+        print(f"crawlsim: warning: {note}", file=sys.stderr)
     if args.json:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")

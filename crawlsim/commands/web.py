@@ -87,16 +87,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+PAGE = Path(__file__).with_name("web_page")
+"""The folder of the page each browser gets (textual-serve's ``app_index.html`` template, ours)."""
+
+
 def app_command(scenario: str) -> str:
     """The shell command textual-serve runs for each browser: this Python's
-    ``crawlsim tui SCENARIO``."""
-    return shlex.join([sys.executable, "-m", "crawlsim", "tui", scenario])
+    ``crawlsim tui SCENARIO``, ``exec``'d, so the app is the server's own
+    child (signals and the end of the server's pipes reach it, not a shell)."""
+    return "exec " + shlex.join([sys.executable, "-m", "crawlsim", "tui", scenario])
 
 
 def follower_command(scenario: str, state: str) -> str:
     """The shell command textual-serve runs for each browser in follow mode:
     a read-only app following ``state`` (``scenario`` until it holds one)."""
-    return shlex.join([sys.executable, "-m", "crawlsim", "tui", scenario, "--follow", state])
+    return "exec " + shlex.join([sys.executable, "-m", "crawlsim", "tui", scenario, "--follow", state])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.serve_followers:
             raise UsageError("give --follow or --serve-followers, not both")
         return _present(args, scenario)
+    _check_port(args.host, args.port)
     # each app's stdin/stdout are textual-serve's pipes, not a terminal: the
     # app's "needs a terminal" guard is for people, not for this driver
     os.environ["CRAWLSIM_TUI_FORCE"] = "1"
@@ -122,11 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         title, what = f"crawlsim: {args.scenario} (following the presenter)", "every browser follows the presenter"
     else:
         command, title, what = app_command(args.scenario), f"crawlsim: {args.scenario}", "each browser gets its own app"
-    server = Server(command, host=args.host, port=args.port, title=title, public_url=url.rstrip("/"))
+    server = Server(command, host=args.host, port=args.port, title=title, public_url=url.rstrip("/"),
+                    templates_path=PAGE)
     print(f"crawlsim web: open {url} ({what}; Ctrl+C stops)", flush=True)
     print(f"crawlsim web: no server in the room? `crawlsim html {args.scenario} -o page.html` writes one offline "
           "page of the same crawl (every what-if precomputed)", flush=True)
-    server.serve()
+    try:
+        server.serve()
+    except OSError as err:  # taken between the check and the server's own bind
+        raise UsageError(f"cannot listen on {args.host} port {args.port}: {err.strerror or err}") from None
     return 0
 
 

@@ -12,8 +12,11 @@ class.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from crawlsim.errors import UsageError
 
 SkipReason = Literal["seen", "scope", "robots", "depth", "cap", "malformed", "scheme"]
 """Why a link was not added to the frontier.
@@ -226,15 +229,168 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     return data
 
 
-def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`; raises ``ValueError`` on an unknown
-    type or missing field, so a corrupt trace fails with a clear message."""
+class TraceError(UsageError):
+    """A trace record that is not one of these events (a wrong type, a value
+    out of range, an unknown or missing field).  A user-input error: the CLI
+    prints it on one line and exits 2."""
+
+
+MAX_TRACE_TIME = 1e9
+"""The latest time (seconds, about 32 years) a trace event may carry: a
+replay draws and plays up to its last time, so an absurd one (1e308) would
+leave the clock nothing to show for every frame."""
+MAX_TRACE_SLOTS = 100_000
+"""Worker slots a trace may use (the options' workers limit): a view
+draws one lane per slot."""
+MAX_TRACE_COUNT = 2**53
+"""Any other count or id (pages, links, bytes): a JSON number that is still exact."""
+MAX_TRACE_STATUS = 999
+"""HTTP status codes have three digits (0: no answer)."""
+
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "slot": (0, MAX_TRACE_SLOTS - 1),
+    "status": (0, MAX_TRACE_STATUS),
+    "fetch_id": (-MAX_TRACE_COUNT, MAX_TRACE_COUNT),  # a cluster's trace numbers orphan answers below 0
+    "src": (0, MAX_TRACE_SLOTS - 1),
+    "dst": (0, MAX_TRACE_SLOTS - 1),
+    "node": (0, MAX_TRACE_SLOTS - 1),
+}
+_ALIASES: dict[str, Any] = {"SkipReason": SkipReason, "FetchKind": FetchKind, "DeferReason": DeferReason}
+"""The annotations that name a set of words: a ``Literal`` is checked
+against its words, an alias of plain ``str`` (a set another module owns) as text."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Schema:
+    """One event class's fields grouped by how each is checked (built once
+    from its annotations, so the checks follow the classes)."""
+
+    cls: type[Event]
+    names: tuple[str, ...]
+    """Every field, in the constructor's order."""
+    times: tuple[str, ...]
+    optional_times: tuple[str, ...]
+    ints: tuple[tuple[str, int, int], ...]
+    texts: tuple[str, ...]
+    optional_texts: tuple[str, ...]
+    flags: tuple[str, ...]
+    choices: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _schema(cls: type[Event]) -> _Schema:
+    """``cls``'s fields grouped by the check each annotation calls for."""
+    groups: dict[str, list[Any]] = {k: [] for k in ("float", "float | None", "int", "str", "str | None", "bool", "choice")}
+    for f in fields(cls):
+        kind = str(f.type)
+        words = get_args(_ALIASES[kind]) if kind in _ALIASES else ()
+        if words:
+            groups["choice"].append((f.name, words))
+        elif kind in _ALIASES:
+            groups["str"].append(f.name)
+        elif kind == "int":
+            groups["int"].append((f.name, *_INT_BOUNDS.get(f.name, (0, MAX_TRACE_COUNT))))
+        else:
+            groups[kind].append(f.name)  # a new annotation kind fails here, at import
+    return _Schema(
+        cls, tuple(f.name for f in fields(cls)), *(tuple(groups[k]) for k in groups)  # type: ignore[arg-type]
+    )
+
+
+def event_from_dict(data: dict[str, Any], *, extra: Collection[str] | None = None) -> Event:
+    """Inverse of :func:`event_to_dict`, checking every field: a trace is
+    input, so a value of the wrong type, a time that is not finite in
+    0..:data:`MAX_TRACE_TIME`, a count or slot out of range or text that is
+    not text raises :class:`TraceError` (a ``ValueError``) saying which field.
+
+    ``extra``: the keys besides the event's own a record may have (any
+    other is refused, by name); None ignores other keys, as readers that do
+    not know a cluster's ``"node"`` key do."""
     name = data.get("type")
-    cls = EVENT_TYPES.get(str(name))
-    if cls is None:
-        raise ValueError(f"unknown event type {name!r}")
-    names = {f.name for f in fields(cls)}
-    missing = names - data.keys()
+    schema = _SCHEMAS.get(name) if name.__class__ is str else None  # type: ignore[call-overload]
+    if schema is None:
+        raise TraceError(f"unknown event type {_brief(name)}; expected one of {', '.join(_SCHEMAS)}")
+    if extra is not None or len(data) != len(schema.names) + 1:
+        _check_keys(data, schema, extra)
+    try:
+        _check_values(data, schema)
+    except KeyError:  # a field missing and another key in its place
+        _check_keys(data, schema, None)
+        raise
+    return schema.cls(*[data[k] for k in schema.names])
+
+
+def _check_keys(data: dict[str, Any], schema: _Schema, extra: Collection[str] | None) -> None:
+    """Every field present; no key but ``type``, the fields and ``extra`` (unless None)."""
+    missing = [k for k in schema.names if k not in data]
     if missing:
-        raise ValueError(f"{name} event is missing {sorted(missing)}")
-    return cls(**{k: data[k] for k in names})
+        raise TraceError(f"{schema.cls.__name__} event is missing {missing}")
+    if extra is not None:
+        unknown = sorted(k for k in data if k != "type" and k not in schema.names and k not in extra)
+        if unknown:
+            raise TraceError(f"{schema.cls.__name__} event has unknown field(s) {unknown}")
+
+
+def _check_values(data: dict[str, Any], schema: _Schema) -> None:
+    """Each field's type and range (the common case costs a few comparisons a field)."""
+    for key in schema.times:
+        v = data[key]
+        if (v.__class__ is not float and v.__class__ is not int) or not 0.0 <= v <= MAX_TRACE_TIME:
+            _bad(schema, key, v, f"a time in seconds, 0-{MAX_TRACE_TIME:,.0f}")
+    for key in schema.optional_times:
+        v = data[key]
+        if v is not None and ((v.__class__ is not float and v.__class__ is not int) or not 0.0 <= v <= MAX_TRACE_TIME):
+            _bad(schema, key, v, f"null or a time in seconds, 0-{MAX_TRACE_TIME:,.0f}")
+    _check_counts(data, schema)
+    _check_words(data, schema)
+
+
+def _check_counts(data: dict[str, Any], schema: _Schema) -> None:
+    """Whole numbers (not booleans, not 1.0) within each field's bounds."""
+    for key, low, high in schema.ints:
+        v = data[key]
+        if v.__class__ is not int or not low <= v <= high:
+            _bad(schema, key, v, f"a whole number {low:,}-{high:,}")
+
+
+def _check_words(data: dict[str, Any], schema: _Schema) -> None:
+    """Text, true/false and the named choices (a kind, a skip or defer reason)."""
+    for key in schema.texts:
+        if not _is_text(data[key]):
+            _bad(schema, key, data[key], "a string of valid text")
+    for key in schema.optional_texts:
+        v = data[key]
+        if v is not None and not _is_text(v):
+            _bad(schema, key, v, "null or a string of valid text")
+    for key in schema.flags:
+        if data[key].__class__ is not bool:
+            _bad(schema, key, data[key], "true or false")
+    for key, allowed in schema.choices:
+        if data[key].__class__ is not str or data[key] not in allowed:
+            _bad(schema, key, data[key], f"one of {', '.join(allowed)}")
+
+
+def _is_text(value: object) -> bool:
+    """A str that can be written out again: no lone surrogate (JSON's
+    ``"\\ud800"`` decodes to one, and no terminal can print it)."""
+    if value.__class__ is not str:
+        return False
+    if value.isascii():  # type: ignore[attr-defined]
+        return True
+    try:
+        value.encode("utf-8")  # type: ignore[attr-defined]
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _bad(schema: _Schema, key: str, value: object, expected: str) -> None:
+    raise TraceError(f'{schema.cls.__name__} "{key}" is {_brief(value)}; expected {expected}')
+
+
+def _brief(value: object) -> str:
+    """``repr(value)``, cut short: a hostile value may be a megabyte long."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+_SCHEMAS: dict[str, _Schema] = {name: _schema(cls) for name, cls in EVENT_TYPES.items()}

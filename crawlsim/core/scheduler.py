@@ -109,6 +109,7 @@ from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFro
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.plain import materialize, plain_number, plain_str, plain_texts, short
 from crawlsim.core.politeness import Politeness
 from crawlsim.core.retry import RetryQueue, backoff_delay, parse_retry_after
 from crawlsim.core.scope import Scope
@@ -190,31 +191,12 @@ class UnknownFetch(CrawlsimError, KeyError):
     caught the old error still do; ``str()`` is the plain message."""
 
     def __init__(self, fetch_id: object) -> None:
-        super().__init__(fetch_id)
-        self.fetch_id = fetch_id
+        plain = plain_number(fetch_id)
+        super().__init__(fetch_id if plain is None else plain)
+        self.fetch_id = fetch_id if plain is None else plain
 
     def __str__(self) -> str:
-        return f"fetch_id: no fetch {self.fetch_id!r} is in flight (unknown, or already answered)"
-
-
-def _short(value: object) -> str:
-    """A non-string link or seed as an event shows it (a short repr)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _materialize(items: object, name: str) -> list[object]:
-    """``items`` as a list, or TypeError naming ``name``: a str or bytes is
-    refused (it would be crawled one character at a time), as is anything
-    not iterable.  Iterating happens here, before any state changes."""
-    if isinstance(items, (str, bytes, bytearray, memoryview)):
-        kind = type(items).__name__
-        raise TypeError(f"{name}: expected a list of URLs, got a {kind} (wrap one URL in a list: [url])")
-    try:
-        iterator = iter(items)  # type: ignore[call-overload]
-    except TypeError:
-        raise TypeError(f"{name}: expected a list of URLs, got {_short(items)}") from None
-    return list(iterator)
+        return f"fetch_id: no fetch {short(self.fetch_id)} is in flight (unknown, or already answered)"
 
 
 class Scheduler:
@@ -312,13 +294,14 @@ class Scheduler:
     def add_seeds(self, urls: Iterable[str], now: float) -> None:
         """Canonicalize the seeds, put their hosts in scope, and queue them.
         A non-string seed is skipped as ``malformed`` (with an event)."""
-        hrefs = _materialize(urls, "urls")
-        self._check_now(now)
+        hrefs = materialize(urls, "urls")
+        now = self._check_now(now)
         self._now = now
         seeds = []
-        for href in hrefs:
-            if not isinstance(href, str):
-                self._skip(now, _short(href), None, "malformed", _short(href))
+        for raw in hrefs:
+            href = plain_str(raw)
+            if href is None:
+                self._skip(now, short(raw), None, "malformed", short(raw))
                 continue
             try:
                 url = canonical_or_raise(href, None, self._steps)
@@ -336,8 +319,9 @@ class Scheduler:
         would be: one node of a distributed crawl shares the crawl's scope
         but queues only the seeds it owns.  Entries that are not strings or
         not canonical http(s) URLs are ignored (``add_seeds`` reports them)."""
-        for href in _materialize(urls, "urls"):
-            if isinstance(href, str):
+        for raw in materialize(urls, "urls"):
+            href = plain_str(raw)
+            if href is not None:
                 try:
                     self._scope.add_seed(canonical_or_raise(href, None, self._steps))
                 except CanonicalizeError:
@@ -349,19 +333,21 @@ class Scheduler:
         seen set and admitted exactly as a response's links are (the same
         per-link loop and events, with ``base`` as their parent).  Returns how
         many were queued.  Checks every argument first, like ``on_response``."""
-        hrefs = _materialize(links, "links")
-        if not isinstance(base, str):
-            raise TypeError(f"base: expected the URL of the page the links were found on, got {_short(base)}")
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {_short(depth)}")
-        self._check_now(now)
+        hrefs = materialize(links, "links")
+        page = plain_str(base)
+        if page is None:
+            raise TypeError(f"base: expected the URL of the page the links were found on, got {short(base)}")
+        level = plain_number(depth)
+        if type(level) is not int or level < 0:  # type: ignore[operator]
+            raise ValueError(f"depth: expected the page's depth, an int >= 0, got {short(depth)}")
+        now = self._check_now(now)
         self._now = now
-        return self._expand(base, hrefs, depth, now)
+        return self._expand(page, hrefs, level, now)  # type: ignore[arg-type]
 
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
-        if not (now.__class__ is float and self._now <= now < _INF):  # the common case, checked inline
-            self._check_now(now)
+        if not (type(now) is float and self._now <= now < _INF):  # the common case, checked inline
+            now = self._check_now(now)
         return self._poll(now)
 
     def respond_and_poll(self, fetch_id: int, now: float, links: Sequence[str]) -> list[Fetch]:
@@ -374,11 +360,11 @@ class Scheduler:
         list, an unknown fetch, a bad ``now``) takes ``on_response``'s own
         path, which checks and raises exactly as it does.  The outcome and the
         events are those of the two calls."""
-        flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else None
-        if flight is None or links.__class__ is not list or not (now.__class__ is float and self._now <= now < _INF):
+        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int else None
+        if flight is None or type(links) is not list or not (type(now) is float and self._now <= now < _INF):
             self.on_response(fetch_id, now, links=links)
-        else:
-            self._respond(flight, now, 200, links, None, None, None, None)
+            return self._poll(self._now)  # (the checked, plain now)
+        self._respond(flight, now, 200, links, None, None, None, None)
         return self._poll(now)
 
     def _poll(self, now: float) -> list[Fetch]:
@@ -435,7 +421,8 @@ class Scheduler:
         page (resolved against ``final_url`` or the fetched URL); ``body`` is
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints.  Every argument is checked before anything changes."""
-        flight, hrefs, retry_after = self._checked_response(fetch_id, now, status, links, headers, body, content, final_url)
+        flight, now, status, hrefs = self._checked_response(fetch_id, now, status, links)
+        retry_after, (body, content, final_url) = self._checked_extras(status, headers, body, content, final_url)
         self._respond(flight, now, status, hrefs, retry_after, body, content, final_url)
 
     def _respond(
@@ -473,35 +460,37 @@ class Scheduler:
         self._frontier.reconsider(host, now)
 
     def _checked_response(
-        self,
-        fetch_id: object,
-        now: object,
-        status: object,
-        links: object,
-        headers: object,
-        body: object,
-        content: object,
-        final_url: object,
-    ) -> tuple[_InFlight, Sequence[object], float | None]:
-        """``on_response``'s arguments checked (common cases inline: this runs
-        once per fetch): the fetch in flight, the links as a sequence, and the
-        Retry-After to honour (when the status is retried).  Raises, changing nothing, on a bad argument."""
-        flight = self._in_flight.get(fetch_id) if fetch_id.__class__ is int else self._flight_of(fetch_id)  # type: ignore[arg-type]
+        self, fetch_id: object, now: object, status: object, links: object
+    ) -> tuple[_InFlight, float, int, Sequence[object]]:
+        """``on_response``'s fetch, time, status and links checked (common
+        cases inline: this runs once per fetch), as plain values: the fetch in
+        flight, ``now``, ``status`` and the links as a sequence.  Raises,
+        changing nothing, on a bad argument.  ``type()``, not ``__class__``
+        (which an object can fake), picks the inline cases."""
+        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int else self._flight_of(fetch_id)  # type: ignore[arg-type]
         if flight is None:
             raise UnknownFetch(fetch_id)
-        if not (now.__class__ is float and self._now <= now < _INF):  # type: ignore[operator]
-            self._check_now(now)
-        if not (status.__class__ is int and 100 <= status <= 599):  # type: ignore[operator]
-            _check_status(status)
-        if links.__class__ is not list and links.__class__ is not tuple:
-            links = _materialize(links, "links")
+        if not (type(now) is float and self._now <= now < _INF):  # type: ignore[operator]
+            now = self._check_now(now)
+        if not (type(status) is int and 100 <= status <= 599):  # type: ignore[operator]
+            status = _checked_status(status)
+        if type(links) is not list and type(links) is not tuple:
+            links = materialize(links, "links")
+        return flight, now, status, links  # type: ignore[return-value]
+
+    def _checked_extras(
+        self, status: int, headers: object, body: object, content: object, final_url: object
+    ) -> tuple[float | None, tuple[str | None, ...]]:
+        """The Retry-After to honour (when ``status`` is retried) and the
+        texts as plain strings; raises, changing nothing, on a bad one."""
+        texts: tuple[str | None, ...] = (None, None, None)
         if body is not None or content is not None or final_url is not None:
-            _check_texts(body=body, content=content, final_url=final_url)
+            texts = plain_texts(body=body, content=content, final_url=final_url)
         if status in self._retry_statuses:
-            return flight, links, _retry_after_of(headers)  # type: ignore[arg-type]
-        if headers is not None and headers.__class__ not in _PLAIN_MAPPINGS:
+            return _retry_after_of(headers), texts
+        if headers is not None and type(headers) not in _PLAIN_MAPPINGS:
             _check_headers(headers)
-        return flight, links, None  # type: ignore[return-value]
+        return None, texts
 
     def _retry_response(
         self, flight: _InFlight, host: HostState, status: int, retry_after: float | None, now: float
@@ -527,11 +516,13 @@ class Scheduler:
         flight = self._flight_of(fetch_id)
         if flight is None:
             raise UnknownFetch(fetch_id)
-        self._check_now(now)
-        if not isinstance(reason, str):
-            raise TypeError(f"reason: expected a string, got {_short(reason)}")
-        if not isinstance(transient, bool):
-            raise TypeError(f"transient: expected true or false, got {_short(transient)}")
+        now = self._check_now(now)
+        text = plain_str(reason)
+        if text is None:
+            raise TypeError(f"reason: expected a string, got {short(reason)}")
+        reason = text
+        if type(transient) is not bool:
+            raise TypeError(f"transient: expected true or false, got {short(transient)}")
         self._now = now
         host = self._finish(flight)
         if transient and self._retry(flight, now, reason, None):
@@ -554,18 +545,22 @@ class Scheduler:
     # ------------------------------------------------------------- checks
 
     def _flight_of(self, fetch_id: object) -> _InFlight | None:
-        if isinstance(fetch_id, bool) or not isinstance(fetch_id, int):
-            raise TypeError(f"fetch_id: expected the int id of a fetch, got {_short(fetch_id)}")
-        return self._in_flight.get(fetch_id)
+        plain = plain_number(fetch_id)
+        if type(plain) is not int:
+            raise TypeError(f"fetch_id: expected the int id of a fetch, got {short(fetch_id)}")
+        return self._in_flight.get(plain)  # type: ignore[arg-type]
 
-    def _check_now(self, now: object) -> None:
-        """``now`` must be a finite real number, not before the latest one given."""
-        if isinstance(now, bool) or not isinstance(now, (int, float)):
-            raise TypeError(f"now: expected a number (int or float), got {_short(now)}")
-        if not -_MAX_FLOAT <= now <= _MAX_FLOAT:  # NaN, infinities, ints beyond float
-            raise ValueError(f"now: expected a finite number, got {_short(now)}")
-        if now < self._now:
-            raise ValueError(f"now: expected a time >= {self._now!r} (time never goes back), got {now!r}")
+    def _check_now(self, now: object) -> float:
+        """``now`` as a plain number: it must be a finite real number, not
+        before the latest one given."""
+        plain = plain_number(now)
+        if plain is None:
+            raise TypeError(f"now: expected a number (int or float), got {short(now)}")
+        if not -_MAX_FLOAT <= plain <= _MAX_FLOAT:  # NaN, infinities, ints beyond float
+            raise ValueError(f"now: expected a finite number, got {short(plain)}")
+        if plain < self._now:
+            raise ValueError(f"now: expected a time >= {self._now!r} (time never goes back), got {plain!r}")
+        return plain
 
     # ----------------------------------------------------------------- output
 
@@ -743,16 +738,16 @@ class Scheduler:
         child_depth = depth + 1
         url: str
         for href in links:
-            try:
-                if seen_first and href in seen:  # the common case: nothing else to do
-                    seen_skips += 1
-                    if record:
-                        events.append(Skipped(now, href, base, "seen"))  # type: ignore[arg-type]  # only strings are seen
+            if type(href) is not str:  # (type(), not __class__, which an object may fake)
+                text = plain_str(href)
+                if text is None:
+                    self._skip(now, short(href), base, "malformed", short(href))
                     continue
-            except TypeError:  # unhashable, so not a str: skipped just below
-                pass
-            if href.__class__ is not str and not isinstance(href, str):
-                self._skip(now, _short(href), base, "malformed", _short(href))
+                href = text  # a str subclass: its characters, none of its methods
+            if seen_first and href in seen:  # the common case: nothing else to do
+                seen_skips += 1
+                if record:
+                    events.append(Skipped(now, href, base, "seen"))
                 continue
             if quick is not None and quick(href) is not None:
                 url = href
@@ -854,16 +849,20 @@ class Scheduler:
             self._emit(Done(now, self._accepted, self.stats.fetches))
 
 
-def _check_status(status: object) -> None:
-    if isinstance(status, bool) or not isinstance(status, int):
-        raise TypeError(f"status: expected an int HTTP status, got {_short(status)}")
-    raise ValueError(f"status: expected an HTTP status 100-599, got {status!r}")
+def _checked_status(status: object) -> int:
+    """``status`` as a plain int (an ``HTTPStatus`` is one), or the error."""
+    plain = plain_number(status)
+    if type(plain) is not int:
+        raise TypeError(f"status: expected an int HTTP status, got {short(status)}")
+    if not 100 <= plain <= 599:  # type: ignore[operator]
+        raise ValueError(f"status: expected an HTTP status 100-599, got {plain!r}")
+    return plain  # type: ignore[return-value]
 
 
 def _check_headers(headers: object) -> Mapping[object, object]:
     """``headers``, or TypeError unless it is a mapping."""
     if not isinstance(headers, Mapping):
-        raise TypeError(f"headers: expected a mapping of header names to values, got {_short(headers)}")
+        raise TypeError(f"headers: expected a mapping of header names to values, got {short(headers)}")
     return headers
 
 
@@ -875,16 +874,10 @@ def _retry_after_of(headers: object) -> float | None:
         return None
     found: dict[str, object] = {}
     for k, v in _check_headers(headers).items():
-        if isinstance(k, str) and k.lower() in ("retry-after", "date"):
-            found[k.lower()] = v
+        name = plain_str(k)
+        if name is not None and name.lower() in ("retry-after", "date"):
+            found[name.lower()] = plain_str(v)
     value, date = found.get("retry-after"), found.get("date")
     if not isinstance(value, str):
         return None
     return parse_retry_after(value, date if isinstance(date, str) else None)
-
-
-def _check_texts(**values: object) -> None:
-    """Raise TypeError naming the first value that is neither a str nor None."""
-    for name, value in values.items():
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{name}: expected a string or None, got {_short(value)}")

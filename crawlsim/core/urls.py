@@ -54,12 +54,29 @@ MODES: dict[str, frozenset[str]] = {
 SESSION_PARAMS = frozenset({"sessionid", "session_id", "sid", "jsessionid", "phpsessid", "aspsessionid", "sessid"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
+MAX_URL_LENGTH = 8192
+"""The longest URL (as written, and once resolved) that gets a canonical
+form; a longer one is ``malformed``.  RFC 9110 (section 4.1) asks senders
+and recipients to support URIs of at least 8,000 octets, and common servers
+answer a longer request line with 414 (nginx's default header buffer is
+8 KB, Apache's ``LimitRequestLine`` 8,190), so a longer link could not be
+fetched from most servers anyway; refusing it by its length, before any
+parsing, keeps the work per link bounded whatever a page contains."""
+MAX_HOST_LENGTH = 253
+"""The longest host name DNS can carry (RFC 1035 section 2.3.4, in text:
+253 octets without the root's trailing dot)."""
+MAX_LABEL_LENGTH = 63
+"""The longest label (the part between dots) of a host name (RFC 1035)."""
+
 # An absolute URL that a WHATWG parser would return unchanged (lowercase
 # host whose last label starts with a letter, no port, no dot segments, only
 # unreserved characters): skipping the parser for it is a pure speed-up.
+# Its host is at most 253 octets of labels of at most 63 (the bounds that
+# make a longer one malformed), and the whole URL at most MAX_URL_LENGTH.
 _ALREADY_CANONICAL = re.compile(
-    r"https?://(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z](?:[a-z0-9-]*[a-z0-9])?"
-    r"(?:/(?!\.\.?(?:[/?]|$))[A-Za-z0-9._~-]*)+(?:\?[A-Za-z0-9._~=&-]*)?"
+    r"(?=.{0,%d}\Z)https?://(?=[^/]{1,%d}/)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?"
+    r"(?:/(?!\.\.?(?:[/?]|$))[A-Za-z0-9._~-]*)+(?:\?[A-Za-z0-9._~=&-]*)?" % (MAX_URL_LENGTH, MAX_HOST_LENGTH),
+    re.DOTALL,
 )
 
 
@@ -110,7 +127,12 @@ def canonicalize(href: str, base: str | None = None, mode: str | Iterable[str] =
 
 def canonical_or_raise(href: str, base: str | None, steps: frozenset[str]) -> str:
     """Like :func:`canonicalize` with pre-parsed steps, raising
-    :class:`CanonicalizeError` with the reason -- the scheduler's hot path."""
+    :class:`CanonicalizeError` with the reason -- the scheduler's hot path.
+
+    Every step is linear in the URL's length, and a URL longer than
+    :data:`MAX_URL_LENGTH` is refused before any of them runs."""
+    if len(href) > MAX_URL_LENGTH:
+        raise CanonicalizeError("malformed", _clipped(href))
     if SAFE_STEPS <= steps:
         if _ALREADY_CANONICAL.fullmatch(href):
             url = href
@@ -120,7 +142,29 @@ def canonical_or_raise(href: str, base: str | None, steps: frozenset[str]) -> st
         url = _resolve_as_written(href, base, steps)
     if not steps.isdisjoint(RISKY_STEPS):
         url = _risky(url, steps)
+    _check_lengths(url, href)
     return url
+
+
+def _check_lengths(url: str, href: str) -> None:
+    """Raise ``malformed`` when the resolved ``url`` is longer than
+    :data:`MAX_URL_LENGTH`, or its host name is longer than DNS allows (a
+    label over 63 octets, the name over 253); an IP literal has no labels."""
+    if len(url) > MAX_URL_LENGTH:
+        raise CanonicalizeError("malformed", _clipped(href))
+    if len(url) <= MAX_LABEL_LENGTH + 8:  # "https://" and at most 63 more: no host in it can be too long
+        return
+    host = _host_and_port(url)[0]
+    if len(host) <= MAX_LABEL_LENGTH and host.isascii() or host.startswith("["):
+        return  # the common case: a short host cannot break either bound
+    name = host.encode("utf-8", "surrogatepass").removesuffix(b".")  # octets, without the root's dot
+    if len(name) > MAX_HOST_LENGTH or any(len(label) > MAX_LABEL_LENGTH for label in name.split(b".")):
+        raise CanonicalizeError("malformed", _clipped(href))
+
+
+def _clipped(href: str) -> str:
+    """``href`` as an error shows it: at most 80 characters."""
+    return href if len(href) <= 80 else href[:77] + "..."
 
 
 def canonical_is_fixpoint(steps: frozenset[str]) -> bool:
@@ -271,9 +315,13 @@ def _without_www(netloc: str) -> str:
     but never the whole host: "www." alone (or "www.www.") stays, or the URL
     would lose its host."""
     userinfo, at, hostport = netloc.rpartition("@")
-    while hostport.lower().startswith("www.") and hostport[4:].partition(":")[0].strip("."):
-        hostport = hostport[4:]
-    return f"{userinfo}{at}{hostport}"
+    count = len(_LEADING_WWW.match(hostport)[0]) // 4  # one pass: slicing "www." off one at a time was quadratic
+    if count and not hostport[4 * count :].partition(":")[0].strip("."):
+        count -= 1  # only dots (or nothing) after the last "www.": keep that one as the host
+    return f"{userinfo}{at}{hostport[4 * count :]}"
+
+
+_LEADING_WWW = re.compile(r"(?:www\.)*", re.IGNORECASE)
 
 
 def _risky_query(query: str, steps: frozenset[str]) -> str:

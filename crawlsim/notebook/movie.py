@@ -71,8 +71,14 @@ def _movie_suffix(path: Path) -> str:
 
 
 def _check_folder(folder: Path, out: Path) -> None:
+    """The output's folder, made when only it is missing (``-o out/crawl.gif``
+    in a fresh checkout, as ``trace`` and ``sweep`` do); a deeper missing path
+    is more likely a typo, and is refused."""
     if not folder.is_dir():
-        raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(folder)!r}")
+        try:
+            folder.mkdir()
+        except OSError:
+            raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(folder)!r}") from None
 
 
 def picture_size(size: str | None, dpi: float | None) -> tuple[tuple[float, float], float]:

@@ -15,8 +15,9 @@ Under the picture a caption narrates the instant shown, in
 :mod:`crawlsim.narrate`'s sentences, and a box draws the seen set with the
 frontier, the fetches in flight and the fetched pages nested inside it.
 
-Everything a browser would do is a plain method here.  ``Play`` does not
-tick without a browser, so tests (and curious users) call :meth:`frame`,
+Play is a clock in the kernel (:mod:`crawlsim.notebook.clock`), so the
+widget plays however many times it is shown.  Everything a browser would do
+is a plain method here: tests (and curious users) call :meth:`frame`,
 :meth:`step` or set a control's ``value`` and read :attr:`counters`,
 :attr:`result`, :attr:`caption_lines`, :attr:`sets` and the PNG bytes in
 :attr:`image`.  The picture is one :class:`CrawlFigure`,
@@ -28,13 +29,12 @@ without an interactive matplotlib backend.
 from __future__ import annotations
 
 import html
-import math
-import time
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from crawlsim.core.urls import MODES
+from crawlsim.notebook.clock import CallLater, PlayClock, play_button
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.notebook.layout import LAYOUTS
 from crawlsim.notebook.nodes import cluster_lines
@@ -64,8 +64,10 @@ class CrawlWidget:
     """Play ``scenario``'s crawl and rerun it whenever a control changes.
 
     ``layout``: ``"host"`` or ``"level"``; ``frames``: steps of the time
-    slider; ``interval_ms``: time between frames while playing;
-    ``overrides``: crawler options applied before the first run.
+    slider; ``interval_ms``: time between frames while playing (after each
+    is drawn); ``call_later``: the timer Play runs on (default: the
+    kernel's event loop); ``overrides``: crawler options applied before the
+    first run.
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class CrawlWidget:
         interval_ms: int = 250,
         figsize: tuple[float, float] = (10.0, 7.2),
         dpi: float = 80,
+        call_later: CallLater | None = None,
         **overrides: Any,
     ) -> None:
         if layout not in LAYOUTS:
@@ -94,7 +97,7 @@ class CrawlWidget:
         self.t = 0.0
         """The simulated time shown; a new run keeps it (clamped to its finish)."""
         self._quiet = False
-        self._make_playback(interval_ms)
+        self._make_playback(interval_ms, call_later)
         self._make_knob_controls(Knobs.for_scenario(self.scenario), layout)
         self._make_outputs(int(figsize[0] * dpi), int(figsize[1] * dpi))
         self.controls = (self.normalize, self.workers, self.polite, self.gap, self.per_host, self.order,
@@ -120,15 +123,15 @@ class CrawlWidget:
 
     # -- building the controls ------------------------------------------------------
 
-    def _make_playback(self, interval_ms: int) -> None:
-        """Play and the time slider, linked in the browser (so playing needs
-        no round trip to the kernel), and the clock label."""
-        self.play = widgets.Play(value=0, min=0, max=self.frames, step=1, interval=interval_ms,
-                                 description="play")
+    def _make_playback(self, interval_ms: int, call_later: CallLater | None) -> None:
+        """Play (a button and the kernel's clock), the time slider, the clock
+        label and the step buttons."""
+        self.play = play_button()
+        self.player = PlayClock(self.play, self._advance, self._rewind_at_end, interval_ms=interval_ms,
+                                call_later=call_later)
         self.time = widgets.IntSlider(value=0, min=0, max=self.frames, step=1, readout=False,
                                       description="time", continuous_update=True,
                                       layout=widgets.Layout(width="420px"))
-        widgets.jslink((self.play, "value"), (self.time, "value"))
         self.clock = widgets.Label(value="")
         self.back = widgets.Button(description="◀ step", tooltip="the previous instant of the crawl",
                                    layout=widgets.Layout(width="70px"))
@@ -230,19 +233,19 @@ class CrawlWidget:
     def _on_time(self, change: dict[str, Any]) -> None:
         if self._quiet or self.result is None:
             return
-        began = time.perf_counter()
         self.frame(self.time_of(int(change["new"])))
-        self._keep_up(time.perf_counter() - began)
 
-    def _keep_up(self, took: float) -> None:
-        """Slow Play down to what this kernel can draw: the browser ticks
-        every ``interval`` ms whether or not the last frame is drawn, and
-        ticks a slow kernel cannot keep up with queue, so the picture lags
-        and goes on moving after Pause.  (The browser reads the interval
-        before each tick, so this takes effect while playing.)"""
-        needed = math.ceil(took * 1000 * PLAY_HEADROOM)
-        if needed > self.play.interval:
-            self.play.interval = needed
+    def _advance(self) -> bool:
+        """One tick of Play: the next slider position, drawn; False once the
+        last one is shown."""
+        index = min(int(self.time.value) + 1, self.frames)
+        self.time.value = index
+        return index < self.frames
+
+    def _rewind_at_end(self) -> None:
+        """Play pressed at the end starts again from the beginning."""
+        if int(self.time.value) >= self.frames:
+            self.time.value = 0
 
     # -- runs and frames ------------------------------------------------------------
 
@@ -290,9 +293,7 @@ class CrawlWidget:
         self.clock.value = f"t = {counters.t:.1f} s of {counters.end:.1f} s"
         self._quiet = True
         try:
-            index = self.index_of(self.t)
-            self.time.value = index
-            self.play.value = index
+            self.time.value = self.index_of(self.t)
         finally:
             self._quiet = False
         self._tell(counters.t)
@@ -344,9 +345,6 @@ class CrawlWidget:
 
 NODES_SLIDER_MAX = 16
 """The nodes slider's usual range (it grows to a scenario's own larger count)."""
-
-PLAY_HEADROOM = 1.3
-"""Play's interval is kept at least this many times a frame's drawing time."""
 
 LOST_SHOWN = 5
 """Lost pages named in the summary; the rest are counted."""
@@ -450,8 +448,10 @@ def nested_sets_html(sets: SeenSets) -> str:
 
 
 def show(scenario: Scenario | str = "see-it", **kwargs: Any) -> CrawlWidget:
-    """Display a :class:`CrawlWidget` for ``scenario`` and return it (assign
-    the result, ``w = show("see-it")``, or Jupyter displays it twice)."""
+    """Display a :class:`CrawlWidget` for ``scenario`` and return it.  Assign
+    the result (``w = show("see-it")``) to show it once; shown again (``w``
+    as a cell's last line, ``display(w)``) it is another view of the same
+    widget, and every view plays."""
     from IPython.display import display
 
     widget = CrawlWidget(scenario, **kwargs)

@@ -70,6 +70,8 @@ class _Coordinator:
         self.finished: set[str] = set()
         """Pages whose fetch ended for good (done, or failed with no retry left)."""
         self.redirect_scope = RedirectScope(options.scope, self.seeds)
+        self.max_time: float | None = None
+        """The crawl's time limit, checked between responses too."""
 
     def now(self) -> float:
         return time.monotonic() - self.origin
@@ -78,6 +80,7 @@ class _Coordinator:
         """The crawl loop, then the result (every page accounted for when
         ``max_time`` cut it short)."""
         stopped: str | None = None
+        self.max_time = max_time
         self.sched.add_seeds(list(self.seeds), self.now())
         try:
             stopped = await self._loop(max_time)
@@ -130,6 +133,8 @@ class _Coordinator:
         done, _ = await asyncio.wait(self.pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         # Report in order of finishing, so the trace's times never go backwards.
         for _, _, task in sorted((task.result()[1], self.pending[task].id, task) for task in done):
+            if self.max_time is not None and self.now() >= self.max_time:
+                return  # the rest stay pending: listed as in flight when the time limit stopped the crawl
             fetch = self.pending.pop(task)
             outcome, t = task.result()
             self.last = max(self.last, t)

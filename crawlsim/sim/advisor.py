@@ -14,7 +14,15 @@ reruns the crawl with that knob turned and quotes the rerun:
   (``max_crawl_delay``), when a host's Crawl-delay spaced its requests more
   than the gap.  The site sets its Crawl-delay, so the sentence credits "a
   shorter Crawl-delay from the site", never a crawler that honours less of it;
-* a per-host frontier, when the crawl uses the single FIFO queue.
+* a per-host frontier, when the crawl uses the single FIFO queue;
+* when duplicate fetches waste worker time, the normalization steps that
+  would merge them and content dedup (:mod:`crawlsim.sim.dedup_advice`),
+  each quoted with what it cost in pages lost.
+
+A rerun never leaves the options' ranges (``crawlsim.core.options.RULES``):
+twice the workers is at most the largest worker count allowed, and a knob
+already at its end is not rerun; the sentence says so.  A legal crawl is
+never refused because of its advice.
 
 The sentence names no knob it did not measure, e.g.::
 
@@ -43,7 +51,10 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from crawlsim.core.options import RULES
 from crawlsim.sim.bounds import BOUND_NAMES, Bounds, binding_phrase, compute_bounds, holder, host_limit, seconds
+from crawlsim.sim.coverage import Coverage, coverage_of
+from crawlsim.sim.dedup_advice import DEDUP_KNOBS, dedup_plan, loss_phrase, waste_phrase
 from crawlsim.sim.driver import SimRun, simulate
 
 if TYPE_CHECKING:
@@ -59,6 +70,8 @@ NO_HELP_PHRASES = {
     "gap": "A smaller gap does not help.",
     "max_crawl_delay": "A shorter Crawl-delay from the site does not help.",
     "frontier": "A per-host frontier does not help.",
+    "normalize": "More normalization does not help.",
+    "content_dedup": "Content dedup does not help.",
 }
 KNOB_PHRASES = {
     "workers": "More workers help",
@@ -66,6 +79,7 @@ KNOB_PHRASES = {
     "gap": "A smaller gap helps",
     "max_crawl_delay": "A shorter Crawl-delay from the site helps",
     "frontier": "A per-host frontier helps",
+    "content_dedup": "Content dedup helps",
 }
 
 
@@ -74,7 +88,8 @@ class Counterfactual:
     """One rerun: the knob turned, and the finish time it gave."""
 
     knob: str
-    """``workers``, ``per_host``, ``gap``, ``max_crawl_delay`` or ``frontier``."""
+    """``workers``, ``per_host``, ``gap``, ``max_crawl_delay``, ``frontier``,
+    ``normalize`` or ``content_dedup``."""
     label: str
     """How the sentence names it: ``8 workers``, ``per_host 2``, ``gap 0.5 s``."""
     options: dict[str, Any]
@@ -82,15 +97,23 @@ class Counterfactual:
     finish_time: float
     change: float
     """(rerun finish - finish) / finish; negative is faster."""
+    pages_lost: int | None = None
+    """Pages the rerun lost (normalization and content-dedup reruns; None
+    for the other knobs, which never lose a page, or when not counted)."""
+    loss: str = ""
+    """How the sentence words that loss against the crawl's own."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "knob": self.knob,
             "label": self.label,
             "options": dict(self.options),
             "finish_time": round(self.finish_time, 6),
             "change": round(self.change, 6),
         }
+        if self.knob in DEDUP_KNOBS:
+            out["pages_lost"] = self.pages_lost
+        return out
 
 
 @dataclass(frozen=True)
@@ -122,10 +145,13 @@ class Advice:
 
 
 def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
-    """The reruns for ``run``: (knob, label, option overrides)."""
+    """The reruns for ``run``: (knob, label, option overrides), every value
+    inside its option's range (:func:`not_measured` names what that left out)."""
     opts = run.options
-    workers = opts.workers * 2
-    out: list[tuple[str, str, dict[str, Any]]] = [("workers", f"{workers} workers", {"workers": workers})]
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    workers = _within("workers", opts.workers * 2)
+    if workers > opts.workers:
+        out.append(("workers", f"{workers:,} workers", {"workers": workers}))
     if opts.per_host is not None and opts.per_host < opts.workers:
         out.append(("per_host", f"per_host {opts.per_host + 1}", {"per_host": opts.per_host + 1}))
     if opts.gap > 0:
@@ -138,15 +164,42 @@ def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
     return out
 
 
+def _within(key: str, value: float) -> Any:
+    """``value`` clamped into option ``key``'s range (RULES)."""
+    rule = RULES[key]
+    low = value if rule.low is None else max(rule.low, value)
+    return type(value)(low if rule.high is None else min(rule.high, low))
+
+
+def not_measured(run: SimRun) -> str:
+    """The sentence for a knob left out because it is at the end of its range."""
+    high = RULES["workers"].high
+    if run.options.workers >= (high or 0):
+        return f"More than {run.options.workers:,} workers is not allowed, so not measured."
+    return ""
+
+
 def measure(sim: SimInput, run: SimRun) -> tuple[Counterfactual, ...]:
-    """Rerun ``sim`` once per planned knob (options of ``run`` otherwise)."""
+    """Rerun ``sim`` once per planned knob (options of ``run`` otherwise);
+    the duplicate-fetch knobs are rerun with events, to count pages lost."""
     out = []
     finish = run.finish_time
     for knob, label, overrides in plan(run):
         again = simulate(sim, run.options.with_(**overrides), trace=False, series=False).finish_time
-        change = (again - finish) / finish if finish > 0 else 0.0
-        out.append(Counterfactual(knob, label, overrides, again, change))
+        out.append(Counterfactual(knob, label, overrides, again, _rel(finish, again)))
+    dedup = dedup_plan(sim, run)
+    before: Coverage | None = coverage_of(sim, run) if dedup else None
+    for knob, label, overrides in dedup:
+        rerun = simulate(sim, run.options.with_(**overrides), trace=True, series=False)
+        lost, loss = loss_phrase(before, coverage_of(sim, rerun))
+        out.append(
+            Counterfactual(knob, label, overrides, rerun.finish_time, _rel(finish, rerun.finish_time), lost, loss)
+        )
     return tuple(out)
+
+
+def _rel(before: float, after: float) -> float:
+    return (after - before) / before if before > 0 else 0.0
 
 
 def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Advice:
@@ -165,9 +218,7 @@ def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Ad
     if run.finish_time <= 0:
         sentence = head
     elif measured:
-        sentence = " ".join(
-            [head, *(_quote(run.finish_time, c) for c in counterfactuals), _verdict(run, counterfactuals)]
-        )
+        sentence = _measured_sentence(head, run, counterfactuals)
     else:
         sentence = f"{head} {_inferred(run, bounds, binding, mode, fetches)}"
     return Advice(
@@ -178,8 +229,20 @@ def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Ad
         finish_time=run.finish_time,
         measured=measured,
         counterfactuals=counterfactuals,
-        planned=tuple(label for _, label, _ in plan(run)),
+        planned=tuple(label for _, label, _ in [*plan(run), *dedup_plan(sim, run)]),
     )
+
+
+def _measured_sentence(head: str, run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:
+    """The head, each rerun quoted (the duplicate-fetch knobs after what the
+    duplicates cost), a note for a knob at the end of its range, the verdict."""
+    parts = [head, *(_quote(run.finish_time, c) for c in counterfactuals if c.knob not in DEDUP_KNOBS)]
+    dedup = [c for c in counterfactuals if c.knob in DEDUP_KNOBS]
+    if dedup:
+        parts += [waste_phrase(run), *(_quote(run.finish_time, c) for c in dedup)]
+    parts += [note for note in (not_measured(run),) if note]
+    parts.append(_verdict(run, counterfactuals))
+    return " ".join(parts)
 
 
 def assess(sim: SimInput, run: SimRun, mode: str = "auto") -> tuple[Bounds, Advice]:
@@ -228,7 +291,15 @@ def _relief(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> dict[st
 
 
 def _quote(finish: float, c: Counterfactual) -> str:
-    return f"With {c.label}: {seconds(c.finish_time)} ({_change(finish, c.finish_time)})."
+    loss = f"; {c.loss}" if c.loss else ""
+    return f"With {c.label}: {seconds(c.finish_time)} ({_change(finish, c.finish_time)}{loss})."
+
+
+def _phrase(c: Counterfactual) -> str:
+    """``More workers helps``-style phrase naming ``c``'s knob (a step set by name)."""
+    if c.knob == "normalize":
+        return f"Normalize {c.options['normalize']} helps"
+    return KNOB_PHRASES[c.knob]
 
 
 def _change(before: float, after: float) -> str:
@@ -248,13 +319,17 @@ def _verdict(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:
     if not faster:
         if len(counterfactuals) == 1:
             return NO_HELP_PHRASES[counterfactuals[0].knob]
-        return "None of these finishes sooner."
+        return "None of these finishes sooner." if counterfactuals else "Nothing was measured."
     best = min(c.finish_time for c in faster)
     winners = [c for c in faster if c.finish_time == best]
     if len(winners) == 1:
-        phrase = KNOB_PHRASES[winners[0].knob]
+        phrase = _phrase(winners[0])
+        if winners[0].knob in DEDUP_KNOBS:
+            loss = winners[0].loss
+            cost = " and no page lost" if loss == "no page lost" else f", at a cost of {loss}"
+            return f"{phrase} most, with no new worker{cost}."
         return f"{phrase} most." if len(counterfactuals) > 1 else f"{phrase}."
-    names = [KNOB_PHRASES[c.knob].rsplit(" ", 1)[0] for c in winners]
+    names = [_phrase(c).rsplit(" ", 1)[0] for c in winners]
     names = [names[0], *(n[0].lower() + n[1:] for n in names[1:])]
     return f"{', '.join(names[:-1])} and {names[-1]} help most (equally)."
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Mapping
 
 from crawlsim.sim.hashing import LCG_A, LCG_C, M64, mix64, salt_of, stable_hash, unit
 from crawlsim.sim.text import near_key
@@ -146,6 +146,11 @@ class PowerLawWeb(_DupMixin, Web):
     """Many hosts of Zipf-skewed sizes, mostly intra-host links plus some
     cross-host ones; scales lazily to millions of pages.
 
+    ``host_pages`` gives some hosts (by number) their own page count: the
+    others keep their Zipf share of ``pages``, so "50 hosts of 40 pages, one
+    of 400" is ``pages = 2000, hosts = 50, zipf = 0, host_pages = {0: 400}``
+    (``page_count`` is then the new total).
+
     Host ``i`` is ``h{i}.example`` with pages ``/`` (page 0) and ``/p1`` ..
     ``/p{size-1}``; host 0 is the largest.  Page ``k`` links to: its host's home,
     its tree parent, its tree children, and ``extra_links`` random targets --
@@ -170,6 +175,7 @@ class PowerLawWeb(_DupMixin, Web):
         cross_rate: float = 0.1,
         duplicate_rate: float = 0.0,
         near_duplicate_rate: float = 0.0,
+        host_pages: Mapping[int, int] | None = None,
     ) -> None:
         super().__init__()
         if hosts < 1 or pages < hosts:
@@ -191,6 +197,11 @@ class PowerLawWeb(_DupMixin, Web):
         self.extra_links = extra_links
         self.cross_rate = cross_rate
         self._sizes, self._offsets = _zipf_sizes(pages, hosts, zipf)
+        if host_pages:
+            self._sizes, self._offsets = _with_sizes(self._sizes, host_pages)
+            self.page_count = self._offsets[hosts]
+            if self.page_count >= 1 << 32:
+                raise ValueError("expected fewer than 2**32 pages")
         self._salt = salt_of(seed, "power-law")
         self._cross_cut = int(cross_rate * 1024)
         self._dup_rate = duplicate_rate
@@ -314,6 +325,22 @@ class PowerLawWeb(_DupMixin, Web):
         if m is None or int(m[1]) >= self.host_count:
             return None
         return self._sizes[int(m[1])]
+
+
+def _with_sizes(sizes: array[int], override: Mapping[int, int]) -> tuple[array[int], array[int]]:
+    """``sizes`` with some hosts' counts replaced, and the running offsets again."""
+    out = array("q", sizes)
+    for host, count in override.items():
+        if not 0 <= host < len(out) or count < 1:
+            raise ValueError(f"host {host}: expected a host of the web and at least one page, got {count}")
+        out[host] = count
+    offsets = array("q", bytes(8 * (len(out) + 1)))
+    running = 0
+    for i, size in enumerate(out):
+        offsets[i] = running
+        running += size
+    offsets[len(out)] = running
+    return out, offsets
 
 
 def _zipf_sizes(pages: int, hosts: int, s: float) -> tuple[array[int], array[int]]:

@@ -18,6 +18,8 @@ from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from crawlsim.core.events import Event
     from crawlsim.scenario import Scenario
     from crawlsim.session import RecordedTrace
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if _no_terminal():
         raise UsageError("the terminal app needs a terminal; `crawlsim run SCENARIO` prints a summary instead")
     if follower is not None:
+        _serve_if_served(follower)
         return _exit_code(follower, follower.run())
 
     from crawlsim.tui.app import CrawlApp
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         at=args.at,
         speed=args.speed,
     )
+    _serve_if_served(app)
     return _exit_code(app, app.run())
 
 
@@ -88,6 +92,16 @@ def _exit_code(app: Any, value: object) -> int:
     if app.return_code:
         return int(app.return_code)
     return int(value or 0)  # type: ignore[call-overload]
+
+
+def _serve_if_served(app: App[object]) -> None:
+    """Under textual-serve (``crawlsim web``), run on :class:`~crawlsim.tui.served.ServedDriver`,
+    whose app ends when its browser session does."""
+    from crawlsim.tui.served import served_driver
+
+    driver = served_driver()
+    if driver is not None:
+        app.driver_class = driver
 
 
 def _no_terminal() -> bool:

@@ -39,6 +39,7 @@ from crawlsim.session import (
 from crawlsim.tui.keys import NODE_BINDINGS, node_key_state
 from crawlsim.tui.lanes import LEGEND as LANES_LEGEND
 from crawlsim.tui.lanes import TITLE as LANES_TITLE
+from crawlsim.tui.pages import pages_title
 from crawlsim.tui.picker import ScenarioPicker
 from crawlsim.tui.sources import ScenarioSource, Source, source_for
 from crawlsim.tui.widgets import (
@@ -298,7 +299,7 @@ class CrawlApp(App[int]):
         )
         for panel in self._panels:
             panel.update(self.view)
-        title = f"pages by host ({len(result.replay.page_list)})"
+        title = pages_title(result.replay)
         # from the panels mounted with this screen: a frame can still fire while the app
         # is closing, when the screen (and its PagesView) are already gone
         pages = next((p for p in self._panels if isinstance(p, PagesView)), None)

@@ -212,8 +212,7 @@ class LanesView(Panel):
     @staticmethod
     def axis(end: float, bar_w: int, cursor: int, head_w: int = 5) -> Text:
         line = [" "] * bar_w
-        nice = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600)
-        tick = next((n for n in nice if end / n <= bar_w / 10), nice[-1])
+        tick = axis_tick(end, bar_w)
         value = 0.0
         while value <= end + 1e-9:
             col = min(bar_w - 1, int(value / end * bar_w))
@@ -236,6 +235,23 @@ class LanesView(Panel):
         runs.add("▲", "bold")
         runs.add("".join(line[cursor + 1 :]), "dim")
         return runs.text()
+
+
+AXIS_TICKS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600)
+
+
+def axis_tick(end: float, bar_w: int) -> float:
+    """Seconds between the time axis's labels: the first nice step that
+    gives at most one label per ten columns; past an hour a step, hours
+    times 1, 2 or 5 times a power of ten, so a trace of any length
+    draws a few labels, never millions."""
+    room = max(1.0, bar_w / 10)
+    tick = next((n for n in AXIS_TICKS if end / n <= room), None)
+    if tick is not None:
+        return tick
+    hours = end / room / 3600.0  # > 1 here
+    power = 10.0 ** math.floor(math.log10(hours))
+    return 3600.0 * next(m * power for m in (1, 2, 5, 10) if m * power >= hours)
 
 
 _SPARK_CACHE: weakref.WeakKeyDictionary[Replay, dict[tuple[int, int], tuple[list[int], int]]] = (
@@ -288,7 +304,7 @@ def paint_span(runs: Runs, span: Span, t: float, scale: float, bar_w: int, fille
     written out host ``named``; the columns now filled and the host named."""
     c0 = min(bar_w - 1, int(span.start * scale))
     stop = min(span.end, t)
-    c1 = min(bar_w, max(c0 + 1, math.ceil(stop * scale - 1e-9)))
+    c1 = min(bar_w, max(c0 + 1, math.ceil(min(stop * scale, bar_w) - 1e-9)))  # an open span ends at the edge
     if c1 <= filled:
         return filled, named
     c0 = max(c0, filled)

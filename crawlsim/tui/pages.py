@@ -23,6 +23,20 @@ from crawlsim.tui.nodes import host_nodes_cell, host_nodes_width
 # -- pages -----------------------------------------------------------------------------
 
 
+def pages_title(replay: Replay) -> str:
+    """The pages panel's title.  Each cell is a URL (a spelling): with
+    normalization off, ``variants`` draws 831 URLs of 400 pages, so the title
+    says both when they differ, and "URLs" when the pages are not known (a
+    trace has no web to count them from)."""
+    urls = len(replay.page_list)
+    pages = replay.coverage.reachable if replay.coverage is not None else None
+    if pages is None:
+        return f"URLs by host ({urls:,})"
+    if pages == urls:
+        return f"pages by host ({urls:,})"
+    return f"pages by host ({pages:,} pages, {urls:,} URLs)"
+
+
 class PagesView(Panel):
     """Pages grouped by host, coloured by state.
 
@@ -82,7 +96,7 @@ class PagesView(Panel):
         for host in hosts:
             items.append(host)
             items.extend(host.pages)
-        if height <= 0 or len(items) > 90:
+        if height <= 0 or not 0 < len(items) <= 90:  # no items: a trace of no fetch or page
             return None
         columns = math.ceil(len(items) / height)
         col_width = (width + 2) // columns - 2

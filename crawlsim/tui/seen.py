@@ -101,12 +101,7 @@ class SeenView(Panel):
         sets = seen_sets(view.replay)
         frontier, flight = inner_boxes(sets, width)
         rest = width - len(frontier[0]) - len(flight[0])
-        labels = (
-            f" fetched, failed or refused {sets.rest}",
-            f" fetched or dropped {sets.rest}",
-            f" others {sets.rest}",
-        )
-        rest_label = next((label for label in labels if len(label) <= rest), "")
+        rest_label = rest_label_for(sets.rest, rest)
         rows = []
         for i in range(2):
             runs = Runs()
@@ -115,6 +110,19 @@ class SeenView(Panel):
             runs.add((rest_label if i == 0 else "").ljust(rest), "dim")
             rows.append(runs.text())
         return rows
+
+
+REST_WORDS = "fetched, failed or refused"
+"""What the rest of the seen set is; the same words at every width (a
+narrow panel drops them and keeps the count, rather than saying something else)."""
+
+
+def rest_label_for(count: int, room: int) -> str:
+    """The label of the seen set beyond the two boxes, in ``room`` columns."""
+    for label in (f" {REST_WORDS} {count}", f" {count}"):
+        if len(label) <= room:
+            return label
+    return ""
 
 
 def seen_title(sets: SeenSets) -> str:
