@@ -116,6 +116,16 @@ class Case:
     race: bool = False
     """A race case: run under the interleaving explorer when it is available
     (``races.py``)."""
+    args: tuple[float, ...] = ()
+    """A follow-up round's extra arguments, passed after ``max_workers``."""
+    max_depth: int | None = None
+    """The ``depth`` round's limit: pages deeper than this are not expected."""
+    transient: Mapping[str, int] = field(default_factory=dict)
+    """Pages whose first N calls raise ``ConnectionError`` (the ``retries`` round)."""
+    permanent: frozenset[str] = frozenset()
+    """Pages whose every call raises ``ValueError``: not to be retried."""
+    extra_time: float = 0.0
+    """Seconds added to the deadline: waits the case asks for (backoffs), not fetches."""
 
     def latency_of(self, page: str) -> float:
         return self.latency.get(page, self.default_latency)
@@ -135,7 +145,7 @@ def depths(case: Case) -> dict[str, int]:
     queue = deque([start])
     while queue:
         page = queue.popleft()
-        if page in case.failing:
+        if page in case.failing or (case.max_depth is not None and depth[page] >= case.max_depth):
             continue
         for link in case.links.get(page, ()):
             link = defrag(link)

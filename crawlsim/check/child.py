@@ -16,6 +16,7 @@ reads nothing from standard input (the parent gives it ``/dev/null``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -67,7 +68,7 @@ def main(argv: list[str]) -> None:
     commands = os.fdopen(cmd_fd, "r", encoding="utf-8")
 
     from crawlsim.check import runner
-    from crawlsim.check.cases import case_named
+    from crawlsim.check.rounds import case_named
     from crawlsim.check.loader import CheckInputError, load_target
     from crawlsim.check.races import run_case_or_race
 
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> None:
         if op == "load":
             try:
                 with _explorer_import():
-                    target = load_target(command["target"])
+                    target = load_target(command["target"], tuple(command.get("params") or ()), command.get("round"))
             except CheckInputError as exc:
                 _send(out_fd, {"kind": "input-error", "message": str(exc)})
                 continue
@@ -90,6 +91,7 @@ def main(argv: list[str]) -> None:
             )
         elif op == "case" and target is not None:
             case = case_named(command["name"], bool(command.get("quick")), command.get("termination_slow"))
+            case = dataclasses.replace(case, args=tuple(command.get("args") or ()))
             run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"))
             try:
                 _send(out_fd, {"kind": "case", "run": run.to_plain()})

@@ -19,6 +19,7 @@ from pathlib import Path
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
 from crawlsim.check.grade import run_check
 from crawlsim.check.report import TRACE_CASE, CheckReport
+from crawlsim.check.rounds import ROUND_NAMES, help_text
 from crawlsim.cli_options import ArgumentParser
 from crawlsim.errors import UsageError
 
@@ -57,6 +58,15 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="explore only schedule N in the race cases (the report names the seed that caught a race)",
+    )
+    parser.add_argument(
+        "--follow-up",
+        metavar="NAME",
+        choices=ROUND_NAMES,
+        help=(
+            "grade a follow-up round: the function is called with the round's extra argument(s) after max_workers "
+            "(the base cases run first, with no limit, unless --quick). " + help_text()
+        ),
     )
     parser.add_argument("--only", metavar="CASE,...", help=f"run only these cases ({', '.join(CASE_NAMES)})")
     return parser
@@ -107,7 +117,9 @@ def _run(args: argparse.Namespace) -> CheckReport:
     to stderr so stdout stays valid JSON."""
     redirect = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
     with redirect:
-        return run_check(args.target, quick=args.quick, only=_only(args), rules=args.rules, seed=args.seed)
+        return run_check(
+            args.target, quick=args.quick, only=_only(args), rules=args.rules, seed=args.seed, follow_up=args.follow_up
+        )
 
 
 def _write_trace(report: CheckReport, path: str, case: str) -> None:

@@ -15,6 +15,7 @@ Order matters in two places, both for determinism:
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import statistics
 import time
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from crawlsim.check import judge
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS, RULE_TEXT, TERMINATION_SLOW, Case, all_cases, termination
 from crawlsim.check.loader import CheckInputError, load_target
 from crawlsim.check.races import run_case_or_race
+from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, Round
 from crawlsim.check.report import CheckReport, CheckResult
 from crawlsim.check.runner import CaseRun, case_timeout
 from crawlsim.check.sandbox import Sandbox
@@ -44,6 +46,7 @@ def run_check(
     rules: str = "interview",
     seed: int | None = None,
     sandbox: bool | None = None,
+    follow_up: str | None = None,
 ) -> CheckReport:
     """Grade ``target`` ("FILE.py:FUNCTION" or a callable shaped like
     ``crawl(start_url, get_urls, max_workers)``, sync or ``async def``).
@@ -55,22 +58,27 @@ def run_check(
     shape); ``only`` runs just the named cases; ``case_timeout_s`` overrides
     each case's own deadline; ``rules`` is ``leetcode``, ``interview`` or
     ``strict`` (see ``cases.RULE_SETS``); ``seed`` makes the race cases
-    explore that one schedule.  Raises :class:`CheckInputError` for a target
+    explore that one schedule; ``follow_up`` names a round of
+    ``rounds.ROUNDS``: its cases run after the base cases (only its cases
+    with ``quick``), the function called with the round's extra arguments.  Raises :class:`CheckInputError` for a target
     that cannot be loaded or called that way.
     """
     began = time.perf_counter()
     if rules not in RULE_SETS:
         raise CheckInputError(f"unknown rule set {rules!r}; rule sets are: {', '.join(RULE_SETS)}")
-    cases = _select(all_cases(quick), only)
+    round_ = _round(follow_up)
+    cases, round_cases = _plan(round_, quick, only)
     seeds = [seed] if seed is not None else None
-    use_sandbox = isinstance(target, str) if sandbox is None else sandbox
-    crawler = _SandboxedCrawler(target, quick, seeds) if use_sandbox else _InProcessCrawler(target, seeds)
+    crawler = _crawler(target, isinstance(target, str) if sandbox is None else sandbox, quick, seeds, round_)
     try:
-        runs, speedup_runs = _run_cases(cases, crawler.run_one, case_timeout_s)
+        runs, speedup_runs = _run_cases(cases + round_cases, crawler.run_one, case_timeout_s)
     finally:
         crawler.close()
+    base_runs = {c.name: runs[c.name] for c in cases}
     checks: list[CheckResult] = [judge.judge_case(runs[c.name]) for c in cases]
-    checks.extend(_derived_checks(runs, checks, speedup_runs))
+    checks.extend(_derived_checks(base_runs, checks, speedup_runs, rules))
+    if round_:
+        checks.extend(round_.judge({c.name: runs[c.name] for c in round_cases}))
     checks = count_causes_once(apply_rules(checks, rules))
     return CheckReport(
         target=crawler.label,
@@ -82,16 +90,56 @@ def run_check(
         runs=runs,
         rules=rules,
         seed=seed,
+        follow_up=round_.name if round_ else None,
+        contract=f"{round_.signature}: {round_.contract}" if round_ else None,
+        rubric=round_.rubric if round_ else None,
     )
+
+
+def _plan(round_: Round | None, quick: bool, only: Iterable[str] | None) -> tuple[list[Case], list[Case]]:
+    """The base cases (none for a round with ``quick``; given the round's
+    no-limit arguments under a round) and the round's own cases."""
+    if round_ is None:
+        return _select(all_cases(quick), only), []
+    cases = [] if quick else _select(all_cases(quick), only)
+    return [dataclasses.replace(case, args=round_.neutral) for case in cases], round_.cases()
+
+
+def _crawler(
+    target: str | Callable[..., Any], use_sandbox: bool, quick: bool, seeds: list[int] | None, round_: Round | None
+) -> _SandboxedCrawler | _InProcessCrawler:
+    """Where the crawl runs: a child process for a file, this process for a callable."""
+    params, name = (round_.params, round_.name) if round_ else ((), None)
+    if use_sandbox:
+        return _SandboxedCrawler(target, quick, seeds, params, name)
+    return _InProcessCrawler(target, seeds, params, name)
+
+
+def _round(name: str | None) -> Round | None:
+    """The follow-up round named, or a one-line error naming the nearest one."""
+    if name is None:
+        return None
+    if name not in ROUNDS:
+        close = difflib.get_close_matches(name, ROUND_NAMES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise CheckInputError(f"unknown follow-up round {name!r}{hint} (rounds: {', '.join(ROUND_NAMES)})")
+    return ROUNDS[name]
 
 
 class _SandboxedCrawler:
     """A FILE.py:FUNCTION target, imported and run in a child process."""
 
-    def __init__(self, target: str | Callable[..., Any], quick: bool, seeds: list[int] | None) -> None:
+    def __init__(
+        self,
+        target: str | Callable[..., Any],
+        quick: bool,
+        seeds: list[int] | None,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
         if not isinstance(target, str):
             raise CheckInputError("the sandbox needs a FILE.py:FUNCTION target, not a Python object")
-        self.box = Sandbox(target)
+        self.box = Sandbox(target, params=params, round_name=round_name)
         info = self.box.load()
         self.label, self.is_async = info.label, info.is_async
         self.quick, self.seeds = quick, seeds
@@ -108,8 +156,14 @@ class _SandboxedCrawler:
 class _InProcessCrawler:
     """A callable (from a notebook or a test), run in this process."""
 
-    def __init__(self, target: str | Callable[..., Any], seeds: list[int] | None) -> None:
-        self.loaded = load_target(target)
+    def __init__(
+        self,
+        target: str | Callable[..., Any],
+        seeds: list[int] | None,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
+        self.loaded = load_target(target, params, round_name)
         self.label, self.is_async = self.loaded.label, self.loaded.is_async
         self.seeds = seeds
 
@@ -226,18 +280,28 @@ def _stretch_termination(case: Case, runs: dict[str, CaseRun]) -> Case:
 
 
 def _derived_checks(
-    runs: dict[str, CaseRun], checks: list[CheckResult], speedup_runs: list[CaseRun]
+    runs: dict[str, CaseRun], checks: list[CheckResult], speedup_runs: list[CaseRun], rules: str = "interview"
 ) -> list[CheckResult]:
+    """The checks measured across cases.  Each draws its evidence only from
+    the cases ``rules`` grades: a case another rule set adds (a raising
+    ``get_urls`` under ``leetcode``) can at most make a note."""
     derived: list[CheckResult] = []
-    correctness_runs = {name: run for name, run in runs.items() if run.case.kind == "correctness"}
-    if correctness_runs:
-        derived.append(judge.judge_max_workers(correctness_runs))
-        derived.append(judge.judge_threads_exit(runs))
+    correctness = {name: run for name, run in runs.items() if run.case.kind == "correctness"}
+    graded = {name: run for name, run in correctness.items() if graded_by(run.case.rules, rules)}
+    ungraded = {name: run for name, run in correctness.items() if name not in graded}
+    if graded:
+        derived.append(judge.judge_max_workers(graded, rules))
+        derived.append(judge.judge_threads_exit(graded, ungraded, rules))
     if speedup_runs:
         first = runs["slow-service"]
         derived.append(judge.judge_concurrency(max(speedup_runs, key=lambda r: r.peak)))
         slow_ok = next(c.passed for c in checks if c.name == "slow-service")
         derived.append(judge.judge_speedup(speedup_runs[0], slow_ok and first.error is None, len(speedup_runs)))
-    if correctness_runs:
-        derived.append(judge.judge_prompt_return(correctness_runs))
+    if graded:
+        derived.append(judge.judge_prompt_return(graded))
     return derived
+
+
+def graded_by(case_rules: str, rules: str) -> bool:
+    """Whether rule set ``rules`` grades a case that ``case_rules`` requires."""
+    return RULE_SETS.index(case_rules) <= RULE_SETS.index(rules)  # type: ignore[arg-type]

@@ -81,42 +81,44 @@ def _judge_note(run: CaseRun) -> CheckResult:
 # ---------------------------------------------------------------- derived checks
 
 
-def judge_max_workers(runs: dict[str, CaseRun]) -> CheckResult:
-    """Peak fetches in flight never above ``max_workers``, in any case."""
+FIXED_POOL_MAX = 16
+"""The most fetches in flight that still reads as a fixed pool (LeetCode
+answers use 4 to 16 threads) rather than a thread per page: a web as wide as
+``diamond-50`` offers 49 pages at once to a crawl with no bound."""
+
+
+def judge_max_workers(runs: dict[str, CaseRun], rules: str = "interview") -> CheckResult:
+    """Peak fetches in flight never above ``max_workers``, in any case.
+
+    LeetCode 1242's signature has no ``max_workers``: under ``leetcode`` a
+    fixed pool (never more than :data:`FIXED_POOL_MAX` in flight) is a note,
+    while a crawl with no bound still fails."""
     over = [r for r in runs.values() if r.peak > r.case.max_workers]
     widest = max(runs.values(), key=lambda r: r.peak / r.case.max_workers)
     details = {name: {"peak": r.peak, "max_workers": r.case.max_workers} for name, r in runs.items()}
+    title = "peak fetches in flight <= max_workers"
     if over:
         worst = max(over, key=lambda r: r.peak - r.case.max_workers)
         text = (
             f"Up to {worst.peak} fetches were in flight at once in {worst.case.name} with max_workers="
             f"{worst.case.max_workers} (over the limit in {named(r.case.name for r in over)}). {HINTS['workers']}"
         )
+        peak = max(r.peak for r in runs.values())
+        if rules == "leetcode" and peak <= FIXED_POOL_MAX:
+            text = (
+                f"Not graded under --rules leetcode: LeetCode 1242's statement has no max_workers, and this crawl "
+                f"keeps a fixed pool (never more than {peak} fetches in flight in any case); --rules interview "
+                f"would fail it. {text}"
+            )
+            return CheckResult("max-workers", False, text, details, "note", "L4", title, rules="leetcode")
         return CheckResult(
-            "max-workers",
-            False,
-            text,
-            details,
-            "correctness",
-            "L4",
-            "peak fetches in flight <= max_workers",
-            rules="leetcode",
-            cause="workers",
+            "max-workers", False, text, details, "correctness", "L4", title, rules="leetcode", cause="workers"
         )
     text = (
         f"Never more than max_workers fetches in flight (busiest: {widest.peak} of {widest.case.max_workers} "
         f"in {widest.case.name})."
     )
-    return CheckResult(
-        "max-workers",
-        True,
-        text,
-        details,
-        "correctness",
-        "L4",
-        "peak fetches in flight <= max_workers",
-        rules="leetcode",
-    )
+    return CheckResult("max-workers", True, text, details, "correctness", "L4", title, rules="leetcode")
 
 
 def idle_cause(run: CaseRun) -> str | None:
@@ -153,31 +155,44 @@ def judge_concurrency(run: CaseRun) -> CheckResult:
     return CheckResult("concurrency", False, text, details, "performance", "L4", title)
 
 
-def judge_threads_exit(runs: dict[str, CaseRun]) -> CheckResult:
-    """No thread of the crawl left running the user's code after it returned."""
+def judge_threads_exit(
+    runs: dict[str, CaseRun], ungraded: dict[str, CaseRun] | None = None, rules: str = "interview"
+) -> CheckResult:
+    """No thread of the crawl left running the user's code after it returned,
+    judged on ``runs`` (the cases the rule set grades).  Threads left only in
+    ``ungraded`` cases (say ``fetch-error`` under ``leetcode``, whose
+    ``get_urls`` raises) make a note, not a failure."""
     title = "no thread left running after the crawl returns"
     found = findings.threads_left(runs)
-    if found is None:
+    if found is not None:
         return CheckResult(
             "threads-exit",
-            True,
-            "Every thread the crawl started had finished or was idle in a pool when it returned.",
-            {},
+            False,
+            words.say(found),
+            {"findings": [found.to_dict()], **found.facts["per_case"]},
             "correctness",
             "L5",
             title,
             rules="leetcode",
+            cause=found.cause,
         )
+    elsewhere = findings.threads_left(ungraded or {})
+    if elsewhere is not None:
+        text = (
+            f"Not graded under --rules {rules}: threads were left running only in "
+            f"{named(elsewhere.facts['per_case'])}, a case this rule set does not grade. {words.say(elsewhere)}"
+        )
+        details = {"findings": [elsewhere.to_dict()], **elsewhere.facts["per_case"]}
+        return CheckResult("threads-exit", False, text, details, "note", "L5", title, rules="leetcode")
     return CheckResult(
         "threads-exit",
-        False,
-        words.say(found),
-        {"findings": [found.to_dict()], **found.facts["per_case"]},
+        True,
+        "Every thread the crawl started had finished or was idle in a pool when it returned.",
+        {},
         "correctness",
         "L5",
         title,
         rules="leetcode",
-        cause=found.cause,
     )
 
 

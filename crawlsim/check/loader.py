@@ -57,12 +57,17 @@ def parse_target(target: str) -> tuple[Path, str]:
     return path, name
 
 
-def load_target(target: str | Callable[..., Any]) -> Target:
+def load_target(
+    target: str | Callable[..., Any], params: tuple[str, ...] = (), round_name: str | None = None
+) -> Target:
     """Load and validate ``target`` ("FILE.py:FUNCTION", "FILE.py" meaning
-    its ``crawl``, or a callable).  This imports the user's file: `crawlsim
+    its ``crawl``, or a callable); ``params`` are a follow-up round's extra
+    parameters, which the signature must also take.  This imports the user's file: `crawlsim
     check` does it only in its sandboxed child (``child.py``)."""
     if callable(target) and not isinstance(target, str):
-        return _validated(target, getattr(target, "__qualname__", repr(target)), _source_file(target))
+        return _validated(
+            target, getattr(target, "__qualname__", repr(target)), _source_file(target), params, round_name
+        )
     path, name = parse_target(target)
     path_text = str(path)
     module = _import_file(path)
@@ -77,7 +82,7 @@ def load_target(target: str | Callable[..., Any]) -> Target:
         kind = type(function).__name__
         article = "an" if kind[:1].lower() in "aeiou" else "a"
         raise CheckInputError(f"{path_text}:{name} is {article} {kind}, not a function")
-    return _validated(function, f"{path_text}:{name}", str(path.resolve()))
+    return _validated(function, f"{path_text}:{name}", str(path.resolve()), params, round_name)
 
 
 def _import_file(path: Path) -> Any:
@@ -142,7 +147,13 @@ def is_async_function(function: Callable[..., Any]) -> bool:
     )
 
 
-def _validated(function: Callable[..., Any], label: str, source_file: str | None) -> Target:
+def _validated(
+    function: Callable[..., Any],
+    label: str,
+    source_file: str | None,
+    params: tuple[str, ...] = (),
+    round_name: str | None = None,
+) -> Target:
     """Refuse a function that cannot be called as ``f(start_url, get_urls,
     max_workers)`` before running anything: every case would fail with the
     same TypeError, which says less than this."""
@@ -152,9 +163,10 @@ def _validated(function: Callable[..., Any], label: str, source_file: str | None
         signature = None  # a builtin or C callable: let the call decide
     if signature is not None:
         try:
-            signature.bind("http://a.com/", lambda url: [], 8)
+            signature.bind("http://a.com/", lambda url: [], 8, *[1] * len(params))
         except TypeError:
-            raise CheckInputError(
-                f"{label}{signature} cannot be called as {CALL_SHAPE.replace('FUNCTION', label.rpartition(':')[2])}"
-            ) from None
+            shape = CALL_SHAPE.replace("FUNCTION", label.rpartition(":")[2])
+            if params:
+                shape = shape[:-1] + ", " + ", ".join(params) + f"), the signature the {round_name} round calls"
+            raise CheckInputError(f"{label}{signature} cannot be called as {shape}") from None
     return Target(function, is_async_function(function), label, source_file)

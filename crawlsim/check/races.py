@@ -140,7 +140,7 @@ def _explore_generic(interleave: Any, target: Target, case: Case, seeds: list[in
         service = SimService(untimed, rendezvous_timeout=0.0)
         service.start_clock()
         try:
-            target.function(untimed.start, service.get_urls, untimed.max_workers)
+            target.function(untimed.start, service.get_urls, untimed.max_workers, *untimed.args)
         except Exception:  # noqa: BLE001, S110 - a crash is judged by the timed run; here only duplicates count
             pass
         counts = Counter(r.page for r in service.records())

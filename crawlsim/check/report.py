@@ -25,10 +25,11 @@ CheckKind = Literal["correctness", "performance", "note"]
 LEVELS = ("below L4", "L4", "L5", "L6-observable")
 
 UNOBSERVABLE = (
-    "Not observable by a checker: the rest of L6 -- politeness, rate limits and robots.txt, retries with "
-    "backoff, memory limits on the frontier, a distributed design (host partitioning, shared dedupe store, "
-    "durable frontier, distributed termination), observability -- and every 'explains why' of L5 "
-    "(the race, the GIL, when asyncio is the better choice). Those are for the conversation."
+    "Not observable by a checker: the rest of L6 -- politeness, rate limits and robots.txt, memory limits on "
+    "the frontier, a distributed design (host partitioning, shared dedupe store, durable frontier, distributed "
+    "termination), observability -- and every 'explains why' of L5 (the race, the GIL, when asyncio is the "
+    "better choice). Those are for the conversation. Depth and page limits and retries with backoff are "
+    "graded by their follow-up rounds (--follow-up depth, pages, retries)."
 )
 
 TRACE_CASE = "diamond-50"
@@ -129,6 +130,12 @@ class CheckReport:
     """The rule set the checks were graded by."""
     seed: int | None = None
     """The ``--seed`` given, if any (race cases explore only that seed)."""
+    follow_up: str | None = None
+    """The follow-up round graded (``--follow-up``), if any."""
+    contract: str | None = None
+    """That round's signature and contract."""
+    rubric: str | None = None
+    """The interview rubric items that round makes observable."""
 
     @property
     def ok(self) -> bool:
@@ -164,6 +171,9 @@ class CheckReport:
             "partial": self.partial,
             "rules": self.rules,
             "seed": self.seed,
+            "follow_up": self.follow_up,
+            "contract": self.contract,
+            "rubric": self.rubric,
             "ok": self.ok,
             "level": self.level,
             "blocking": self.blocking,
@@ -183,6 +193,9 @@ class CheckReport:
             f"--rules {self.rules}{seed}, {self.elapsed:.1f} s)",
             "",
         ]
+        if self.follow_up:
+            lines[-1:-1] = textwrap.wrap(f"Follow-up round {self.follow_up}: {self.contract}.", width=width)
+            lines[-1:-1] = textwrap.wrap(f"Makes observable: {self.rubric}.", width=width)
         name_width = max((len(c.name) for c in self.checks), default=4)
         for c in self.checks:
             lines.extend(_check_lines(c, name_width, width))

@@ -243,7 +243,7 @@ def case_timeout(case: Case, quick: bool = False) -> float:
 
     sequential = sum(case.latency_of(page) for page in case.links)
     sequential += RENDEZVOUS_TIMEOUT * sum(len(group) for group in case.groups)
-    return round(3 * sequential + PER_PAGE_CPU * len(case.links) + 2.0, 2)
+    return round(3 * sequential + PER_PAGE_CPU * len(case.links) + 2.0 + case.extra_time, 2)
 
 
 class _ThreadDeaths:
@@ -408,7 +408,7 @@ def _run_case(
             if target.is_async:
                 value, box["in_flight"] = asyncio.run(_drive_async(target.function, case, service, deaths))
             else:
-                value = target.function(case.start, service.get_urls, case.max_workers)
+                value = target.function(case.start, service.get_urls, case.max_workers, *case.args)
                 box["in_flight"] = service.in_flight()
             box["urls"] = as_url_list(value)  # a generator does its work here
         except BaseException as exc:  # the user's crawl failed: a finding, never a checker crash
@@ -492,5 +492,5 @@ async def _drive_async(
     function: Callable[..., Any], case: Case, service: SimService, deaths: _ThreadDeaths
 ) -> tuple[Any, list[FetchRecord]]:
     asyncio.get_running_loop().set_exception_handler(deaths.asyncio_handler)
-    value = await function(case.start, service.aget_urls, case.max_workers)
+    value = await function(case.start, service.aget_urls, case.max_workers, *case.args)
     return value, service.in_flight()

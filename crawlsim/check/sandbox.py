@@ -68,9 +68,16 @@ class _NoAnswer(Exception):
 class Sandbox:
     """One user's crawler in a child process (restarted when needed)."""
 
-    def __init__(self, target: str, import_timeout: float = IMPORT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: str,
+        import_timeout: float = IMPORT_TIMEOUT,
+        params: tuple[str, ...] = (),
+        round_name: str | None = None,
+    ) -> None:
         self.path, self.name = parse_target(target)
         self.target = target
+        self.params, self.round_name = params, round_name
         self.import_timeout = import_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._cmd: int | None = None
@@ -96,7 +103,14 @@ class Sandbox:
         """Start a child and import the target in it; raises
         :class:`CheckInputError` with one line when that fails."""
         self._start()
-        self._write({"op": "load", "target": f"{self.path.resolve()}:{self.name}"})  # (the child runs elsewhere)
+        self._write(
+            {
+                "op": "load",
+                "target": f"{self.path.resolve()}:{self.name}",  # (the child runs elsewhere)
+                "params": list(self.params),
+                "round": self.round_name,
+            }
+        )
         try:
             answer = self._read(self.import_timeout)
         except _NoAnswer as exc:
@@ -166,6 +180,7 @@ class Sandbox:
             "termination_slow": termination_slow,
             "timeout": timeout,
             "seeds": seeds,
+            "args": list(case.args),
         }
         try:
             self._write(command)

@@ -43,6 +43,11 @@ class SimulatedFetchError(ConnectionError):
     ``except OSError`` and ``except Exception`` both catch it."""
 
 
+class SimulatedBadPage(ValueError):
+    """Raised by ``get_urls`` for a page the case marks as permanently broken
+    (not a network error: retrying it cannot help)."""
+
+
 class CheckAbandoned(RuntimeError):
     """Raised by ``get_urls`` once the checker has given up on a run (it did
     not return in time), so that a stuck crawl can unwind instead of
@@ -75,6 +80,9 @@ class SimService:
         self._links = {page_of(page): links for page, links in case.links.items()}
         self._latency = {page_of(page): seconds for page, seconds in case.latency.items()}
         self._failing = frozenset(page_of(page) for page in case.failing)
+        self._transient = {page_of(page): n for page, n in case.transient.items()}
+        self._permanent = frozenset(page_of(page) for page in case.permanent)
+        self._calls: dict[str, int] = {}
         self._group_of = {page_of(page): group for group in case.groups for page in group}
         self._arrived: dict[frozenset[str], set[str]] = {group: set() for group in case.groups}
         """Pages of each group in flight now."""
@@ -113,7 +121,7 @@ class SimService:
             links = self._respond(record)
             outcome = "ok"
             return list(links)
-        except SimulatedFetchError:
+        except (SimulatedFetchError, SimulatedBadPage):
             outcome = "error"
             raise
         except CheckAbandoned:
@@ -134,7 +142,7 @@ class SimService:
             links = self._respond(record)
             outcome = "ok"
             return list(links)
-        except SimulatedFetchError:
+        except (SimulatedFetchError, SimulatedBadPage):
             outcome = "error"
             raise
         except CheckAbandoned:
@@ -185,7 +193,12 @@ class SimService:
     def _respond(self, record: FetchRecord) -> tuple[str, ...]:
         if self._abandoned:
             raise CheckAbandoned("crawlsim check gave up on this run; stop crawling")
-        if record.page in self._failing:
+        with self._cond:
+            calls = self._calls[record.page] = self._calls.get(record.page, 0) + 1
+        if record.page in self._permanent:
+            record.error = f"SimulatedBadPage: simulated malformed page {record.url}"
+            raise SimulatedBadPage(f"simulated malformed page {record.url}")
+        if record.page in self._failing or calls <= self._transient.get(record.page, 0):
             message = f"simulated network failure fetching {record.url}"
             record.error = f"SimulatedFetchError: {message}"
             raise SimulatedFetchError(message)

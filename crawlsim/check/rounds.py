@@ -1,0 +1,112 @@
+"""Follow-up rounds: ``crawlsim check FILE.py:crawl --follow-up NAME``.
+
+The interview goes on after the first working crawler ("now add a max
+depth", ...).  A round calls the user's function with the follow-up's extra
+argument(s) after ``max_workers``, on cases built to expose that
+follow-up's classic mistakes, and judges them with the round's own words.
+The base cases still run first (given a value that sets no limit, so a
+round's function is graded on the base question too).
+
+Each round is data (:class:`Round`): its contract (shown in the report's
+header, ``--help`` and README), the rubric items it makes observable, its
+cases and its judge.  The cases are plain :class:`~crawlsim.check.cases.Case`
+objects, so the services, the sandbox and the runner serve them unchanged;
+the sandboxed child rebuilds them by name with :func:`case_named`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from crawlsim.check import cases as base
+from crawlsim.check.cases import Case
+from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
+from crawlsim.check.pages_round import PAGES_CASES, judge_pages
+from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
+from crawlsim.check.report import CheckResult
+from crawlsim.check.runner import CaseRun
+
+NO_LIMIT = 10**9
+"""The extra argument the base cases get: a limit no case comes near."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """One follow-up round of the interview."""
+
+    name: str
+    params: tuple[str, ...]
+    """The extra parameters, in the order they are passed after ``max_workers``."""
+    contract: str
+    rubric: str
+    """The interview rubric items the round makes observable."""
+    neutral: tuple[float, ...]
+    """The extra arguments the base cases are called with (no limit)."""
+    cases: Callable[[], list[Case]]
+    judge: Callable[[dict[str, CaseRun]], list[CheckResult]]
+
+    @property
+    def signature(self) -> str:
+        return f"crawl(start_url, get_urls, max_workers, {', '.join(self.params)})"
+
+
+ROUNDS: dict[str, Round] = {
+    "depth": Round(
+        name="depth",
+        params=("max_depth",),
+        contract=(
+            "the start is depth 0; a page's depth is its shortest link distance from the start within scope; "
+            "every page of depth <= max_depth is fetched exactly once and returned, links found on pages at "
+            "max_depth are not followed, nothing deeper is returned"
+        ),
+        rubric="the follow-up 'max depth or max pages'; L6's memory limits on the frontier (a bounded crawl)",
+        neutral=(NO_LIMIT,),
+        cases=lambda: list(DEPTH_CASES()),
+        judge=judge_depth,
+    ),
+    "pages": Round(
+        name="pages",
+        params=("max_pages",),
+        contract=(
+            "at most max_pages pages are fetched and returned, the start included; the crawl stops submitting at "
+            "the cap and drains what is in flight (which pages make the cut is the crawl's choice)"
+        ),
+        rubric="the follow-up 'max depth or max pages'; L6's memory limits on the frontier (a bounded crawl)",
+        neutral=(NO_LIMIT,),
+        cases=lambda: list(PAGES_CASES()),
+        judge=judge_pages,
+    ),
+    "retries": Round(
+        name="retries",
+        params=("max_retries", "backoff"),
+        contract=(
+            "a call raising ConnectionError or TimeoutError is transient: retried at most max_retries times, retry "
+            "n waiting about backoff * 2**(n-1) with random jitter; any other exception is permanent: the page "
+            "counts as found, with no links, never retried; other fetches go on while a page waits for its retry"
+        ),
+        rubric="L6's retries with backoff (the follow-up 'retries and timeouts')",
+        neutral=(0, 0.0),
+        cases=lambda: list(RETRIES_CASES()),
+        judge=judge_retries,
+    ),
+}
+ROUND_NAMES: tuple[str, ...] = tuple(ROUNDS)
+
+
+def round_cases() -> list[Case]:
+    """Every case of every round."""
+    return [case for round_ in ROUNDS.values() for case in round_.cases()]
+
+
+def case_named(name: str, quick: bool = False, termination_slow: float | None = None) -> Case:
+    """A base case or a round's case by name (the sandboxed child's way back to a case)."""
+    for case in round_cases():
+        if case.name == name:
+            return case
+    return base.case_named(name, quick, termination_slow)
+
+
+def help_text() -> str:
+    """Each round's signature and contract, for ``--help``."""
+    return "; ".join(f"{r.name}: {r.signature}: {r.contract}" for r in ROUNDS.values())

@@ -1,0 +1,176 @@
+"""Follow-up rounds (``crawlsim check FILE.py:crawl --follow-up NAME``): the
+shipped reference passes every run, each shipped buggy answer fails every
+run with its cause named, and bad round names or signatures exit 2."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from crawlsim.check import run_check
+
+
+
+def main(argv: list[str]) -> int:
+    """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
+    from crawlsim.cli import main
+
+    return main(["check", *argv])
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
+
+
+def example(name: str) -> str:
+    return f"{EXAMPLES / name}.py:crawl"
+
+
+DEPTH_BUGS = [
+    # (example, the check that fails, its cause, a phrase of its explanation)
+    ("buggy_depth_start_is_one", "depth-limit", "depth-off-by-one", "the start is depth 0"),
+    ("buggy_depth_first_path", "depth-shortest", "depth-first-path", "shortest distance"),
+    ("buggy_depth_unfetched_links", "depth-limit", "depth-unfetched", "without fetching them"),
+]
+
+
+def test_the_depth_reference_passes_every_run() -> None:
+    for _ in range(5):
+        report = run_check(example("reference_depth"), quick=True, follow_up="depth")
+        assert report.ok, report.render()
+        assert {c.name for c in report.checks} == {"depth-limit", "depth-shortest"}
+
+
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), DEPTH_BUGS, ids=[b[0] for b in DEPTH_BUGS])
+def test_each_buggy_depth_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
+    for _ in range(5):
+        report = run_check(example(name), quick=True, follow_up="depth")
+        result = report.check(check)
+        assert not report.ok and not result.passed and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+PAGES_BUGS = [
+    ("buggy_pages_counts_fetched", "pages-cap", "pages-overshoot", "pages fetched so far"),
+    ("buggy_pages_off_by_one", "pages-one", "pages-off-by-one", "2 pages fetched and 2 returned with max_pages=1"),
+    ("buggy_pages_no_drain", "pages-cap", "pages-no-drain", "still in flight"),
+]
+
+
+def test_the_pages_reference_passes_every_run_and_says_what_it_chose() -> None:
+    for _ in range(5):
+        report = run_check(example("reference_pages"), quick=True, follow_up="pages")
+        assert report.ok, report.render()
+        assert "this crawl chose 1 at depth 0, 9 at depth 1" in report.check("pages-cap").explanation
+
+
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), PAGES_BUGS, ids=[b[0] for b in PAGES_BUGS])
+def test_each_buggy_pages_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
+    for _ in range(5):
+        report = run_check(example(name), quick=True, follow_up="pages")
+        result = report.check(check)
+        assert not report.ok and not result.passed and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+RETRIES_BUGS = [
+    ("buggy_retries_fixed_delay", "retry-no-growth", "0.10 s, 0.10 s, 0.10 s"),
+    ("buggy_retries_permanent", "retry-permanent", "raised ValueError and was called 4 times"),
+]
+
+
+def test_the_retries_reference_passes_every_run() -> None:
+    for _ in range(3):
+        report = run_check(example("reference_retries"), quick=True, follow_up="retries")
+        assert report.ok, report.render()
+
+
+@pytest.mark.parametrize(("name", "cause", "phrase"), RETRIES_BUGS, ids=[b[0] for b in RETRIES_BUGS])
+def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, cause: str, phrase: str) -> None:
+    for _ in range(3):
+        report = run_check(example(name), quick=True, follow_up="retries")
+        result = report.check("retries")
+        assert not report.ok and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+def sequential_with_backoff(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_retries: int, backoff: float
+) -> list[str]:
+    """Right retries, but one page at a time: every backoff stops the whole crawl."""
+    import random
+    import time
+
+    host = urlsplit(start_url).hostname
+    seen, todo = {start_url}, [start_url]
+    while todo:
+        url = todo.pop(0)
+        links: list[str] = []
+        for attempt in range(max_retries + 1):
+            try:
+                links = list(get_urls(url))
+                break
+            except (ConnectionError, TimeoutError):
+                if attempt < max_retries:
+                    time.sleep(backoff * 2**attempt * random.uniform(0.5, 1.5))
+            except Exception:
+                break
+        for link in links:
+            if urlsplit(link).hostname == host and link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return sorted(seen)
+
+
+def test_backoff_waits_one_after_another_are_named() -> None:
+    result = run_check(sequential_with_backoff, quick=True, follow_up="retries").check("retries")
+    assert result.cause == "retry-blocks" and "never overlapped" in result.explanation
+
+
+def no_depth_limit(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_depth: int
+) -> list[str]:
+    """The base crawl, its max_depth ignored."""
+    host = urlsplit(start_url).hostname
+    seen, todo = {start_url}, [start_url]
+    while todo:
+        for link in get_urls(todo.pop()):
+            if urlsplit(link).hostname == host and link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return sorted(seen)
+
+
+def test_a_crawl_with_no_depth_limit_is_named() -> None:
+    report = run_check(no_depth_limit, quick=True, follow_up="depth")
+    result = report.check("depth-limit")
+    assert result.cause == "depth-no-limit" and "http://a.com/a2 (depth 3)" in result.explanation
+
+
+def test_the_report_states_the_contract_and_the_rubric_items(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_depth"), "--follow-up", "depth", "--quick"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Follow-up round depth: crawl(start_url, get_urls, max_workers, max_depth): the start is depth 0" in out
+    assert "Makes observable: the follow-up 'max depth or max pages'" in out
+
+
+def test_the_base_cases_run_first_unless_quick() -> None:
+    report = run_check(example("reference_depth"), follow_up="depth", only=["basic", "cycle"])
+    assert [c.name for c in report.checks][:2] == ["basic", "cycle"] and report.ok
+    assert "depth-limit" in {c.name for c in report.checks}
+
+
+def test_a_mistyped_round_gets_did_you_mean_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_depth"), "--follow-up", "dept"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'depth'?" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_wrong_signature_for_the_round_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_threadpool"), "--follow-up", "depth", "--quick"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "cannot be called as crawl(start_url, get_urls, max_workers, max_depth)" in err
+    assert "the signature the depth round calls" in err
