@@ -79,8 +79,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_partial_one(tmp_path: Path) -
 def test_a_finished_write_replaces_the_file_whole(tmp_path: Path) -> None:
     target = tmp_path / "trace.jsonl"
     target.write_text("old\n")
-    assert write_trace(target, [Done(1.5, 0, 0.0)]) == 1
-    assert read_trace(target).events == [Done(1.5, 0, 0.0)]
+    assert write_trace(target, [Done(1.5, 0, 0)]) == 1
+    assert read_trace(target).events == [Done(1.5, 0, 0)]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.jsonl"]
     assert target.stat().st_mode & 0o644 == 0o644  # readable like any file open() makes
 
@@ -88,10 +88,10 @@ def test_a_finished_write_replaces_the_file_whole(tmp_path: Path) -> None:
 @needs_full
 def test_the_trace_writers_name_the_file_when_the_disk_is_full() -> None:
     with pytest.raises(UsageError, match=re.escape(f"{FULL}: cannot write: No space left on device")):
-        write_trace(FULL, [Done(1.5, 0, 0.0)] * 10_000)
+        write_trace(FULL, [Done(1.5, 0, 0)] * 10_000)
     live = TraceWriter(FULL)
     for _ in range(10_000):
-        live(Done(1.5, 0, 0.0))  # a live crawl is not interrupted by its trace
+        live(Done(1.5, 0, 0))  # a live crawl is not interrupted by its trace
     with pytest.raises(UsageError, match="No space left on device"):
         live.close()
     assert os.path.exists(FULL)  # a device is written in place, never renamed over or removed
