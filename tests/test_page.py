@@ -161,3 +161,26 @@ def test_the_notebook_shows_the_page_inline() -> None:
     shown = page("isro", budget=0.01)
     assert "<iframe" in shown.data and 'sandbox="allow-scripts"' in shown.data
     assert "srcdoc=\"&lt;!DOCTYPE html&gt;" in shown.data
+
+
+def test_a_page_that_cannot_be_written_whole_is_not_left_half_written(tmp_path: Path) -> None:
+    """Under a file-size limit far below the page's size the write fails:
+    one error line, exit 2, and no cut-off page where the user asked for it
+    (an earlier good page there stays as it was)."""
+    import resource
+
+    trace = Path(__file__).parent / "hostile" / "accepted" / "done_only.jsonl"
+    out = tmp_path / "page.html"
+    out.write_text("the earlier page\n")
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawlsim", "html", "see-it", "--trace", str(trace), "-o", str(out), "-q"],
+        capture_output=True, text=True, timeout=300, preexec_fn=small_files,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("crawlsim: error:"), proc.stderr
+    assert out.read_text() == "the earlier page\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]

@@ -60,16 +60,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(argv) if argv is not None else None)
     from crawlsim.page import build_page
+    from crawlsim.outfile import written
     from crawlsim.page.html import MAX_BYTES
 
     began = time.monotonic()
     if args.trace:
         from crawlsim.session import read_trace
 
-        try:
-            trace = read_trace(args.trace)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+        trace = read_trace(args.trace)  # a bad trace is its one-line TraceError (a UsageError)
         text, offer = build_page(trace=trace, trace_name=Path(args.trace).name, title=args.title, note=args.note)
     else:
         from crawlsim.scenario import load_scenario
@@ -81,11 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"the page would be {len(data) / 1e6:.1f} MB, over {MAX_BYTES / 1e6:.0f} MB: "
                          "give a smaller --budget or cap the crawl (--max-pages in the scenario)")
     out = Path(args.output)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
-    except OSError as err:
-        raise UsageError(f"{out}: cannot write: {err.strerror or err}") from None
+    with written(out, make_folder=True, newline="") as page:  # whole, or not at all (a full disk, a file limit)
+        page.write(text)
     if not args.quiet:
         print(f"crawlsim html: wrote {out} ({len(data) / 1e6:.2f} MB) in {time.monotonic() - began:.0f} s", flush=True)
         print(offer, flush=True)
