@@ -37,6 +37,8 @@ PHRASE_KNOB = {
     "A smaller gap": "gap",
     "A shorter Crawl-delay from the site": "max_crawl_delay",
     "A per-host frontier": "frontier",
+    "A higher per-host rate": "rate",
+    "A bigger burst": "burst",
 }
 
 
@@ -50,6 +52,10 @@ def overrides_named(label: str) -> tuple[str, dict[str, Any]]:
         return "gap", {"gap": float(m[1])}
     if m := re.fullmatch(r"max_crawl_delay ([\d.]+) s", label):
         return "max_crawl_delay", {"max_crawl_delay": float(m[1])}
+    if m := re.fullmatch(r"rate ([\d.]+)/s", label):
+        return "rate", {"rate": float(m[1])}
+    if m := re.fullmatch(r"burst (\d+)", label):
+        return "burst", {"burst": int(m[1])}
     if label == "a per-host frontier":
         return "frontier", {"frontier": "per-host"}
     if m := re.fullmatch(r"normalize (\S+)", label):
@@ -194,6 +200,33 @@ def test_run_json_carries_the_counterfactuals(capsys: pytest.CaptureFixture[str]
     inferred = json.loads(capsys.readouterr().out)
     assert inferred["advice"]["measured"] is False and inferred["advice"]["counterfactuals"] == []
     assert inferred["advice"]["would_measure"] == labels
+
+
+def test_a_rate_limited_crawl_is_advised_the_doubled_rate(capsys: pytest.CaptureFixture[str]) -> None:
+    """The token bucket holds see-it at rate 0.1: the advice quotes rate 0.2
+    with the finish ``crawlsim run --set rate=0.2`` gives, and one more burst."""
+    from crawlsim.cli import main
+
+    assert main(["run", "see-it", "--set", "rate=0.2", "--json"]) == 0
+    doubled = json.loads(capsys.readouterr().out)["finish_time"]
+    assert main(["run", "see-it", "--set", "rate=0.1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_label = {c["label"]: c for c in data["advice"]["counterfactuals"]}
+    assert by_label["rate 0.2/s"]["finish_time"] == pytest.approx(doubled, abs=1e-6)
+    assert by_label["rate 0.2/s"]["finish_time"] < data["finish_time"]
+    assert f"With rate 0.2/s: {seconds(doubled)}" in data["explanation"]
+    assert by_label["burst 2"]["options"] == {"burst": 2}
+    assert "None of these finishes sooner" not in data["explanation"]
+
+
+def test_no_rate_no_bucket_advice() -> None:
+    labels = [label for _, label, _ in advisor.plan(simulate(load_scenario("see-it"), trace=False, series=False))]
+    assert not [label for label in labels if label.startswith(("rate", "burst"))]
+
+
+def test_a_rate_at_the_top_of_its_range_is_not_doubled() -> None:
+    run = simulate(load_scenario("see-it").with_options(rate=100_000, burst=100_000), trace=False, series=False)
+    assert not [knob for knob, _, _ in advisor.plan(run) if knob in ("rate", "burst")]
 
 
 # -- duplicate fetches: normalization and content dedup, measured -------------------------------

@@ -14,6 +14,8 @@ reruns the crawl with that knob turned and quotes the rerun:
   (``max_crawl_delay``), when a host's Crawl-delay spaced its requests more
   than the gap.  The site sets its Crawl-delay, so the sentence credits "a
   shorter Crawl-delay from the site", never a crawler that honours less of it;
+* twice the token bucket's ``rate``, and its ``burst`` + 1, when a rate is
+  set (the bucket spaces a host's starts like a gap does);
 * a per-host frontier, when the crawl uses the single FIFO queue;
 * when duplicate fetches waste worker time, the normalization steps that
   would merge them and content dedup (:mod:`crawlsim.sim.dedup_advice`),
@@ -69,6 +71,8 @@ NO_HELP_PHRASES = {
     "per_host": "A higher per-host limit does not help.",
     "gap": "A smaller gap does not help.",
     "max_crawl_delay": "A shorter Crawl-delay from the site does not help.",
+    "rate": "A higher per-host rate does not help.",
+    "burst": "A bigger burst does not help.",
     "frontier": "A per-host frontier does not help.",
     "normalize": "More normalization does not help.",
     "content_dedup": "Content dedup does not help.",
@@ -78,6 +82,8 @@ KNOB_PHRASES = {
     "per_host": "A higher per-host limit helps",
     "gap": "A smaller gap helps",
     "max_crawl_delay": "A shorter Crawl-delay from the site helps",
+    "rate": "A higher per-host rate helps",
+    "burst": "A bigger burst helps",
     "frontier": "A per-host frontier helps",
     "content_dedup": "Content dedup helps",
 }
@@ -88,7 +94,7 @@ class Counterfactual:
     """One rerun: the knob turned, and the finish time it gave."""
 
     knob: str
-    """``workers``, ``per_host``, ``gap``, ``max_crawl_delay``, ``frontier``,
+    """``workers``, ``per_host``, ``gap``, ``max_crawl_delay``, ``rate``, ``burst``, ``frontier``,
     ``normalize`` or ``content_dedup``."""
     label: str
     """How the sentence names it: ``8 workers``, ``per_host 2``, ``gap 0.5 s``."""
@@ -159,8 +165,25 @@ def plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
     delay = max(run.host_crawl_delay.values(), default=0.0)
     if delay > opts.gap:
         out.append(("max_crawl_delay", f"max_crawl_delay {_num(delay / 2)} s", {"max_crawl_delay": delay / 2}))
+    out += _bucket_plan(run)
     if opts.frontier == "fifo":
         out.append(("frontier", "a per-host frontier", {"frontier": "per-host"}))
+    return out
+
+
+def _bucket_plan(run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
+    """The token bucket's reruns (none without a rate): twice the rate and
+    one more burst, each only if its range leaves room."""
+    opts = run.options
+    if opts.rate is None:
+        return []
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    rate = _within("rate", opts.rate * 2)
+    if rate > opts.rate:
+        out.append(("rate", f"rate {_num(rate)}/s", {"rate": rate}))
+    burst = _within("burst", opts.burst + 1)
+    if burst > opts.burst:
+        out.append(("burst", f"burst {burst}", {"burst": burst}))
     return out
 
 
@@ -280,7 +303,7 @@ def _relief(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> dict[st
     """Per bound, the best finish time among the reruns whose knob relaxes it
     (inf: none measured; no knob relaxes the depth bound)."""
     by_knob = {c.knob: c.finish_time for c in counterfactuals}
-    host_knobs = ["per_host", "gap", "max_crawl_delay"]
+    host_knobs = ["per_host", "gap", "max_crawl_delay", "rate", "burst"]
     if host_limit(run) == run.options.workers:
         host_knobs.append("workers")
     return {
