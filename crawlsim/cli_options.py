@@ -40,6 +40,8 @@ FLAGS: list[tuple[str, type, str]] = [
     ("workers", int, "global cap on fetches in flight"),
     ("per_host", int, "cap on fetches in flight to one host"),
     ("gap", float, "minimum seconds between request starts to one host"),
+    ("rate", float, "token bucket: request starts a second to one host (none: off)"),
+    ("burst", int, "token bucket: starts a host may make at once (with --rate)"),
     ("normalize", str, "off | fragment | rfc3986 | aggressive, or steps like rfc3986-dot_segments"),
     ("order", str, f"{' | '.join(ORDERS)} (best needs --priority)"),
     ("priority", str, f"best-first order: {' | '.join(PRIORITIES)} (implies --order best)"),

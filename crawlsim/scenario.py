@@ -224,8 +224,12 @@ class Scenario:
 
     def warnings(self) -> list[str]:
         """Things that are allowed but probably not meant, as one line each
-        (a trap that nothing caps); front ends print them before running."""
-        return self.size.warnings(self.options, str(self.path) if self.path else None)
+        (a trap that nothing caps, a burst without a rate); front ends print
+        them before running."""
+        out = self.size.warnings(self.options, str(self.path) if self.path else None)
+        if self.options.rate is None and self.options.burst != 1:
+            out.append(f"burst = {self.options.burst} has no effect without rate (the per-host token bucket is off)")
+        return out
 
     def reseeded(self, seed: int) -> Scenario:
         """The same scenario with another random seed (a different generated

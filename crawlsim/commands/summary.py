@@ -249,6 +249,11 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
+def bucket_phrase(rate: float, burst: int) -> str:
+    """The token bucket in words (``rate 0.5/s per host, burst 2``)."""
+    return f"rate {rate:g}/s per host, burst {burst}"
+
+
 def options_line(options: Mapping[str, Any]) -> str:
     """The knobs that shape a crawl's time, in one line."""
     workers = options.get("workers")
@@ -257,6 +262,8 @@ def options_line(options: Mapping[str, Any]) -> str:
     parts = [f"{workers} worker{'s' if workers != 1 else ''}"]
     parts.append(f"per host {per_host}" if per_host else "no per-host limit")
     parts.append(f"gap {seconds(gap)}" + (" (randomised)" if options.get("randomize_gap") else "") if gap else "no gap")
+    if options.get("rate") is not None:
+        parts.append(bucket_phrase(options["rate"], options.get("burst", 1)))
     normalize = options.get("normalize")
     if isinstance(normalize, list):
         normalize = "+".join(normalize) or "off"

@@ -146,6 +146,8 @@ def politeness_line(options: CrawlOptions) -> str:
     gap = f"starts {_seconds(options.gap)} apart" if options.gap > 0 else "no gap between starts"
     if options.randomize_gap and options.gap > 0:
         gap += " (randomised 0.5-1.5x)"
+    if options.rate is not None:
+        gap += f", rate {options.rate:g}/s per host, burst {options.burst}"
     return (
         f"politeness: {robots}; per host at most {per_host} request{'s' if per_host != 1 else ''} at a time, "
         f"{gap} (Crawl-delay up to {_seconds(options.max_crawl_delay)} honoured); "
