@@ -38,8 +38,13 @@ To add a rule: its options (with their rules in
 :data:`crawlsim.core.options.RULES`), its reason in :data:`DEFER_REASONS`
 and :data:`SAYS`, its hold in :meth:`Politeness.started`, its term in
 :func:`least_span`, and its wire form in :class:`Pace` / :class:`WireClock`.
-The per-host token bucket was added that way, touching this module and
-``options.py`` only.
+Outside the core a rule also needs: a per-second rate (or a duration)
+scaled in :mod:`crawlsim.real.timescale`; a rerun in the advisor's
+counterfactuals (:mod:`crawlsim.sim.advisor`); its words in the run
+summary's ``options_line`` and the real crawl's ``politeness_line``; a
+flag in :mod:`crawlsim.cli_options`; and rows in the README's Options
+table.  The per-host token bucket was added that way: this module and
+``options.py`` first, and the bucket was invisible until the rest followed.
 """
 
 from __future__ import annotations
