@@ -122,3 +122,12 @@ def test_an_app_that_dies_on_an_exception_does_not_exit_0(monkeypatch, capsys) -
     monkeypatch.setenv("CRAWLSIM_TUI_FORCE", "1")
     monkeypatch.setattr(crawlsim.tui.app, "CrawlApp", Crashing)
     assert cli.main(["tui", "see-it"]) == 1
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999999999", "-9223372036854775809", "seven"])
+def test_a_seed_out_of_range_names_the_flag_not_the_scenario_file(seed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.cli import main
+
+    assert main(["run", "see-it", "--seed", seed]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument --seed" in err and "see-it.toml" not in err, err

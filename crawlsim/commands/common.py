@@ -39,10 +39,25 @@ def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = F
         parser.add_argument("scenario", help=help_text)
 
 
+def _seed(text: str) -> int:
+    """``--seed``: a whole number in the crawler's seed range, checked here so
+    a mistake names the flag (not the scenario file's ``crawl.seed``)."""
+    from crawlsim.core.options import RULES
+
+    rule = RULES["seed"]
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if rule.low is not None and rule.high is not None and not rule.low <= value <= rule.high:
+        raise argparse.ArgumentTypeError(f"expected a whole number from -2**63 to 2**63-1, got {text}")
+    return value
+
+
 def add_seed_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_seed,
         default=None,
         metavar="N",
         help="another random seed for the scenario (its web and latencies)",
