@@ -190,3 +190,24 @@ def test_a_request_waiting_in_its_slot_is_not_fetch_time_but_is_counted() -> Non
     starts = [e.t for e in log.events() if isinstance(e, FetchStarted)]
     assert starts == [0.0, 1.0, 2.0]
     assert log.waiting() == (2, 3.0)
+
+
+def test_a_per_domain_limit_scrapy_did_not_hold_is_said() -> None:
+    from scrapy.settings import Settings
+
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+    from crawlsim.integrations.scrapy_settings import crawl_options, differences
+
+    log = ScrapyLog()
+    for i in range(3):  # three transfers to one host at once, under CONCURRENT_REQUESTS_PER_DOMAIN = 1
+        fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
+        log.started(0.01, fid)
+        log.downloaded(0.5, fid, 200)
+    settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
+    options = crawl_options(settings, None, 0.5)
+    assert (options["workers"], options["per_host"], options["gap"], options["order"]) == (16, 1, 0.0, "dfs")
+    said = differences(settings, options, log.waiting(), log.refetched(), log.host_peaks())
+    assert log.host_peaks() == {"a.test": 3}
+    assert any("up to 3 transfers at once to a.test" in s for s in said)
+    held = differences(settings, options, (0, 0.0), 0, {"a.test": 1})
+    assert not any("transfers at once" in s for s in held)

@@ -177,7 +177,9 @@ class TraceRecorder:
         options[RECORDER_KEY] = {
             "tool": f"Scrapy {scrapy.__version__}",
             "settings": scrapy_settings(settings),
-            "differences": differences(settings, options, self.log.waiting(), self.log.refetched()),
+            "differences": differences(
+                settings, options, self.log.waiting(), self.log.refetched(), self.log.host_peaks()
+            ),
         }
         return options
 

@@ -30,8 +30,17 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from crawlsim.core.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted, RetryScheduled
-from crawlsim.core.events import RobotsLoaded, Skipped
+from crawlsim.core.events import (
+    Discovered,
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchStarted,
+    RetryScheduled,
+    RobotsLoaded,
+    Skipped,
+)
 from crawlsim.core.robots import RobotsPolicy, policy_from_response
 from crawlsim.core.slots import WorkerSlots
 from crawlsim.core.urls import canonicalize, host_key
@@ -130,6 +139,20 @@ class ScrapyLog:
             now += step
             peak = max(peak, now)
         return peak, sum(f.start - f.reached for f in self.fetches)
+
+    def host_peaks(self) -> dict[str, int]:
+        """Each host's most transfers at once, as they really started (Scrapy
+        may start more than its per-domain limit: see :mod:`.scrapy_settings`)."""
+        moves = sorted(
+            [(f.start, 1, f.host) for f in self.fetches if f.ended is not None]
+            + [(max(f.ended or 0.0, f.start), -1, f.host) for f in self.fetches if f.ended is not None]
+        )
+        now: dict[str, int] = {}
+        peaks: dict[str, int] = {}
+        for _, step, host in moves:
+            now[host] = now.get(host, 0) + step
+            peaks[host] = max(peaks.get(host, 0), now[host])
+        return peaks
 
     def refetched(self) -> int:
         """Page fetches of a URL already answered that were no retry (a start

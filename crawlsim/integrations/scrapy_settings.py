@@ -67,9 +67,23 @@ def scrapy_settings(settings: Any) -> dict[str, Any]:
     return out
 
 
-def differences(settings: Any, options: dict[str, Any], waiting: tuple[int, float], refetched: int = 0) -> list[str]:
+def differences(
+    settings: Any,
+    options: dict[str, Any],
+    waiting: tuple[int, float],
+    refetched: int = 0,
+    host_peaks: dict[str, int] | None = None,
+) -> list[str]:
     """One sentence for each way crawlsim's rerun of this crawl differs from Scrapy's."""
     out: list[str] = []
+    host, peak = max((host_peaks or {}).items(), key=lambda kv: kv[1], default=("", 0))
+    if options["per_host"] and peak > options["per_host"] and not options["gap"]:
+        out.append(
+            f"this Scrapy started up to {peak} transfers at once to {host} although CONCURRENT_REQUESTS_PER_DOMAIN "
+            f"is {options['per_host']} (requests that reach a download slot together all start: with no "
+            "DOWNLOAD_DELAY its limit is checked before the transfers it let through have begun); the model "
+            "holds the limit, so it predicts a per-domain limit's effect that this Scrapy does not have"
+        )
     if refetched:
         out.append(
             f"Scrapy fetched {refetched} page(s) a second time (its start requests skip the duplicate filter, "
