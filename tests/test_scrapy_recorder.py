@@ -58,13 +58,15 @@ def free_port() -> int:
 
 
 def site(port: int) -> dict[str, Any]:
-    """One host of 9 pages, a 404, a robots-disallowed page, a link to a host
-    outside ``allowed_domains``, and the start page linked again (Scrapy's
-    start requests skip its duplicate filter)."""
+    """One host of 10 pages, a 404, a redirect, a robots-disallowed page, a
+    link to a host outside ``allowed_domains``, and the start page linked
+    again (Scrapy's start requests skip its duplicate filter)."""
     a, other = f"http://127.0.0.1:{port}", f"http://127.0.0.2:{port}"
     pages: dict[str, Any] = {
-        f"{a}/": [f"/p{i}" for i in range(6)] + ["/gone", "/private/x", f"{other}/"],
+        f"{a}/": [f"/p{i}" for i in range(6)] + ["/gone", "/private/x", f"{other}/", "/moved"],
         f"{a}/gone": {"links": [], "status": 404},
+        f"{a}/moved": {"links": [], "status": 301, "headers": {"Location": "/p8"}},
+        f"{a}/p8": [],
         f"{a}/p0": ["/", "/p1", "/p6"],
         f"{a}/p1": ["/p2", "/p7"],
         f"{other}/": [],
@@ -108,7 +110,7 @@ def test_the_recorded_scrapy_crawl_replays_with_its_links_and_lanes(recorded: tu
     path, base = recorded
     trace = read_trace(path)
     events = trace.events
-    assert fetched_pages(events) == {f"{base}/", *(f"{base}/p{i}" for i in range(8))}
+    assert fetched_pages(events) == {f"{base}/", f"{base}/moved", *(f"{base}/p{i}" for i in range(9))}
     assert {e.url: e.status for e in events if isinstance(e, FetchFinished) and e.kind == "robots"} == {
         f"{base}/robots.txt": 200
     }
@@ -117,6 +119,7 @@ def test_the_recorded_scrapy_crawl_replays_with_its_links_and_lanes(recorded: tu
     assert ("http://127.0.0.2:" + base.rsplit(":", 1)[1] + "/", "scope") in skipped
     parents = {e.url: e.parent for e in events if isinstance(e, Discovered)}
     assert parents[f"{base}/p7"] == f"{base}/p1" and parents[f"{base}/"] is None
+    assert parents[f"{base}/p8"] == f"{base}/moved"  # a redirect's target, found at the redirect
     depth = {e.url: e.depth for e in events if isinstance(e, FetchStarted) and e.kind == "page"}
     assert depth[f"{base}/p7"] == 2
     assert max(e.slot for e in events if isinstance(e, FetchStarted)) < SETTINGS["CONCURRENT_REQUESTS"]
@@ -135,12 +138,14 @@ def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
 ) -> None:
     from crawlsim.cli import main
 
-    path, _ = recorded
+    path, base = recorded
     model = tmp_path / "site.toml"
     assert main(["model", str(path), "-o", str(model)]) == 0
     data = tomllib.loads(model.read_text())
     assert data["crawl"]["workers"] == 4 and data["crawl"]["per_host"] == 2 and data["crawl"]["robots"] is True
     assert data["crawl"]["order"] == "dfs" and "recorder" not in data["crawl"]
+    moved = data["pages"][base + "/moved"]
+    assert moved["status"] == 301 and moved["headers"] == {"Location": base + "/p8"}
     sim_trace = tmp_path / "sim.jsonl"
     capsys.readouterr()
     assert main(["trace", str(model), "-o", str(sim_trace)]) == 0

@@ -271,6 +271,8 @@ def _page_lines(rec: Recording) -> list[str]:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
             spec["headers"] = {"Retry-After": f"{page.retry_after:g}"}
+        if 300 <= page.status < 400 and len(page.links) == 1:  # a redirect the crawler followed (Scrapy's)
+            spec["headers"] = {"Location": page.links[0]}
         out.append(f"{json.dumps(url)} = {_toml(spec)}")
     return out
 
