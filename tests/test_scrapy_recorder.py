@@ -216,3 +216,12 @@ def test_a_per_domain_limit_scrapy_did_not_hold_is_said() -> None:
     assert any("up to 3 transfers at once to a.test" in s for s in said)
     held = differences(settings, options, (0, 0.0), 0, {"a.test": 1})
     assert not any("transfers at once" in s for s in held)
+
+
+def test_only_the_extension_imports_scrapy() -> None:
+    code = (
+        "import sys, crawlsim.cli, crawlsim.commands.model, crawlsim.integrations.scrapy_log, "
+        "crawlsim.integrations.scrapy_settings; print('scrapy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
