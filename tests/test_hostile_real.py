@@ -1,5 +1,5 @@
 """Hostile servers, hostile flags and hostile ``get_urls`` against the real
-crawler, ``serve`` and ``crawlsim.crawl`` (issue 11's probes kept as tests).
+crawler, ``serve`` and ``crawlsim.crawl`` (the hostile-input probes, kept as tests).
 
 Every server here listens on 127.0.0.1 at port 0.  Addresses the crawler must
 refuse (169.254.x, 10.x, ...) are never contacted: the tests read the
@@ -368,11 +368,11 @@ async def test_scope_host_includes_the_port_on_redirects() -> None:
 async def test_a_redirect_is_inline_only_to_the_cores_own_host_key() -> None:
     """With normalize=fragment the URLs keep ``A.test:80`` and ``a.test`` as
     written, but both reach one server: the one host key
-    (:func:`crawlsim.core.urls.host_key`, issue 14) files them under
-    ``a.test``, so the redirect between them is followed inline, under that
+    (:func:`crawlsim.core.urls.host_key`, which drops the scheme's default
+    port) files them under ``a.test``, so the redirect between them is followed inline, under that
     host's politeness, rather than handed to the scheduler as another host's
-    link.  (Before issue 14 the core keyed them as two hosts, ``a.test:80``
-    and ``a.test``, and this redirect was handed over.)"""
+    link.  (Keyed as two hosts, ``a.test:80`` and ``a.test``, this redirect
+    would be handed over.)"""
     routes = {"/": lambda r: redirect("http://a.test/x"), "/x": lambda r: html("here")}
     async with hostile(routes) as server:
         opts = real_options({"gap": 0.0, "robots": False, "normalize": "fragment"})
