@@ -177,7 +177,7 @@ def test_a_page_that_cannot_be_written_whole_is_not_left_half_written(tmp_path: 
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "crawlsim", "html", "see-it", "--trace", str(trace), "-o", str(out), "-q"],
+        [sys.executable, "-m", "crawlsim", "html", "--trace", str(trace), "-o", str(out), "-q"],
         capture_output=True, text=True, timeout=300, preexec_fn=small_files,
     )
     assert proc.returncode == 2, proc.stderr

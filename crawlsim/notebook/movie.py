@@ -12,8 +12,8 @@ at named moments (:mod:`crawlsim.notebook.moments`) or times, as PNG or SVG:
     crawlsim animate see-it --normalize off --frames start,first-duplicate,end -o slides/see-it.svg
     crawlsim animate see-it --frames 0,1.5,end -o slides/ --format png
 
-A progress bar goes to stderr on a terminal (``--quiet`` turns it off); stdout
-gets one ``wrote FILE`` line per file.  A mistake (unknown extension or
+A progress bar goes to stderr on a terminal; stdout gets one ``wrote FILE``
+line per file (``--quiet``: neither, as in ``crawlsim html``).  A mistake (unknown extension or
 moment, a moment that never happens, no ffmpeg, a bad scenario or option)
 prints one line ``crawlsim: error: ...`` and exits 2.
 """
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import ArgumentParser, add_crawler_flags, add_quiet_flag, overrides_from_args
 from crawlsim.errors import UsageError
 from crawlsim.outfile import remove_partial
 from crawlsim.notebook.progress import Stages, stages
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"dots per inch: text is in points, so a higher --dpi at one --size makes it bigger "
                              f"(default: {SLIDE_SIZE[0] / SLIDE_INCHES[0]:g} without --size; with it, height / "
                              f"{SLIDE_INCHES[1]:g})")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    add_quiet_flag(parser)  # a progress bar is drawn only on a terminal anyway
     add_crawler_flags(parser)
     return parser
 
@@ -284,8 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         lines = _export(args)
     except OSError as err:
         raise UsageError(f"cannot write {args.output!r}: {err.strerror or err}") from None
-    for line in lines:
-        print(line)
+    if not args.quiet:
+        for line in lines:
+            print(line)
     return 0
 
 
