@@ -469,7 +469,7 @@ def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
         ["--hosts-file", "/dev/zero"],
         ["--hosts-file", "."],
         ["--hosts-file", "/no/such/file.json"],
-        ["-o", "/no/such/folder/trace.jsonl"],
+        ["-o", f"{__file__}/trace.jsonl"],  # a file where the trace's folder would be made
     ],
 )
 def test_crawl_refuses_absurd_values_in_one_line(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -504,7 +504,7 @@ def test_crawl_refuses_a_huge_or_wrong_hosts_file(tmp_path: Path, capsys: pytest
         ["--header-timeout", "0"],
         ["--header-timeout", "inf"],
         ["--port", "70000"],
-        ["--hosts-file", "/no/such/folder/hosts.json"],
+        ["--hosts-file", f"{__file__}/hosts.json"],  # a file where the folder would be made
     ],
 )
 def test_serve_refuses_absurd_values_in_one_line(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"the page would be {len(data) / 1e6:.1f} MB, over {MAX_BYTES / 1e6:.0f} MB: "
                          "give a smaller --budget or cap the crawl (--max-pages in the scenario)")
     out = Path(args.output)
-    with written(out, make_folder=True, newline="") as page:  # whole, or not at all (a full disk, a file limit)
+    with written(out, newline="") as page:  # whole, or not at all (a full disk, a file limit)
         page.write(text)
     if not args.quiet:
         print(f"crawlsim html: wrote {out} ({len(data) / 1e6:.2f} MB) in {time.monotonic() - began:.0f} s", flush=True)
