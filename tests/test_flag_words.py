@@ -33,8 +33,9 @@ def test_a_bad_port_is_refused_in_one_wording_by_web_and_serve(port: str, capsys
         for command in ("web", "serve")
     }
     shown = repr(port) if not port.lstrip("-").isdigit() else port
-    assert said["web"] == f"argument --port: expected a port number 1-65535; got {shown} (see `CMD --help`)"
-    assert said["serve"] == f"argument --port: expected a port number 0-65535 (0: any free port); got {shown} (see `CMD --help`)"
+    expected = "argument --port: expected a port number {}; got " + shown + " (see `CMD --help`)"
+    assert said["web"] == expected.format("1-65535")
+    assert said["serve"] == expected.format("0-65535 (0: any free port)")
 
 
 @pytest.mark.parametrize("name", ["nosuch", "nosuch.toml", "no/such/file.toml"])

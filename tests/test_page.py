@@ -80,7 +80,8 @@ def test_the_pages_keys_are_the_apps_keys_with_the_same_meanings() -> None:
     assert set(bound) - set(page) == APP_ONLY
     for key, words in page.items():
         said = set(re.split(r"[ /]", bound[key].description))  # type: ignore[union-attr]
-        assert said & set(re.split(r"[ /]", words)), f"{key}: the page says {words!r}, the app {bound[key].description!r}"
+        app_words = bound[key].description  # type: ignore[union-attr]
+        assert said & set(re.split(r"[ /]", words)), f"{key}: the page says {words!r}, the app {app_words!r}"
     assert set(KEYS) <= set(KEY_WORDS)  # every what-if key the page simulates is on its key line
 
 
