@@ -175,3 +175,70 @@ def test_the_wrong_signature_for_the_round_is_one_line_and_exit_2(capsys: pytest
     assert len(err.splitlines()) == 1, err
     assert "cannot be called as crawl(start_url, get_urls, max_workers, max_depth)" in err
     assert "the signature the depth round calls" in err
+
+
+TIMEOUT_BUGS = [
+    ("buggy_timeout_with_block", "timeout-waits", "never returned, and the crawl waited for it"),
+    ("buggy_timeout_from_submit", "timeout-too-soon", "dropped though those calls returned within"),
+    ("buggy_timeout_asyncio_semaphore", "timeout-too-soon", "returned without ever being fetched"),
+]
+
+
+@pytest.mark.parametrize("name", ["reference_timeout", "reference_timeout_asyncio"])
+def test_the_timeout_references_give_up_the_hung_call_and_wait_for_the_slow_ones(name: str) -> None:
+    for _ in range(2):
+        report = run_check(example(name), quick=True, follow_up="timeout")
+        assert report.ok, report.render()
+        assert "every slower call inside the limit was waited for" in report.check("timeout").explanation
+
+
+@pytest.mark.parametrize(("name", "cause", "phrase"), TIMEOUT_BUGS, ids=[b[0] for b in TIMEOUT_BUGS])
+def test_each_buggy_timeout_answer_fails_with_its_cause(name: str, cause: str, phrase: str) -> None:
+    for _ in range(2 if cause != "timeout-waits" else 1):  # a crawl that waits costs its 4 s deadline
+        result = run_check(example(name), quick=True, follow_up="timeout").check("timeout")
+        assert not result.passed and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+def test_the_hung_call_is_released_when_the_check_is_done_with_the_run() -> None:
+    run = run_check(example("reference_timeout"), quick=True, follow_up="timeout").runs["timeout"]
+    hung = [r for r in run.records if r.page == "http://a.com/hung"]
+    assert len(hung) == 1 and hung[0].outcome == "abandoned" and hung[0].end is not None
+    assert all(t.ended is not None for t in run.threads), run.threads  # the hung worker's thread ended too
+
+
+RATE_BUGS = [
+    # (example, the check that fails, its cause, what the check measured)
+    ("buggy_rate_per_worker", "rate-limit", "rate-per-worker", "starts in 0."),
+    ("buggy_rate_no_limit", "rate-limit", "rate-no-limit", "starts in 0."),
+    ("buggy_rate_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
+    ("buggy_rate_asyncio_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
+]
+
+
+@pytest.mark.parametrize("name", ["reference_rate", "reference_rate_asyncio"])
+def test_the_rate_references_keep_to_the_bound_and_use_the_rate(name: str) -> None:
+    for _ in range(2):
+        report = run_check(example(name), quick=True, follow_up="rate")
+        assert report.ok, report.render()
+        assert "the fullest window held" in report.check("rate-limit").explanation
+
+
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), RATE_BUGS, ids=[b[0] for b in RATE_BUGS])
+def test_each_buggy_rate_answer_fails_with_its_cause_and_what_was_measured(
+    name: str, check: str, cause: str, phrase: str
+) -> None:
+    result = run_check(example(name), quick=True, follow_up="rate").check(check)
+    assert not result.passed and result.cause == cause, result.explanation
+    assert phrase in result.explanation and "with max_rate" in result.explanation
+
+
+def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name, params in [("depth", "max_depth"), ("pages", "max_pages"), ("retries", "max_retries, backoff"),
+                         ("timeout", "timeout"), ("rate", "max_rate")]:
+        assert f"  {name:<9}crawl(start_url, get_urls, max_workers, {params})\n" in out
+    flat = " ".join(out.split())
+    assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat
+    assert "makes observable: L6's politeness and rate limits" in flat
