@@ -13,7 +13,6 @@ import pytest
 from crawlsim.check import run_check
 
 
-
 def main(argv: list[str]) -> int:
     """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
     from crawlsim.cli import main
@@ -236,8 +235,13 @@ def test_each_buggy_rate_answer_fails_with_its_cause_and_what_was_measured(
 def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for name, params in [("depth", "max_depth"), ("pages", "max_pages"), ("retries", "max_retries, backoff"),
-                         ("timeout", "timeout"), ("rate", "max_rate")]:
+    for name, params in [
+        ("depth", "max_depth"),
+        ("pages", "max_pages"),
+        ("retries", "max_retries, backoff"),
+        ("timeout", "timeout"),
+        ("rate", "max_rate"),
+    ]:
         assert f"  {name:<9}crawl(start_url, get_urls, max_workers, {params})\n" in out
     flat = " ".join(out.split())
     assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat

@@ -25,6 +25,7 @@ between, which can bunch starts the crawl had spread out.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from dataclasses import dataclass
 
@@ -64,10 +65,24 @@ def _case(name: str, title: str, rate: float, workers: int, pages: int, latency:
 
 def RATE_CASES() -> list[Case]:  # noqa: N802 - a constant built fresh each time
     return [
-        _case("rate-limit", "max_rate=20 on 48 pages of 5 ms at 8 workers: never more than 20 * T + 20 starts in T s",
-              20.0, 8, 48, 0.005, 6.0),
-        _case("rate-use", "max_rate=10 on 8 pages of 0.4 s: the crawl uses over half the rate (4 calls in flight)",
-              10.0, 8, 8, 0.4, 3.5),
+        _case(
+            "rate-limit",
+            "max_rate=20 on 48 pages of 5 ms at 8 workers: never more than 20 * T + 20 starts in T s",
+            20.0,
+            8,
+            48,
+            0.005,
+            6.0,
+        ),
+        _case(
+            "rate-use",
+            "max_rate=10 on 8 pages of 0.4 s: the crawl uses over half the rate (4 calls in flight)",
+            10.0,
+            8,
+            8,
+            0.4,
+            3.5,
+        ),
     ]
 
 
@@ -106,14 +121,13 @@ def fullest(starts: list[float], rate: float) -> Window:
 
 def _judge(run: CaseRun) -> CheckResult:
     case = run.case
-    if run.timed_out and not run.error and not run.crash and not run.stalled:
-        found = _over(run) or _underused(run)  # a crawl too slow to finish: its starts so far may say why
-        if found is None:
-            return judge.judge_case(run)
-    elif run.error or run.timed_out or run.result is None:
+    slow = run.timed_out and not run.error and not run.crash and not run.stalled
+    if not slow and (run.error or run.timed_out or run.result is None):
         return judge.judge_case(run)
-    else:
-        found = _over(run) or _underused(run) or _result(run)
+    found: tuple[str, str] | str | None = _over(run) or _underused(run)
+    if found is None and slow:  # too slow to finish, and its starts so far do not say why
+        return judge.judge_case(run)
+    found = found or _result(run)
     if isinstance(found, str):
         return CheckResult(case.name, True, found, {}, "correctness", case.level, case.title)
     cause, text = found
@@ -149,7 +163,7 @@ def _per_worker(run: CaseRun, window: Window) -> bool:
     by_thread: dict[str, list[FetchRecord]] = {}
     for record in sorted(run.records, key=lambda r: r.start):
         by_thread.setdefault(record.thread, []).append(record)
-    gaps = [b.start - (a.end or a.start) for calls in by_thread.values() for a, b in zip(calls, calls[1:], strict=False)]
+    gaps = [b.start - (a.end or a.start) for calls in by_thread.values() for a, b in itertools.pairwise(calls)]
     rate = float(run.case.args[0])
     if len(by_thread) > 1 and len(gaps) >= 3:
         return statistics.median(gaps) >= 0.5 / rate

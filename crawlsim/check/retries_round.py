@@ -22,6 +22,7 @@ every failing page sleeps in one.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from collections import defaultdict
 
@@ -55,7 +56,7 @@ def retries_case() -> Case:
     paths = {
         "/": [*(d[len(A) :] for d in DEAD), "/flaky", "/bad", *(f"/p{i}" for i in range(24))],
         "/flaky": ["/found-after-retry"],
-        **{c[len(A) :]: [n[len(A) :]] for c, n in zip(CHAIN, CHAIN[1:], strict=False)},
+        **{c[len(A) :]: [n[len(A) :]] for c, n in itertools.pairwise(CHAIN)},
     }
     paths["/"].append(CHAIN[0][len(A) :])
     return Case(
@@ -220,7 +221,8 @@ def _result(run: CaseRun, calls: dict[str, list[FetchRecord]]) -> tuple[str, str
     spans = [s for page in DEAD for s in _waits(calls[page], retries)]
     waiting, idle = _idle(spans, run.records)
     means = ", ".join(
-        f"{statistics.mean(b - a for a, b in (_waits(calls[p], retries)[n] for p in DEAD)):.2f} s" for n in range(retries)
+        f"{statistics.mean(b - a for a, b in (_waits(calls[p], retries)[n] for p in DEAD)):.2f} s"
+        for n in range(retries)
     )
     return (
         f"Transient errors retried {retries} times, mean waits {means}, jittered; ValueError not retried; a call "

@@ -25,8 +25,8 @@ from crawlsim.check.cases import Case
 from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
 from crawlsim.check.pages_round import PAGES_CASES, judge_pages
 from crawlsim.check.rate_round import RATE_CASES, judge_rate
-from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
 from crawlsim.check.report import CheckResult
+from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.timeout_round import TIMEOUT_CASES, judge_timeout
 
@@ -144,6 +144,7 @@ def help_epilog(width: int = 79) -> str:
     for r in ROUNDS.values():
         lines.append(f"  {r.name:<9}{r.signature}")
         lines.extend(textwrap.wrap(r.contract, width, initial_indent=" " * 11, subsequent_indent=" " * 11))
-        lines.extend(textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11,
-                                   subsequent_indent=" " * 11))
+        lines.extend(
+            textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11, subsequent_indent=" " * 11)
+        )
     return "\n".join(lines)

@@ -91,23 +91,25 @@ def _judge(run: CaseRun) -> CheckResult:
     case = run.case
     hung = next((r for r in run.records if r.page == HUNG), None)
     facts = _Facts(run, hung.start if hung else None, {defrag(u) for u in run.result or ()})
-    if run.timed_out and not run.error and facts.hung_start is not None and _waiting_at_end(run):
-        found: tuple[str, str] | str = _waits(facts)
-    elif run.error or run.timed_out or run.result is None:
+    waited = _waiting_at_end(run)
+    if not waited and (run.error or run.timed_out or run.result is None):
         return judge.judge_case(run)
-    else:
-        found = _too_soon(facts) or _late(facts) or _result(facts)
+    found = _waits(facts) if waited else _finding(facts)
     if isinstance(found, str):
         return CheckResult(case.name, True, found, {}, "correctness", case.level, case.title)
     cause, text = found
-    return CheckResult(case.name, False, text, {"timeout": facts.timeout}, "correctness", case.level, case.title,
-                       cause=cause)
+    details = {"timeout": facts.timeout}
+    return CheckResult(case.name, False, text, details, "correctness", case.level, case.title, cause=cause)
 
 
 def _waiting_at_end(run: CaseRun) -> bool:
-    """At the deadline the hung call was in flight (or its crawl had not
-    returned after it was released)."""
-    return any(r.page == HUNG for r in run.in_flight_at_return)
+    """The crawl was still running at its deadline with the hung call in flight."""
+    return run.timed_out and run.error is None and any(r.page == HUNG for r in run.in_flight_at_return)
+
+
+def _finding(facts: _Facts) -> tuple[str, str] | str:
+    """A returned crawl's first mistake, or the words of its pass."""
+    return _too_soon(facts) or _late(facts) or _result(facts)
 
 
 def _waits(facts: _Facts) -> tuple[str, str]:
@@ -122,29 +124,38 @@ def _waits(facts: _Facts) -> tuple[str, str]:
 
 def _too_soon(facts: _Facts) -> tuple[str, str] | None:
     """Calls inside the limit that the crawl gave up, or pages it gave up before their call started."""
-    run, limit = facts.run, facts.timeout
-    called = {r.page for r in run.records}
-    never = sorted(p for p in facts.returned - called if p in _slow_pages())
-    early = [r for r in run.in_flight_at_return if r.page != HUNG]
-    early += [r for r in run.records if r.page != HUNG and r.outcome == "cancelled" and _ran(r) < INSIDE * limit]
-    unused = [r for r in run.records if r.outcome == "ok" and r.links and not set(r.links) <= facts.returned]
-    if not (never or early or unused):
+    early, unused, never = _given_up(facts)
+    if not (early or unused or never):
         return None
     parts = []
     if early:
-        longest = max(_ran(r, run.wall) for r in early)
+        longest = max(_ran(r, facts.run.wall) for r in early)
         parts.append(f"{named(sorted({r.page for r in early}))} given up after at most {longest:.2f} s")
     if unused:
         took = max(_ran(r) for r in unused)
-        parts.append(f"the links of {named(sorted({r.page for r in unused}))} dropped though those calls "
-                     f"returned within {took:.2f} s")
+        parts.append(
+            f"the links of {named(sorted({r.page for r in unused}))} dropped though those calls returned "
+            f"within {took:.2f} s"
+        )
     if never:
         parts.append(f"{named(never)} returned without ever being fetched")
     return "timeout-too-soon", (
-        f"With timeout {limit:g} s: {'; '.join(parts)}. Those calls were slow, not hung: they waited in the queue "
-        "for a free worker first. Count the timeout from when each call starts, not from when the page was "
+        f"With timeout {facts.timeout:g} s: {'; '.join(parts)}. Those calls were slow, not hung: they waited in the "
+        "queue for a free worker first. Count the timeout from when each call starts, not from when the page was "
         "submitted or from one deadline for a whole batch."
     )
+
+
+def _given_up(facts: _Facts) -> tuple[list[FetchRecord], list[FetchRecord], list[str]]:
+    """(calls given up inside the limit, calls whose links were dropped, pages returned but never called)."""
+    run = facts.run
+    others = [r for r in run.records if r.page != HUNG]
+    early = [r for r in run.in_flight_at_return if r.page != HUNG]
+    early += [r for r in others if r.outcome == "cancelled" and _ran(r) < INSIDE * facts.timeout]
+    unused = [r for r in others if r.outcome == "ok" and not set(r.links) <= facts.returned]
+    called = {r.page for r in run.records}
+    never = sorted(p for p in facts.returned - called if p in _slow_pages())
+    return early, unused, never
 
 
 def _late(facts: _Facts) -> tuple[str, str] | None:

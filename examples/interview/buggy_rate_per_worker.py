@@ -8,31 +8,10 @@ together run about ``max_workers`` times too fast (``rate-limit``).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from urllib.parse import urldefrag, urlsplit
-
-
-class TokenBucket:
-    """``rate`` tokens a second, at most ``rate`` saved up, shared by every worker."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.tokens = rate
-        self.updated = time.monotonic()
-        self.lock = threading.Lock()
-
-    def take(self) -> None:
-        with self.lock:
-            now = time.monotonic()
-            self.tokens = min(self.rate, self.tokens + (now - self.updated) * self.rate)
-            self.updated = now
-            self.tokens -= 1  # may go negative: this caller's token is due later
-            wait_s = -self.tokens / self.rate if self.tokens < 0 else 0.0
-        if wait_s > 0:
-            time.sleep(wait_s)  # outside the lock: others take their own tokens meanwhile
 
 
 def crawl(
@@ -41,7 +20,6 @@ def crawl(
     start = urldefrag(start_url)[0]
     host = urlsplit(start).hostname
     seen = {start}
-    bucket = TokenBucket(max_rate)
 
     def fetch(url: str) -> list[str]:
         time.sleep(1 / max_rate)  # BUG: a delay per worker, not one limit for the crawl
