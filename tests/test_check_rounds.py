@@ -246,3 +246,10 @@ def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture
     flat = " ".join(out.split())
     assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat
     assert "makes observable: L6's politeness and rate limits" in flat
+
+
+def test_the_asyncio_answer_without_a_bound_fails_max_workers() -> None:
+    report = run_check(example("buggy_asyncio_unbounded"), quick=True, only=["pool-2", "pool-3"])
+    assert report.mode == "asyncio" and report.check("pool-2").passed
+    result = report.check("max-workers")
+    assert not result.passed and "fetches were in flight" in result.explanation
