@@ -253,3 +253,40 @@ def test_the_asyncio_answer_without_a_bound_fails_max_workers() -> None:
     assert report.mode == "asyncio" and report.check("pool-2").passed
     result = report.check("max-workers")
     assert not result.passed and "fetches were in flight" in result.explanation
+
+
+def evenly_spaced(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_rate: float
+) -> list[str]:
+    """A limiter with no burst: start slots 1/max_rate apart, handed out under a lock, slept for outside it."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    lock, slot = threading.Lock(), [time.monotonic()]
+
+    def fetch(url: str) -> list[str]:
+        with lock:
+            mine = slot[0] = max(slot[0] + 1 / max_rate, time.monotonic())
+        time.sleep(max(0.0, mine - time.monotonic()))
+        return list(get_urls(url))
+
+    host = urlsplit(start_url).hostname
+    seen, level = {start_url}, [start_url]
+    with ThreadPoolExecutor(max_workers) as pool:
+        while level:
+            found = [link for links in pool.map(fetch, level) for link in links]
+            level = [link for link in dict.fromkeys(found) if urlsplit(link).hostname == host and link not in seen]
+            seen.update(level)
+    return sorted(seen)
+
+
+def test_a_limiter_without_a_burst_passes_and_the_report_names_the_choice() -> None:
+    report = run_check(evenly_spaced, quick=True, follow_up="rate")
+    assert report.ok, report.render()
+    assert "this crawl chose evenly spaced starts" in report.check("rate-limit").explanation
+
+
+def test_the_asyncio_timeout_reference_cancels_the_hung_call() -> None:
+    result = run_check(example("reference_timeout_asyncio"), quick=True, follow_up="timeout").check("timeout")
+    assert result.passed and "given up (cancelled after 0.6" in result.explanation

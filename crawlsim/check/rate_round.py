@@ -40,6 +40,8 @@ SLACK = 0.15
 """Starts allowed over the bound: this share of max_rate, plus one."""
 USE_SHARE = 0.5
 """A crawl must start its pages at more than this share of max_rate."""
+BURST_WINDOW = 0.1
+"""Starts this close together, more than a quarter of max_rate of them, are a burst."""
 PER_WORKER = 1.5
 """A crawl over the bound whose fastest rate stays within this many times
 max_workers * max_rate spaced each worker's calls, not the crawl's."""
@@ -214,5 +216,13 @@ def _result(run: CaseRun) -> tuple[str, str] | str:
     return (
         f"{len(fetched)} starts with max_rate {rate:g}: the fullest window held {plural(window.starts, 'start')} in "
         f"{window.seconds:.2f} s ({window.allowed:.0f} allowed); after the start page, {len(later)} starts in "
-        f"{span:.2f} s ({pace})."
+        f"{span:.2f} s ({pace}); {_shape(later, rate)}."
     )
+
+
+def _shape(starts: list[float], rate: float) -> str:
+    """The crawl's choice of limiter: a burst then the rate, or evenly spaced starts."""
+    burst = max((sum(1 for t in starts[i:] if t - first <= BURST_WINDOW) for i, first in enumerate(starts)), default=0)
+    if burst >= 0.25 * rate + 1:
+        return f"this crawl chose a burst ({burst} starts within {BURST_WINDOW:g} s), as a token bucket allows"
+    return f"this crawl chose evenly spaced starts (at most {burst} within {BURST_WINDOW:g} s)"

@@ -189,10 +189,18 @@ def _result(facts: _Facts) -> tuple[str, str] | str:
     slowest = max((_ran(r) for r in run.records if r.page != HUNG and r.outcome == "ok"), default=0.0)
     after = f", {run.wall - facts.hung_start:.2f} s after the hung call started" if facts.hung_start is not None else ""
     return (
-        f"The call of {HUNG}, which never returns, was given up and the crawl returned at {run.wall:.2f} s{after} "
-        f"(timeout {facts.timeout:g} s); every slower call inside the limit was waited for (the slowest took "
-        f"{slowest:.2f} s); {plural(len(facts.returned), 'page')} returned."
+        f"The call of {HUNG}, which never returns, was given up ({_how(run)}) and the crawl returned at "
+        f"{run.wall:.2f} s{after} (timeout {facts.timeout:g} s); every slower call inside the limit was waited for "
+        f"(the slowest took {slowest:.2f} s); {plural(len(facts.returned), 'page')} returned."
     )
+
+
+def _how(run: CaseRun) -> str:
+    """The crawl's choice of how to give a call up."""
+    hung = [r for r in run.records if r.page == HUNG]
+    if any(r.outcome == "cancelled" and r.end is not None and r.end <= run.wall for r in hung):
+        return f"cancelled after {max(_ran(r) for r in hung):.2f} s"
+    return "left running in its thread, released when the check was done with the run"
 
 
 HUNG_LINK = f"{A}/behind-hung"
