@@ -102,10 +102,18 @@ def field_docs(source: Path = OPTIONS_SOURCE) -> dict[str, str]:
 
 
 def _number(x: float) -> str:
-    if isinstance(x, int) or float(x).is_integer():
-        n = int(x)
-        return f"{n:,}" if abs(n) < 10**12 else f"{n:.0e}".replace("e+", "e")
-    return f"{x:g}"
+    """``100,000``; ``10^18``; ``2^63 - 1`` (a range's end as a person reads it)."""
+    if not (isinstance(x, int) or float(x).is_integer()):
+        return f"{x:g}"
+    n = int(x)
+    if abs(n) < 10**12:
+        return f"{n:,}"
+    sign, n = ("-" if n < 0 else ""), abs(n)
+    for k in range(40, 128):
+        if n in (2**k, 2**k - 1):
+            return f"{sign}2^{k}" + (" - 1" if n == 2**k - 1 else "")
+    k = len(str(n)) - 1
+    return f"{sign}10^{k}" if n == 10**k else f"{sign}{n:.3g}"
 
 
 def allowed(rule: Any) -> str:
@@ -123,7 +131,9 @@ def allowed(rule: Any) -> str:
         "priority": ", ".join(f"`{p}`" for p in PRIORITIES) + ", or a Python function `priority(url, depth)`",
     }.get(rule.kind)
     if words is None:  # int, number
-        words = f"{_number(rule.low)}-{_number(rule.high)}{unit}"
+        low, high = _number(rule.low), _number(rule.high)
+        dash = " to " if " " in low + high or low.startswith("-") else "-"
+        words = f"{low}{dash}{high}{unit}"
     return f"none or {words}" if rule.optional else words
 
 
