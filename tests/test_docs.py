@@ -184,3 +184,56 @@ def test_the_interview_tutorials_crawler_fails_as_it_says(tmp_path: Path, capsys
     assert main(["check", f"{tmp_path / 'mine.py'}:crawl", "--quick", "--only", "basic"]) == 1
     out = " ".join(capsys.readouterr().out.split())
     assert "FAIL basic" in out and "Mark a URL seen when you submit its fetch" in out
+
+
+class _Parsed(Exception):
+    """Raised instead of running a command once its parser accepted the line."""
+
+
+def shown_commands() -> list[tuple[str, list[str]]]:
+    """(page, argv) of every ``crawlsim COMMAND ...`` line in the docs' and README's sh blocks,
+    but lines that leave something out (``...``)."""
+    import shlex
+
+    lines = []
+    for page in [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        for block in re.findall(r"```sh\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            for line in block.splitlines():
+                argv = shlex.split(line, comments=True)
+                if argv[:1] == ["crawlsim"] and len(argv) > 1 and "..." not in argv:
+                    lines.append((page.relative_to(REPO).as_posix(), argv[1:]))
+    return lines
+
+
+def test_every_command_the_docs_show_is_accepted_by_its_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A renamed flag or command breaks a page: each line shown is handed to
+    its command, whose parser must take it whole (the command itself is not
+    run: the tour and the tutorials' own tests run the ones that can run here)."""
+    import argparse
+
+    from crawlsim.cli import COMMANDS, _entry
+    from crawlsim.errors import UsageError
+
+    parse = argparse.ArgumentParser.parse_args
+
+    def parsed_only(self: argparse.ArgumentParser, args: object = None, namespace: object = None) -> None:
+        parse(self, args, namespace)  # type: ignore[arg-type]
+        raise _Parsed
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parsed_only)
+    shown = shown_commands()
+    assert len(shown) >= 40
+    refused = []
+    for page, argv in shown:
+        if argv[0] not in COMMANDS:
+            refused.append((page, argv, "no such command"))
+            continue
+        try:
+            _entry(argv[0])(argv[1:])
+        except _Parsed:
+            continue
+        except (UsageError, SystemExit) as err:
+            refused.append((page, argv, str(err)))
+            continue
+        refused.append((page, argv, "ran without parsing its arguments"))
+    assert refused == []

@@ -8,6 +8,9 @@ Two kinds of marker in a page's Markdown are replaced as the site builds:
   the option's rule, the meaning from the field's docstring in
   ``crawlsim/core/options.py``.  So a range is written once (in ``RULES``) and
   a meaning once (beside the field).
+* ``<!-- crawlsim-normalization -->``: each normalization mode of
+  ``crawlsim.core.urls.MODES`` with its steps and an example link, which
+  ``canonicalize`` turns into its canonical form as the site builds.
 * ``<!-- crawlsim-help NAME -->``: what ``crawlsim NAME --help`` prints
   (``<!-- crawlsim-help -->`` alone: ``crawlsim --help``), captured from the
   command's own argparse parser at a fixed width of :data:`COLUMNS`.
@@ -41,6 +44,14 @@ COMMANDS_PAGE = "reference/commands.md"
 OPTIONS_SOURCE = Path(__file__).resolve().parents[2] / "crawlsim" / "core" / "options.py"
 _HELP = re.compile(r"<!-- crawlsim-help(?: ([a-z]+))? -->")
 _OPTIONS = "<!-- crawlsim-options -->"
+_NORMALIZATION = "<!-- crawlsim-normalization -->"
+NORMALIZATION_EXAMPLES: dict[str, tuple[str, str | None]] = {
+    "off": ("x#top", "http://a.com/d/"),
+    "fragment": ("http://a.com/x#top", None),
+    "rfc3986": ("HTTP://Example.COM:80/a/./b/../c#frag", None),
+    "aggressive": ("http://WWW.Example.com/Page/?sessionid=99&lang=en", None),
+}
+"""One link per mode (and the page it is on); the hook computes what each becomes."""
 
 
 # -- help texts ----------------------------------------------------------------------------
@@ -165,6 +176,22 @@ def options_table() -> str:
     return "\n".join(rows)
 
 
+def normalization_table() -> str:
+    """Each mode of ``crawlsim.core.urls.MODES``: its steps and an example, canonicalized here."""
+    from crawlsim.core.urls import MODES, STEPS, canonicalize
+
+    missing = [mode for mode in MODES if mode not in NORMALIZATION_EXAMPLES]
+    if missing:
+        raise PluginError(f"docs/hooks/reference.py: no normalization example for {', '.join(missing)}")
+    rows = ["| mode | steps | example |", "|---|---|---|"]
+    for mode, steps in MODES.items():
+        named = ", ".join(f"`{step}`" for step in STEPS if step in steps) or "none: resolve against the page only"
+        href, base = NORMALIZATION_EXAMPLES[mode]
+        where = f" on `{base}`" if base else ""
+        rows.append(f"| `{mode}` | {named} | `{href}`{where} -> `{canonicalize(href, base, mode)}` |")
+    return "\n".join(rows)
+
+
 # -- the hook ------------------------------------------------------------------------------
 
 
@@ -174,4 +201,6 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         check_every_command_has_a_home(markdown)
     if _OPTIONS in markdown:
         markdown = markdown.replace(_OPTIONS, options_table())
+    if _NORMALIZATION in markdown:
+        markdown = markdown.replace(_NORMALIZATION, normalization_table())
     return _HELP.sub(_help_block, markdown)
