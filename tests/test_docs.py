@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -41,29 +42,24 @@ def page_text(site: Path, page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", source))
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
+def build_site(out: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"), "-d", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
-        env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    return out
 
 
-@pytest.mark.slow
-def test_the_site_builds_strictly_with_every_section(site: Path) -> None:
+def has_every_section(site: Path) -> None:
     for section in ("tutorials", "how-to", "reference", "explanation"):
         assert (site / section / "index.html").is_file(), section
-    for page in (DOCS).rglob("*.md"):
+    for page in DOCS.rglob("*.md"):
         built = site / page.relative_to(DOCS).with_suffix("") / "index.html"
         assert page.name == "index.md" or built.is_file(), page
 
 
-@pytest.mark.slow
-def test_every_crawler_option_is_in_the_table_with_its_rules_range(site: Path) -> None:
+def has_every_crawler_option_with_its_rules_range(site: Path) -> None:
     from crawlsim.core.options import RULES
 
     hook = load(DOCS / "hooks" / "reference.py")
@@ -77,14 +73,10 @@ def test_every_crawler_option_is_in_the_table_with_its_rules_range(site: Path) -
             assert low in row[2] and high in row[2], (key, row)
 
 
-@pytest.mark.slow
-def test_every_commands_help_is_on_the_commands_page(
-    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def has_every_commands_help(site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from crawlsim.cli import COMMANDS, main
 
-    hook = load(DOCS / "hooks" / "reference.py")
-    monkeypatch.setenv("COLUMNS", str(hook.COLUMNS))
+    monkeypatch.setenv("COLUMNS", str(load(DOCS / "hooks" / "reference.py").COLUMNS))
     text = page_text(site, "reference/commands")
     for command in [None, *COMMANDS]:
         argv = [command, "--help"] if command else ["--help"]
@@ -92,6 +84,17 @@ def test_every_commands_help_is_on_the_commands_page(
         shown = capsys.readouterr().out.rstrip("\n")
         assert shown.count("\n") > 3, argv
         assert shown in text, f"`crawlsim {' '.join(argv)}` differs from docs/reference/commands.md"
+
+
+@pytest.mark.slow
+def test_the_site_builds_strictly_and_its_reference_pages_are_the_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One build (about 15 s) for the three checks, so xdist workers do not each build it."""
+    build_site(tmp_path / "site")
+    has_every_section(tmp_path / "site")
+    has_every_crawler_option_with_its_rules_range(tmp_path / "site")
+    has_every_commands_help(tmp_path / "site", capsys, monkeypatch)
 
 
 def test_every_option_has_a_meaning_beside_its_field() -> None:
