@@ -22,7 +22,7 @@ Beyond that: ``title``, ``description``, ``try`` (suggested experiments);
 spelling variants; ``[[traps]]`` (``calendar``, ``session``); per host
 ``robots``, ``fail_rate``, ``fail_status``, ``dead_rate``, ``throttle`` and
 ``mirror_of``; ``[hosts."*"]`` for every host not named.  The full reference
-is ``scenarios/README.md``.
+is ``docs/reference/scenarios.md``.
 
 Shipped scenarios are found by bare name (``load_scenario("see-it")``) in
 ``crawlsim/scenarios_data/`` and then in the source tree's ``scenarios/``.

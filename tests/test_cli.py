@@ -498,17 +498,17 @@ def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytes
     assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched
 
 
-# -- README's tour ------------------------------------------------------------------------------
+# -- the tour (docs/tutorials/tour.md) ---------------------------------------------------------------------------
 
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def tour_lines() -> list[list[str]]:
-    """The commands of README's "A tour" block, comments dropped."""
+    """The commands of the tour's block (docs/tutorials/tour.md), comments dropped."""
     import shlex
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "tutorials" / "tour.md").read_text(encoding="utf-8")
     block = text.split("## A tour", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
 
@@ -523,7 +523,7 @@ def test_the_tour_writes_only_under_a_git_ignored_folder() -> None:
 def test_the_quick_lines_of_the_tour_run_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`run`, `compare` and `trace` lines, exactly as README prints them, in a
+    """`run`, `compare` and `trace` lines, exactly as the tour prints them, in a
     fresh folder (the others need a terminal, a server or a minute)."""
     monkeypatch.chdir(tmp_path)
     quick = [argv for argv in tour_lines() if argv[1:2] and argv[1] in {"run", "compare", "trace"}]

@@ -8,7 +8,7 @@ The base cases still run first (given a value that sets no limit, so a
 round's function is graded on the base question too).
 
 Each round is data (:class:`Round`): its contract (shown in the report's
-header, ``--help`` and README), the rubric items it makes observable, its
+header, ``--help`` and docs/reference/check.md), the rubric items it makes observable, its
 cases and its judge.  The cases are plain :class:`~crawlsim.check.cases.Case`
 objects, so the services, the sandbox and the runner serve them unchanged;
 the sandboxed child rebuilds them by name with :func:`case_named`.

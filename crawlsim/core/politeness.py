@@ -42,8 +42,9 @@ Outside the core a rule also needs: a per-second rate (or a duration)
 scaled in :mod:`crawlsim.real.timescale`; a rerun in the advisor's
 counterfactuals (:mod:`crawlsim.sim.advisor`); its words in the run
 summary's ``options_line`` and the real crawl's ``politeness_line``; a
-flag in :mod:`crawlsim.cli_options`; and rows in the README's Options
-table.  The per-host token bucket was added that way: this module and
+flag in :mod:`crawlsim.cli_options`; and a docstring on its ``CrawlOptions``
+field (the docs' options table is built from it).  The per-host token
+bucket was added that way: this module and
 ``options.py`` first, and the bucket was invisible until the rest followed.
 """
 
