@@ -37,6 +37,11 @@ itself (see :func:`parse_html_off_loop`); others on a thread of their own."""
 INLINE_PARSE_TAGS = 1024
 """With no nesting cap, the most ``<`` a page parsed on the loop may have."""
 
+ADMIT_STEP = 1000
+"""A page's links are handed to the scheduler this many at a time, the clock
+looked at between steps, so the time limit holds on a page of a million
+links (one step takes a few milliseconds; see :mod:`crawlsim.real.coordinator`)."""
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 AS_WRITTEN: frozenset[str] = frozenset()
