@@ -9,9 +9,11 @@ robots.txt policy and politeness) is captured in a
 
 The time limit is a promise whatever the pages contain, so nothing the
 coordinator does on the event loop is unbounded: a page's links are handed
-to the core :data:`ADMIT_STEP` at a time (``Scheduler.begin_response``),
-the new events passed on after each step, and the clock looked at between
-steps.  Stepping changes nothing in the crawl (the same links admitted in
+to the core in steps of about :data:`ADMIT_SECONDS`
+(``Scheduler.begin_response``; a step's size follows what the last one
+cost, since one link may cost microseconds or, against a robots.txt of
+thousands of rules, milliseconds), the new events passed on after each
+step, and the clock looked at between steps.  Stepping changes nothing in the crawl (the same links admitted in
 the same order at the response's time, ``FetchFinished`` last, so a trace
 is the same as one ``on_response`` call's); between steps the loop lets the
 other fetches read their sockets, but no other response is reported and
@@ -31,7 +33,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import Fetch, Scheduler
 from crawlsim.real.accounting import LOST_SKIPS
-from crawlsim.real.defaults import ADMIT_STEP
+from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.redirect_scope import RedirectScope
 from crawlsim.real.results import CrawlResult, Failure, FetchContext, Fetcher, Outcome
 
@@ -172,8 +174,9 @@ class _Coordinator:
             await self._report(fetch, outcome, self.last)
 
     async def _report(self, fetch: Fetch, outcome: Outcome, t: float) -> None:
-        """Hand one outcome to the core; a page's links :data:`ADMIT_STEP` at a
-        time, with the clock looked at between steps (see the module docstring)."""
+        """Hand one outcome to the core; a page's links in steps of about
+        :data:`ADMIT_SECONDS`, with the clock looked at between steps (see the
+        module docstring)."""
         if isinstance(outcome, Failure):
             self.sched.on_error(fetch.id, t, outcome.reason, transient=outcome.transient)
             return
@@ -190,8 +193,13 @@ class _Coordinator:
             content=outcome.content,
             final_url=outcome.base or outcome.final_url,
         )
+        size = ADMIT_FIRST
         try:
-            while not admission.step(ADMIT_STEP):
+            while True:
+                began = self.clock()
+                if admission.step(size):
+                    break
+                size = next_step(size, self.clock() - began)
                 self._flush()
                 await asyncio.sleep(0)  # the other fetches read their sockets meanwhile
                 if self.out_of_time():
@@ -273,3 +281,12 @@ class _Coordinator:
                 unfinished[url] = f"not fetched: still queued when the crawl stopped ({stopped})"
         return unfinished
 
+
+def next_step(size: int, took: float) -> int:
+    """How many links the next step of a page's admission takes, after
+    ``size`` links took ``took`` seconds: twice as many while steps stay
+    under :data:`ADMIT_SECONDS` (up to :data:`ADMIT_MOST`), else as many as
+    would fit in it (at least one)."""
+    if took <= ADMIT_SECONDS:
+        return min(ADMIT_MOST, size * 2)
+    return max(1, int(size * ADMIT_SECONDS / took))

@@ -29,7 +29,8 @@ from pathlib import Path
 from crawlsim.core import CrawlOptions, Scheduler
 from crawlsim.core.events import Discovered, Event, FetchFinished, Skipped, event_to_dict
 from crawlsim.core.scheduler import Fetch
-from crawlsim.real.coordinator import run_crawl
+from crawlsim.real.coordinator import next_step, run_crawl
+from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.results import FetchContext, Outcome, Page
 from crawlsim.session import read_trace
 
@@ -162,3 +163,16 @@ def test_crawl_max_time_ends_and_accounts_for_every_link(tmp_path: Path) -> None
         linked = [e for e in events if isinstance(e, (Discovered, Skipped)) and e.parent == page]
         assert finished[0].links == count and len(linked) + dropped.get(page, 0) == count
     assert "in flight when the crawl stopped" in not_fetched[root + "/endless"]
+
+
+def test_a_step_shrinks_to_what_fits_and_grows_back() -> None:
+    """A link may cost microseconds, or milliseconds against a robots.txt of
+    30,000 rules: a step that took too long is cut to fit, one that was quick
+    doubles, within bounds."""
+    assert next_step(16, 0.001) == 32 and next_step(ADMIT_MOST, 0.0) == ADMIT_MOST
+    assert next_step(1000, 20.0) == 2  # 20 ms a link: two fit in 50 ms
+    assert next_step(1, 60.0) == 1  # never none
+    size, took_per_link = ADMIT_FIRST, 0.02
+    for _ in range(5):
+        size = next_step(size, size * took_per_link)
+    assert size * took_per_link <= 2 * ADMIT_SECONDS
