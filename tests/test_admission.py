@@ -140,6 +140,17 @@ def test_while_an_admission_is_open_every_change_is_refused(call: Any) -> None:
     call(sched, other)  # accepted once it is closed
 
 
+def test_the_links_are_those_given_even_if_the_list_changes_between_steps() -> None:
+    sched, fetch = _page_in_flight()
+    links = ["/a", "/b", "/c"]
+    admission = sched.begin_response(fetch.id, 1.0, links=links)
+    admission.step(1)
+    links[1:] = ["/x", "/y", "/z"]
+    while not admission.step(1):
+        pass
+    assert sched.found() == ["http://a.com/", "http://a.com/a", "http://a.com/b", "http://a.com/c"]
+
+
 @pytest.mark.parametrize("limit", [0, -1, 1.5, "3", None, True])
 def test_a_bad_step_is_refused(limit: Any) -> None:
     sched, fetch = _page_in_flight()

@@ -483,6 +483,8 @@ class Scheduler:
             return Admission(flight[0].url, 0, None, None, None)
         base, follow, duplicate_of = opened
         depth, links = flight[0].depth, len(hrefs)
+        if follow is not None and type(follow) is not tuple:
+            follow = tuple(follow)  # the caller's list may change between steps; its links may not
 
         def expand(part: Sequence[object], first: bool) -> int:
             return self._expand(base, part, depth, now, new_batch=first)
