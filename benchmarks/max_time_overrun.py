@@ -90,7 +90,7 @@ def probe(name: str, site: dict[str, str], limit: float) -> None:
     print(
         f"{name:8} crawl returned {crawled - limit:+.2f} s past the {limit:g} s limit; summary {summed:.2f} s "
         f"({len(text) / 1e6:.1f} MB); stopped: {result.stopped}; links not examined: "
-        f"{sum(result.links_dropped.values()):,}; pages found {len(result.found):,}"
+        f"{sum(getattr(result, 'links_dropped', {}).values()):,}; pages found {len(result.found):,}"
     )
 
 
