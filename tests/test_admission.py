@@ -158,3 +158,17 @@ def test_a_bad_step_is_refused(limit: Any) -> None:
     with pytest.raises(ValueError, match="limit"):
         admission.step(limit)
     assert admission.examined == 0 and not admission.finished
+
+
+def test_a_cut_crawl_is_not_announced_done_a_finished_one_is() -> None:
+    for cut in (True, False):
+        sched, fetch = _page_in_flight()
+        admission = sched.begin_response(fetch.id, 1.0, links=["/"] * 5)  # all seen: nothing left to fetch
+        admission.step(2)
+        if cut:
+            assert admission.close() == 3
+        else:
+            while not admission.step(2):
+                pass
+        kinds = [type(e).__name__ for e in sched.drain_events()]
+        assert kinds[-1] == ("FetchFinished" if cut else "Done")

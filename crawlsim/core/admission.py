@@ -19,7 +19,9 @@ design keeps one meaning for the events:
   (at a time limit, writing a hundred thousand events would cost what the
   limit is there to stop) -- and counted in :attr:`Admission.dropped`, for
   the driver to report.  ``FetchFinished`` then counts every link the page
-  had (``links``) and the new ones among those examined (``new_links``).
+  had (``links``) and the new ones among those examined (``new_links``),
+  and no ``Done`` follows, even when nothing is left to fetch: the crawl
+  was cut short, not finished.
 
 A per-page link cap (Nutch's ``db.max.outlinks.per.page`` of 100,
 Heritrix's ``maxOutlinks`` of 6,000) would bound the work too, but changes
@@ -41,8 +43,9 @@ class Admission:
 
     ``expand(part, first)`` admits ``part`` (the next links, in page order;
     ``first`` on the first part, which opens the page's batch) and returns
-    how many were queued; ``end(new)`` reports the response (its
-    ``FetchFinished``) and frees the scheduler.  Both are the scheduler's;
+    how many were queued; ``end(new, cut)`` reports the response (its
+    ``FetchFinished``; ``cut`` when links were dropped, so the crawl is not
+    announced as done) and frees the scheduler.  Both are the scheduler's;
     ``follow`` None means there is nothing to admit (``end`` still runs),
     ``end`` None that the response was wholly handled already (a retry, a
     robots.txt)."""
@@ -55,7 +58,7 @@ class Admission:
         links: int,
         follow: Sequence[object] | None,
         expand: Callable[[Sequence[object], bool], int] | None,
-        end: Callable[[int], None] | None,
+        end: Callable[[int, bool], None] | None,
     ) -> None:
         self.url = url
         """The fetched page's URL."""
@@ -102,10 +105,10 @@ class Admission:
         how many were dropped (0 once it had finished)."""
         if not self.finished:
             self.dropped = self.remaining
-            self._finish()
+            self._finish(cut=self.dropped > 0)
         return self.dropped
 
-    def _finish(self) -> None:
+    def _finish(self, cut: bool = False) -> None:
         self.finished = True
         assert self._end is not None
-        self._end(self.new)
+        self._end(self.new, cut)

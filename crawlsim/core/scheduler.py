@@ -469,12 +469,11 @@ class Scheduler:
         self._frontier.reconsider(flight[2], now)
 
     def begin_response(self, fetch_id: int, now: float, **response: Any) -> Admission:
-        """:meth:`on_response` (the same arguments, checked the same way), its
-        links then admitted :meth:`Admission.step` by step: stepped to its end
-        it changes the scheduler and emits the events of ``on_response``, in
-        the same order, at ``now``.  Only the work is split, so a driver with
-        a clock can look at it between steps.  While an admission is open no
-        other call may change the scheduler (:class:`SchedulerBusy`)."""
+        """:meth:`on_response` (its arguments, checked alike), the links then admitted
+        :meth:`Admission.step` by step: stepped to its end it is ``on_response`` (the same
+        state, the same events in order at ``now``), only split so a driver can look at
+        its clock between steps.  While it is open, calls that change the scheduler raise
+        :class:`SchedulerBusy` (see :mod:`crawlsim.core.admission`)."""
         self._check_idle()
         checked = self._checked_all(fetch_id, now, **response)
         flight, now, status, hrefs = checked[:4]
@@ -483,15 +482,19 @@ class Scheduler:
             return Admission(flight[0].url, 0, None, None, None)
         base, follow, duplicate_of = opened
         depth, links = flight[0].depth, len(hrefs)
-        if follow is not None and type(follow) is not tuple:
-            follow = tuple(follow)  # the caller's list may change between steps; its links may not
+        follow = follow if follow is None or type(follow) is tuple else tuple(follow)  # the caller's may change
 
         def expand(part: Sequence[object], first: bool) -> int:
             return self._expand(base, part, depth, now, new_batch=first)
 
-        def end(new: int) -> None:
+        def end(new: int, cut: bool) -> None:
             self._open = None
-            self._respond_tail(flight, now, status, links, new, duplicate_of)
+            if not cut:
+                self._respond_tail(flight, now, status, links, new, duplicate_of)
+                return
+            fetch = flight[0]  # links dropped: announced, but no Done (the crawl was cut, not finished)
+            self._emit(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, None))
+            self._frontier.reconsider(flight[2], now)
 
         admission = Admission(flight[0].url, links, follow, expand, end)
         self._open = None if admission.finished else admission

@@ -139,7 +139,7 @@ class _Coordinator:
         """Start what the core allows, wait, report; until done.  Why the crawl
         stopped early (a time limit), or None when it ran to the end."""
         while True:
-            if self.out_of_time() and not self.sched.done:
+            if self.out_of_time() and (self.links_dropped or not self.sched.done):
                 return f"time limit of {max_time:g} s reached"  # nothing new starts once it has come
             self.last = max(self.last, self.now())
             for fetch in self.sched.poll(self.last):

@@ -85,6 +85,23 @@ def test_the_time_limit_stops_a_crawl_in_the_middle_of_a_page() -> None:
     assert not any(e.url == SEED + MANY[-1][1:] for e in events if isinstance(e, Discovered))
 
 
+async def _one_page_of_seen_links(fetch: Fetch, ctx: FetchContext) -> Outcome:
+    return Page(200, links=(SEED,) * 50_000)
+
+
+def test_a_crawl_cut_in_the_middle_of_its_last_page_is_not_done() -> None:
+    """Every link the page had would be seen already: with the rest dropped
+    the frontier is empty, yet the crawl did not run to its end."""
+    options = CrawlOptions(scope="host", robots=False, gap=0.0)
+    events: list[Event] = []
+    result = asyncio.run(
+        run_crawl([SEED], options, _one_page_of_seen_links, on_event=events.append, max_time=0.5, clock=Ticking())
+    )
+    assert result.links_dropped[SEED] > 0
+    assert result.stopped == "time limit of 0.5 s reached"
+    assert not any(type(e).__name__ == "Done" for e in events)
+
+
 # -- a real loopback server and the command line ------------------------------------------
 
 PAGE_LINKS = 200_000
