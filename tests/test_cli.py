@@ -174,7 +174,7 @@ def test_trace_chrome_json_opens_in_perfetto(tmp_path: Path, capsys: pytest.Capt
     assert spans and all(e["dur"] >= 0 and e["ts"] >= 0 for e in spans)
     assert len(spans) > 14  # with normalize off, duplicate spellings are fetched too
     # http://a.com:80/ is still fetched as its own spelling, but it is the same server as
-    # http://a.com/: one host key, one politeness track (it was a second host before issue 14)
+    # http://a.com/: one host key, one politeness track (a port that is the scheme's default is no other host)
     assert {e["cat"] for e in spans} == {"a.com", "b.com"}
     assert any(":80/" in e["name"] for e in spans)
     assert all(e["tid"] >= 1 for e in spans)  # worker tracks; 0 is the links track
