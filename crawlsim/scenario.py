@@ -70,6 +70,7 @@ DEFAULT_SCENARIO = "see-it"
 
 TOP_KEYS = (
     "title", "description", "assumes", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster",
+    "client_cost",
 )
 HOST_KEYS = (
     "latency", "robots_latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of", "pages",
@@ -205,6 +206,10 @@ class Scenario:
     """Page identity -> its own fetch time in seconds (a ``[pages]`` entry's
     ``latency``, as ``crawlsim model`` writes what a real crawl measured);
     it replaces the host's model for that page's fetches."""
+    client_cost: float = 0.0
+    """Seconds of the crawler's own work per response, one response at a time
+    (``client_cost``, as ``crawlsim model`` writes what a real crawl's CPU
+    cost; see :mod:`crawlsim.sim.client`); 0 when the file has none."""
 
     def latency_for(self, host: str) -> LatencyModel:
         """The latency model of ``host`` (the ``[hosts."*"]`` one if not named)."""
@@ -461,6 +466,7 @@ class _Builder:
             data=dict(data),
             size=size,
             page_latency=self.page_latency,
+            client_cost=self.number(data.get("client_cost", 0.0), "client_cost"),
         )
 
     def size(self, explicit: ExplicitWeb | None, generated: Web | None, latency: LatencyTable) -> WebSize:

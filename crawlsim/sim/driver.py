@@ -25,6 +25,7 @@ from crawlsim.core.eventlog import Series, Trace
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import may_hold
 from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.sim.client import SerialClient
 
 if TYPE_CHECKING:
     from crawlsim.core.scheduler import Fetch
@@ -228,6 +229,9 @@ class _Crawl:
         self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
         self.woken = self.on_wake
+        cost = getattr(sim, "client_cost", 0.0)
+        self.client = SerialClient(cost, self.schedule) if cost else None
+        """The crawler's own serial work per response (a recorded crawl's model: sim/client.py)."""
 
     def run(self, seeds: Iterable[str]) -> None:
         """Crawl from ``seeds`` until the core has nothing left to do."""
@@ -296,6 +300,8 @@ class _Crawl:
         """A lane's timer fired: report its fetch's response to the core, then
         dispatch.  The fetch, its start time, its latency and its host's tally
         ride on the timer (no closure per fetch)."""
+        if self.client is not None and self.client.holds(timer, NORMAL, self.fired):
+            return  # re-armed: the response waits for the crawler's own work
         fetch, started, took, tally = timer.fetch, timer.started, timer.took, timer.tally
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.

@@ -1,0 +1,97 @@
+"""``client_cost``: the crawler's own work per response as one serial resource
+(what ``crawlsim model`` writes from a real crawl's busy event loop).  Where
+pages come back at once, that work -- not the server -- holds the crawl, at
+any number of workers; without the key the simulation is what it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawlsim.scenario import ScenarioError, scenario_from_dict
+from crawlsim.sim.driver import simulate
+
+
+def web(links: list[list[int]], latency: list[float], cost: float | None, workers: int) -> dict[str, object]:
+    urls = [f"http://a.test/p{i}" for i in range(len(links))]
+    pages = {u: {"links": [urls[j % len(urls)] for j in out], "latency": lat}
+             for u, out, lat in zip(urls, links, latency, strict=True)}
+    data: dict[str, object] = {
+        "start": urls[0],
+        "crawl": {"workers": workers, "per_host": workers, "gap": 0.0, "robots": False},
+        "hosts": {"*": {"latency": 0.001}},
+        "pages": pages,
+    }
+    if cost is not None:
+        data["client_cost"] = cost
+    return data
+
+
+graphs = st.integers(2, 25).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.lists(st.integers(0, n - 1), max_size=4), min_size=n, max_size=n),
+        st.lists(st.floats(0.0, 0.05), min_size=n, max_size=n),
+    )
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(graph=graphs, cost=st.floats(0.001, 0.02), workers=st.integers(1, 16))
+def test_the_crawlers_work_is_serial_and_only_delays(graph: tuple[list[list[int]], list[float]],
+                                                    cost: float, workers: int) -> None:
+    links, latency = graph
+    plain = simulate(scenario_from_dict(web(links, latency, None, workers)))
+    held = simulate(scenario_from_dict(web(links, latency, cost, workers)))
+    assert held.stats.pages_fetched == plain.stats.pages_fetched  # the same pages, whatever it costs
+    # one response at a time: however many workers, the work alone takes fetches * cost
+    assert held.finish_time >= held.stats.fetches * cost * (1 - 1e-9)
+    assert held.finish_time >= plain.finish_time - 1e-9  # the work only ever delays
+    assert held.finish_time <= plain.finish_time + held.stats.fetches * cost + 1e-9  # and at most by all of it
+
+
+def test_more_workers_do_not_beat_the_crawlers_own_work() -> None:
+    """20 pages served at once, 10 ms of the crawler's work each: 16 workers take as long as 1."""
+    links = [[i + 1] for i in range(19)] + [[]]
+    fan = [[*range(1, 20)]] + [[] for _ in range(19)]
+    for graph in (links, fan):
+        one = simulate(scenario_from_dict(web(graph, [0.0] * 20, 0.01, 1)))
+        many = simulate(scenario_from_dict(web(graph, [0.0] * 20, 0.01, 16)))
+        assert one.finish_time == pytest.approx(0.2) and many.finish_time == pytest.approx(0.2)
+
+
+def test_a_negative_client_cost_names_the_key() -> None:
+    with pytest.raises(ScenarioError, match="client_cost.*expected a number >= 0"):
+        scenario_from_dict(web([[]], [0.0], -1.0, 1))
+
+
+def test_the_model_of_a_real_crawl_carries_its_own_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A real crawl's trace says how busy its event loop was; the model makes it
+    ``client_cost`` (per fetch), says so in ``assumes``, and keeps each page's
+    time less that work."""
+    import tomllib
+
+    from crawlsim.cli import main
+    from crawlsim.real.server import ServerProcess
+    from tests.test_real_crawl import make_scenario
+
+    trace, site = tmp_path / "rec.jsonl", tmp_path / "site.toml"
+    scenario = make_scenario({"http://a.test/": ["/p1", "/p2"], "http://a.test/p1": [], "http://a.test/p2": []},
+                             latency=0.01)
+    with ServerProcess(scenario) as server:
+        resolve = [f"--resolve={h}={a}:{p}" for h, (a, p) in server.resolve().items()]
+        assert main(["crawl", "http://a.test/", *resolve, "--gap", "0", "-o", str(trace), "--json"]) == 0
+    done = json.loads(trace.read_text().splitlines()[-1])
+    assert done["options"]["client_busy"] > 0 and done["options"]["client_cpu"] > 0
+    assert main(["model", str(trace), "-o", str(site)]) == 0
+    data = tomllib.loads(site.read_text())
+    fetches = sum(1 for line in trace.read_text().splitlines() if '"FetchStarted"' in line)
+    assert data["client_cost"] == pytest.approx(done["options"]["client_busy"] / fetches, abs=1e-6)
+    assert "per response, one at a time" in data["assumes"]
+    assert "client_busy" not in data["crawl"] and "client_cpu" not in data["crawl"]
+    capsys.readouterr()
+    assert main(["run", str(site), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pages_fetched"] == 3
