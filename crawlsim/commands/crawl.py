@@ -22,6 +22,7 @@ import os
 import shlex
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Event
+from crawlsim.core.events import Done, Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
@@ -227,12 +228,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+CLIENT_CPU_KEY = "client_cpu"
+"""The Done line's entry: CPU seconds the crawler itself spent on the crawl
+(``time.process_time``: the event loop and the parser threads)."""
+CLIENT_BUSY_KEY = "client_busy"
+"""The Done line's entry: wall-clock seconds the crawler's event loop was busy
+(the crawl's time less the time it waited in its selector for the network),
+from which ``crawlsim model`` takes the crawler's own work per response.  On a
+loaded machine it is more than the CPU time: it includes the time the
+operating system gave the CPU to other processes, as the reruns will."""
+
+
+class _CpuStampedWriter(TraceWriter):
+    """A trace writer whose Done line also says the crawl's own CPU and busy time."""
+
+    def __init__(self, path: str, options: Mapping[str, Any]) -> None:
+        super().__init__(path, options=options)
+        self.cpu_began = time.process_time()
+        self.began: float | None = None
+        self.idle = 0.0
+
+    def __call__(self, event: Event) -> None:
+        if self.began is None:
+            self.began = time.monotonic()
+            self._watch_selector()
+        if isinstance(event, Done):
+            busy = max(0.0, time.monotonic() - self.began - self.idle)
+            cpu = time.process_time() - self.cpu_began
+            stamp = {CLIENT_CPU_KEY: round(cpu, 6), **({CLIENT_BUSY_KEY: round(busy, 6)} if self.idle else {})}
+            self.options = {**(self.options or {}), **stamp}
+        super().__call__(event)
+
+    def _watch_selector(self) -> None:
+        """Count the time the running event loop waits in its selector (asyncio's
+        selector loops keep it as ``_selector``; any other loop: no busy time)."""
+        try:
+            selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]  # noqa: SLF001
+        except (RuntimeError, AttributeError):
+            return  # a folder crawl's loop, or a loop without a selector: the CPU time alone
+        select = selector.select
+
+        def timed(timeout: float | None = None) -> Any:
+            began = time.monotonic()
+            try:
+                return select(timeout)
+            finally:
+                self.idle += time.monotonic() - began
+
+        selector.select = timed
+
+
 def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:
     """The trace file (a file that cannot be written: ``UsageError``), its Done
-    line carrying the crawl's options, so ``crawlsim model`` can rerun it as recorded."""
+    line carrying the crawl's options and its CPU time, so ``crawlsim model``
+    can rerun it as recorded."""
     from crawlsim.commands.summary import options_dict
 
-    return TraceWriter(path, options=options_dict(options))
+    return _CpuStampedWriter(path, options_dict(options))
 
 
 def _trace_path(args: argparse.Namespace) -> str | None:

@@ -56,7 +56,14 @@ RECORDER_KEY = "recorder"
 """The options' entry naming another crawler that recorded the trace (a Scrapy
 crawl's ``TraceRecorder``): its tool, its own settings and where its
 scheduler differs from crawlsim's -- said in the model's ``assumes``."""
-NOT_CRAWL_OPTIONS = frozenset({"user_agent", RECORDER_KEY})
+CLIENT_CPU_KEY = "client_cpu"
+"""The options' entry with the CPU seconds the recording crawler itself spent
+(``crawlsim crawl -o`` writes it): divided among its fetches, it becomes the
+scenario's ``client_cost``, the crawler's serial work per response."""
+CLIENT_BUSY_KEY = "client_busy"
+"""The wall-clock seconds the recording crawler's event loop was busy; preferred
+to :data:`CLIENT_CPU_KEY` when present (it is what the reruns' loop will cost)."""
+NOT_CRAWL_OPTIONS = frozenset({"user_agent", RECORDER_KEY, CLIENT_CPU_KEY, CLIENT_BUSY_KEY})
 """Recorded options that mean nothing to the simulator's rerun."""
 
 
@@ -64,6 +71,8 @@ NOT_CRAWL_OPTIONS = frozenset({"user_agent", RECORDER_KEY})
 class _PageRecord:
     status: int = 200
     took: float = 0.0
+    wire: float = 0.0
+    """From its FetchStarted to its FetchFinished: ``took`` without the crawler's delay before it started."""
     links: list[str] = field(default_factory=list)
     retry_after: float | None = None
 
@@ -83,6 +92,11 @@ class Recording:
     fetches: int = 0
     robots_took: dict[str, float] = field(default_factory=dict)
     """Host -> its robots.txt fetch's measured time."""
+    client_cost: float = 0.0
+    """The crawler's own CPU seconds per fetch, when the recording says its CPU time
+    (see :meth:`server_time`); 0 when it does not (a Scrapy trace, an older trace)."""
+    host_wire: dict[str, list[float]] = field(default_factory=dict)
+    robots_wire: dict[str, float] = field(default_factory=dict)
     pending: dict[str, list[str]] = field(default_factory=dict)
     """Parent URL -> its links, logged just before its fetch's FetchFinished."""
     lag: dict[int, float] = field(default_factory=dict)
@@ -121,14 +135,15 @@ class Recording:
     def _ended(self, e: FetchFinished | FetchFailed, start: FetchStarted | None) -> None:
         """A fetch ended: its time (to its host's list) and, for a page, its
         answer and the links logged for it (its last attempt's)."""
-        took = e.t - start.t if start is not None else 0.0
-        took += self.lag.pop(e.fetch_id, 0.0)
+        wire = e.t - start.t if start is not None else 0.0
+        took = wire + self.lag.pop(e.fetch_id, 0.0)
         self.host_times.setdefault(e.host, []).append(took)
+        self.host_wire.setdefault(e.host, []).append(wire)
         if e.kind != "page":
-            self.robots_took[e.host] = took
+            self.robots_took[e.host], self.robots_wire[e.host] = took, wire
             return
         page = self.pages.setdefault(e.url, _PageRecord())
-        page.took, page.links = took, self.pending.pop(e.url, [])
+        page.took, page.wire, page.links = took, wire, self.pending.pop(e.url, [])
         page.status = e.status if isinstance(e, FetchFinished) else FAILED_STATUS
 
     def _link(self, e: Discovered | Skipped) -> None:
@@ -143,6 +158,21 @@ class Recording:
             if e.reason not in LINK_REASONS:
                 return
         self.pending.setdefault(e.parent, []).append(e.url)
+
+    def server_time(self, took: float, wire: float) -> float:
+        """A fetch's time in the model.  Without a client cost: as measured,
+        the crawler's delay before it started included (its own share of the
+        time, as it was at the recorded concurrency).  With one: the
+        crawler's work is the simulation's serial client, so the fetch keeps
+        only what the crawler did not spend on it -- its start-to-finish time
+        less its own response's work, the delay before it started left out;
+        the simulation adds the work back at the rerun's own concurrency.
+        (Subtracting the work of every response handled while it was in
+        flight was tried: it over-corrects when the server's time overlaps
+        that work, 25 % fast at one worker on a server-bound site.)"""
+        if not self.client_cost:
+            return took
+        return max(0.0, wire - self.client_cost)
 
     def _other(self, e: Event) -> None:
         if isinstance(e, HostDeferred):
@@ -204,6 +234,11 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
     and, for another crawler's recording, where its scheduler differs."""
     unfetched = len(rec.discovered.difference(rec.pages))
     text = "each fetched page takes its measured time again, whatever the settings"
+    if rec.client_cost:
+        text += (
+            f"; the crawler's own work is {1000 * rec.client_cost:.2f} ms per response, one at a time "
+            "(the recording's busy event loop over its fetches), on a machine as loaded as the recording's"
+        )
     if recorder:
         said = [str(d) for d in recorder.get("differences", ()) if isinstance(d, str)]
         text += f"; recorded by {recorder.get('tool', 'another crawler')}" + "".join(f"; {d}" for d in said)
@@ -228,6 +263,7 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         f"description = {_toml(_description(rec))}",
         f"assumes = {_toml(_assumptions(rec, recorder))}",
         f"start = {_toml(rec.seeds or list(rec.pages)[:1])}",
+        *([f"client_cost = {rec.client_cost:.6f}"] if rec.client_cost else []),
         "",
         *_crawl_lines(options or {}, recorder),
         *_host_lines(rec),
@@ -252,10 +288,11 @@ def _crawl_lines(options: Mapping[str, Any], recorder: Mapping[str, Any] | None)
 def _host_lines(rec: Recording) -> list[str]:
     out = []
     for host, times in sorted(rec.host_times.items()):
+        served = [rec.server_time(t, w) for t, w in zip(times, rec.host_wire[host], strict=True)]
         out.append(f"[hosts.{json.dumps(host)}]")
-        out.append(f"latency = {statistics.median(times):.6f}")
+        out.append(f"latency = {statistics.median(served):.6f}")
         if host in rec.robots_took:
-            out.append(f"robots_latency = {rec.robots_took[host]:.6f}")
+            out.append(f"robots_latency = {rec.server_time(rec.robots_took[host], rec.robots_wire[host]):.6f}")
         robots = _robots(rec, host)
         if robots is not None:
             out.append(f"robots = {_toml(robots)}")
@@ -266,7 +303,7 @@ def _host_lines(rec: Recording) -> list[str]:
 def _page_lines(rec: Recording) -> list[str]:
     out = ["[pages]"]
     for url, page in rec.pages.items():
-        spec: dict[str, Any] = {"links": page.links, "latency": round(page.took, 6)}
+        spec: dict[str, Any] = {"links": page.links, "latency": round(rec.server_time(page.took, page.wire), 6)}
         if page.status != 200:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
@@ -320,6 +357,10 @@ def model_from_trace(path: str) -> str:
     if trace.nodes is not None:
         raise UsageError(f"{path}: a cluster's trace (node keys): model one crawler process's trace")
     rec = Recording.of(trace.events)
+    options = trace.options or {}
+    cpu = options.get(CLIENT_BUSY_KEY, options.get(CLIENT_CPU_KEY))
+    if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu > 0 and rec.fetches:
+        rec.client_cost = float(cpu) / rec.fetches
     if not rec.pages:
         raise UsageError(f"{path}: no page was fetched in this trace; nothing to model")
     return scenario_text(rec, trace.options, path)
