@@ -1,14 +1,32 @@
 """How well does a model of a recorded crawl predict a real rerun?
 
 Serves a generated static site with Debian's nginx (a child process with its
-own config in a temporary folder, on a loopback port; ``limit_rate`` makes
-each page's fetch time follow its size), records one real crawl
-(``crawlsim crawl URL -o rec.jsonl``), models it (``crawlsim model``), then at
-several other settings predicts the finish (``crawlsim run site.toml``) and
-really crawls (``crawlsim crawl URL``), and prints predicted against real
-finish time and whether the page sets are identical.
+own config in a temporary folder, on a loopback port), records one real
+crawl (``crawlsim crawl URL -o rec.jsonl``), models it (``crawlsim model``),
+then at several other settings predicts the finish (``crawlsim run
+site.toml``) and really crawls (``crawlsim crawl URL``), and prints
+predicted against real finish time and the pages fetched.
 
-    python benchmarks/model_fidelity.py [--pages 80] [--rate 400k]
+Two servers, two questions:
+
+* ``--server think`` (the default): every page costs the server its own
+  time before nginx sends the file -- a ``map`` from each page's path to a
+  delay (lognormal across pages, median ``--think`` seconds), slept by
+  ``echo_sleep`` of Debian's ``libnginx-mod-http-echo`` (a timer inside
+  nginx's event loop; concurrent requests wait side by side, as on a real
+  server whose pages take time to produce), then ``echo_exec`` hands the
+  request to nginx's static file handler.  Here the server's time holds
+  the crawl, and the model must reproduce it.
+* ``--server loopback``: the same files from a plain nginx, nothing delayed.
+  A page comes back in well under a millisecond, so the crawler's own
+  work (parsing, bookkeeping, the event loop) is the crawl's time: the
+  case where the client, not the server, is the bottleneck.
+
+nginx's ``limit_rate`` (``--rate``, off by default) is not used for
+latency: it lets the first second's worth of bytes through at once, so a
+page smaller than the rate comes back at once and is not delayed at all.
+
+    python benchmarks/model_fidelity.py [--pages 80] [--server think|loopback] [--think 0.03]
     python benchmarks/model_fidelity.py --scrapy    # record and rerun with Scrapy
 
 With ``--scrapy`` the recording and every rerun are real Scrapy crawls (a
@@ -74,10 +92,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_nginx(tmp: Path, site: Path, port: int, rate: str) -> subprocess.Popen[bytes]:
+ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
+"""Debian's ``libnginx-mod-http-echo``: ``echo_sleep``, a per-request delay inside nginx."""
+
+
+def think_times(site: Path, median: float, seed: int = 2) -> dict[str, float]:
+    """Each page's own server time: lognormal across pages (sigma 0.5) around ``median``, in whole
+    milliseconds (``echo_sleep`` reads at most three decimals)."""
+    rng = random.Random(seed)
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    return {f"/{name}": round(rng.lognormvariate(0, 0.5) * median, 3) for name in pages}
+
+
+def location_block(site: Path, server: str, think: float) -> str:
+    """The server block's body: plain static files, or each page delayed by its own think time."""
+    if server == "loopback":
+        return ""
+    table = "".join(f"    {path} {delay};\n" for path, delay in think_times(site, think).items())
+    return (f"  map $uri $think {{\n    default 0;\n{table}  }}\n"
+            f"  server {{ listen 127.0.0.1:PORT; root {site};\n"
+            "    location / { echo_sleep $think; echo_exec @file; }\n    location @file { }\n  }\n")
+
+
+def start_nginx(tmp: Path, site: Path, port: int, server: str = "think", think: float = 0.03,
+                rate: str | None = None) -> subprocess.Popen[bytes]:
+    """nginx on ``port`` serving ``site`` (see the module docstring for ``server``)."""
+    if server == "think" and not ECHO_MODULE.exists():
+        raise SystemExit("--server think needs Debian's libnginx-mod-http-echo (apt-get install libnginx-mod-http-echo)")
+    block = location_block(site, server, think).replace("PORT", str(port))
+    if not block:
+        block = f"  server {{ listen 127.0.0.1:{port}; root {site}; }}\n"
     conf = tmp / "nginx.conf"
     conf.write_text(
-        f"""daemon off; master_process off; worker_processes 1;
+        (f"load_module {ECHO_MODULE};\n" if server == "think" else "")
+        + f"""daemon off; master_process off; worker_processes 1;
 pid {tmp}/nginx.pid; error_log {tmp}/error.log;
 events {{ worker_connections 256; }}
 http {{
@@ -85,8 +133,8 @@ http {{
   client_body_temp_path {tmp}/body; proxy_temp_path {tmp}/proxy; fastcgi_temp_path {tmp}/fcgi;
   uwsgi_temp_path {tmp}/uwsgi; scgi_temp_path {tmp}/scgi;
   default_type text/html;
-  server {{ listen 127.0.0.1:{port} sndbuf=4k; root {site}; limit_rate {rate}; }}
-}}
+  {f"limit_rate {rate};" if rate else ""}
+{block}}}
 """
     )
     proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp)])
@@ -218,7 +266,10 @@ def scrapy_table(tmp: Path, url: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=80)
-    parser.add_argument("--rate", default="400k", help="nginx limit_rate (bytes/s per connection)")
+    parser.add_argument("--server", choices=["think", "loopback"], default="think",
+                        help="think: each page delayed by its own server time; loopback: plain nginx, nothing delayed")
+    parser.add_argument("--think", type=float, default=0.03, help="median server time per page (s), --server think")
+    parser.add_argument("--rate", default=None, help="nginx limit_rate (bytes/s per connection); off by default")
     parser.add_argument("--scrapy", action="store_true", help="record and rerun with Scrapy (needs crawlsim[scrapy])")
     args = parser.parse_args()
     if args.scrapy:
@@ -235,14 +286,15 @@ def main() -> int:
         make_site(site, args.pages)
         port = free_port()
         url = f"http://127.0.0.1:{port}/index.html"
-        proc = start_nginx(tmp, site, port, args.rate)
+        proc = start_nginx(tmp, site, port, args.server, args.think, args.rate)
         try:
             rec = tmp / "rec.jsonl"
             crawlsim("crawl", url, *RECORD, "--json")  # warm up: the first crawl pays for cold caches
             recorded = crawlsim("crawl", url, *RECORD, "--json", "-o", str(rec))
             subprocess.run([sys.executable, "-m", "crawlsim", "model", str(rec), "-o", str(tmp / "site.toml")],
                            check=True, capture_output=True)
-            print(f"site: {args.pages} pages, nginx limit_rate {args.rate}; recorded at {' '.join(RECORD)}: "
+            served = "nothing delayed" if args.server == "loopback" else f"pages delayed {args.think:g} s median"
+            print(f"site: {args.pages} pages, nginx, {served}; recorded at {' '.join(RECORD)}: "
                   f"{float(recorded['finish_time']):.2f} s, {fetched(recorded)} pages")  # type: ignore[arg-type]
             print("| setting | predicted finish | real finish | error | pages predicted / real |")
             print("|---|---|---|---|---|")
