@@ -118,7 +118,7 @@ def start_nginx(tmp: Path, site: Path, port: int, server: str = "think", think: 
                 rate: str | None = None) -> subprocess.Popen[bytes]:
     """nginx on ``port`` serving ``site`` (see the module docstring for ``server``)."""
     if server == "think" and not ECHO_MODULE.exists():
-        raise SystemExit("--server think needs Debian's libnginx-mod-http-echo (apt-get install libnginx-mod-http-echo)")
+        raise SystemExit("--server think needs echo_sleep: apt-get install libnginx-mod-http-echo")
     block = location_block(site, server, think).replace("PORT", str(port))
     if not block:
         block = f"  server {{ listen 127.0.0.1:{port}; root {site}; }}\n"
