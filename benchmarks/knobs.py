@@ -13,9 +13,9 @@ does; its row is marked ``capped``):
    :mod:`crawlsim.sim.dedup_advice`).  Median and p90 (nearest rank) over
    every change.
 2. **key-to-frame** in the app itself, driven headless by Textual's Pilot at
-   160x48: from pressing the key until the status line shows the new run's
-   finish time (and one more pass of the app's message loop, which paints it),
-   then until the advice is on screen too.
+   160x48: from pressing the key until the first frame painted with the
+   new run (its finish time on the status line), then until the first frame
+   painted with its advice.
 
 The keys are pressed in turn, ``+ p n [``, ``--repeat`` rounds, each on the
 knobs the one before left (as a user presses them); a key that would change
@@ -174,31 +174,47 @@ def _rank(ordered: list[float], q: float) -> float:
 
 
 async def pilot_figures(name: str, rounds: int) -> dict[str, Any]:
-    """Key-to-frame and key-to-advice times of the app on ``name``."""
+    """Key-to-frame and key-to-advice times of the app on ``name``.
+
+    The moment a frame is painted is taken where the app hands the screen's
+    update to the terminal (``App._display``, as benchmarks/tui_frame_time.py
+    does), not when ``pilot.press`` returns: Pilot also waits for the process
+    to go idle, which a thread still measuring the advice would add."""
     from crawlsim.tui.app import CrawlApp
 
     scenario = load_scenario(name)
     app = CrawlApp(scenario, paused=True, animate=False)
+    painted: list[tuple[float, float, Any, bool]] = []
+    original = app._display
+
+    def display(screen: Any, renderable: Any) -> None:
+        original(screen, renderable)
+        result = app.result
+        painted.append((*_clocks(), result, bool(getattr(result, "advice_pending", False))))
+
+    app._display = display  # type: ignore[method-assign]
     frame: list[tuple[float, float]] = []
     advice: list[tuple[float, float]] = []
     async with app.run_test(size=(160, 48)) as pilot:
         await _settle(app, pilot)
         for _, key, knobs in presses(Knobs.for_scenario(scenario), rounds):
             previous = app.result
+            painted.clear()
             began = _clocks()
             await pilot.press(key)
-            while not _shows_new_finish(app, previous, knobs):
+            while not _shows_new_finish(app, previous, knobs) or getattr(app.result, "advice_pending", False):
                 await pilot.pause()
-            await pilot.pause()  # the repaint the new lines asked for
-            frame.append(_since(began))
-            while getattr(app.result, "advice_pending", False):
-                await pilot.pause()
-            await pilot.pause()
-            advice.append(_since(began))
             await _settle(app, pilot)
+            shown = [p for p in painted if p[2] is not previous and p[2] is not None and p[2].knobs == knobs]
+            frame.append(_between(began, shown[0]))
+            advice.append(_between(began, next(p for p in shown if not p[3])))
     return {"frame_" + k: v for k, v in summary(frame).items()} | {
         "advice_app_" + k: v for k, v in summary(advice).items()
     }
+
+
+def _between(began: tuple[float, float], mark: tuple[float, float, Any, bool]) -> tuple[float, float]:
+    return (mark[0] - began[0]) * 1000, (mark[1] - began[1]) * 1000
 
 
 def _shows_new_finish(app: Any, previous: Any, knobs: Knobs) -> bool:

@@ -373,6 +373,8 @@ class CrawlApp(App[int]):
         def cancelled() -> bool:
             return worker.is_cancelled or generation != self._generation
 
+        if cancelled():
+            return
         try:
             advised = source.advise(result, cancelled)
         except AdviceCancelled:
@@ -431,8 +433,8 @@ class CrawlApp(App[int]):
         self._reanchor()
         self.query_one(LanesView).refresh(layout=True)
         self.query_one(BoundsView).refresh(layout=True)
-        if result.advice_pending:
-            self._advise_in_thread(self.source, result, generation)
+        if result.advice_pending:  # once this frame is painted: its thread would slow the paint
+            self.call_after_refresh(self._advise_in_thread, self.source, result, generation)
 
     # -- keys ---------------------------------------------------------------------------
 
