@@ -90,17 +90,22 @@ def simulate(
     *,
     trace: bool = True,
     series: bool = True,
+    compact: bool = True,
 ) -> SimRun:
     """Run ``sim``'s crawl (a scenario, or any :class:`~crawlsim.sim.inputs.SimInput`)
     to completion on a simulated clock.
 
     ``options`` replaces the scenario's crawler options; ``trace=False``
-    turns event recording off in the core (large webs).
+    turns event recording off in the core (large webs); ``compact=False``
+    keeps the events as a plain list (the same events: a view that reads
+    them all at once, several times, pays neither the encoding nor a decode).
     """
     opts = options or sim.options
     if opts.record_events != trace:
         opts = opts.with_(record_events=trace)
     crawl = _Crawl(sim, opts, series=series)
+    if not compact:
+        crawl.events = []  # type: ignore[assignment]
     crawl.run(sim.seeds)
     return crawl.result()
 
