@@ -166,6 +166,7 @@ class Politeness:
         "_max_crawl_delay",
         "_randomize",
         "_rate",
+        "_record",
         "_rng",
         "_tat",
         "_tolerance",
@@ -179,6 +180,8 @@ class Politeness:
         self._rng = rng
         """The scheduler's one stream (retry jitter and gap factors, in call order)."""
         self._emit = emit
+        self._record = options.record_events
+        """Events are recorded: a ``HostDeferred`` is built only then."""
         self._rate = rate = options.rate
         self._burst = options.burst
         self._interval = 0.0 if rate is None else 1.0 / rate
@@ -209,7 +212,8 @@ class Politeness:
                 until, reason = allowed, "token-bucket"
         if until is not None:
             host.ready_at = until
-            self._emit(HostDeferred(now, host.name, until, reason))
+            if self._record:
+                self._emit(HostDeferred(now, host.name, until, reason))
 
     def crawl_delay(self, host: HostState, delay: float | None, now: float) -> float | None:
         """``host``'s robots.txt asks for ``delay`` seconds between requests:
@@ -230,7 +234,8 @@ class Politeness:
         until = now + seconds
         if until > host.ready_at:
             host.ready_at = until
-            self._emit(HostDeferred(now, host.name, until, "retry-after"))
+            if self._record:
+                self._emit(HostDeferred(now, host.name, until, "retry-after"))
 
     def pace(self, host: HostState | None) -> Pace:
         """``host``'s rules as a sender must keep them on the wire (redirect hops included)."""

@@ -360,12 +360,13 @@ class Scheduler:
         list, an unknown fetch, a bad ``now``) takes ``on_response``'s own
         path, which checks and raises exactly as it does.  The outcome and the
         events are those of the two calls."""
-        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int else None
-        if flight is None or type(links) is not list or not (type(now) is float and self._now <= now < _INF):
-            self.on_response(fetch_id, now, links=links)
-            return self._poll(self._now)  # (the checked, plain now)
-        self._respond(flight, now, 200, links, None, None, None, None)
-        return self._poll(now)
+        if type(fetch_id) is int and type(links) is list and type(now) is float and self._now <= now < _INF:
+            flight = self._in_flight.pop(fetch_id, None)  # one pop: out of flight, as _respond expects
+            if flight is not None:
+                self._respond(flight, now, 200, links, None, None, None, None)
+                return self._poll(now)
+        self.on_response(fetch_id, now, links=links)
+        return self._poll(self._now)  # (the checked, plain now)
 
     def _poll(self, now: float) -> list[Fetch]:
         """:meth:`poll` once ``now`` is checked."""
@@ -423,6 +424,7 @@ class Scheduler:
         content fingerprints.  Every argument is checked before anything changes."""
         flight, now, status, hrefs = self._checked_response(fetch_id, now, status, links)
         retry_after, (body, content, final_url) = self._checked_extras(status, headers, body, content, final_url)
+        del self._in_flight[flight[0].id]
         self._respond(flight, now, status, hrefs, retry_after, body, content, final_url)
 
     def _respond(
@@ -436,7 +438,8 @@ class Scheduler:
         content: str | None,
         final_url: str | None,
     ) -> None:
-        """:meth:`on_response` once its arguments are checked: from here on, state changes."""
+        """:meth:`on_response` once its arguments are checked and ``flight`` is
+        out of the in-flight table: from here on, state changes."""
         self._now = now
         host = self._finish(flight)
         if status in self._retry_statuses and self._retry_response(flight, host, status, retry_after, now):
@@ -524,6 +527,7 @@ class Scheduler:
         if type(transient) is not bool:
             raise TypeError(f"transient: expected true or false, got {short(transient)}")
         self._now = now
+        del self._in_flight[flight[0].id]
         host = self._finish(flight)
         if transient and self._retry(flight, now, reason, None):
             self._frontier.reconsider(host, now)
@@ -535,7 +539,8 @@ class Scheduler:
         recorded as failed; a robots.txt that cannot be had means
         "disallow all" (RFC 9309)."""
         fetch, _, host = flight
-        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
+        if self._record:
+            self._events.append(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
             self._robots.unreachable(host, now)
         else:
@@ -805,10 +810,10 @@ class Scheduler:
         return fetch
 
     def _finish(self, flight: _InFlight) -> HostState:
-        """Take a fetch out of flight (it got an answer): its lane is free and
-        its host has one request fewer in flight.  Returns the host."""
+        """A fetch just taken out of flight (the caller removed it from the
+        in-flight table: one ``pop``, not a get and a del) got an answer: its
+        lane is free and its host has one request fewer in flight.  Returns the host."""
         fetch, _, host = flight
-        del self._in_flight[fetch.id]
         self._slots.give_back(fetch.slot)
         host.in_flight -= 1
         return host
@@ -825,8 +830,9 @@ class Scheduler:
         at = now + delay
         self._attempts[fetch.url] = fetch.attempt
         self.stats.retries += 1
-        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
-        self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
+        if self._record:  # (not built at all when events are off)
+            self._events.append(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
+            self._events.append(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
         entry: Entry = RobotsEntry((key, fetch.url, 0)) if fetch.kind == "robots" else (key, fetch.url, fetch.depth)
         self._retries.add(at, fetch.id, fetch.host, entry)
         return True
