@@ -95,6 +95,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from crawlsim.build_info import build_name, compiled_modules
 from crawlsim.core.urls import CanonicalizeError, already_canonical_test, canonical_is_fixpoint, canonical_or_raise
 from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
 from crawlsim.sim.driver import simulate
@@ -527,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         f"python {platform.python_version()} on {platform.machine()}; {args.pages:,} pages on {args.hosts:,} "
         f"hosts, {args.workers} workers; CPU time, contestants alternated, {args.repeat} round(s)"
     )
+    say(f"build: {build_name()}; compiled: {', '.join(compiled_modules()) or 'nothing'} (the web and URL helpers never)")
     scenario, build_cpu, _ = timed_once(lambda: build_scenario(args.pages, args.hosts, args.workers, args.seen))
     opts = scenario.options
     say(
@@ -543,6 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     result.update(
         hosts=args.hosts, workers=args.workers, seen=opts.seen, repeat=args.repeat, build_cpu_s=round(build_cpu, 3)
     )
+    result.update(build=build_name(), compiled_modules=compiled_modules())
     result.update(against_bfs("textbook BFS, every link canonicalized", "textbook", cpu, "textbook"))
     result.update(against_bfs("`crawlsim run --json` end to end", "cli", cpu, "cli"))
     if "cli" in found:
