@@ -80,7 +80,8 @@ class OptionalBuildExt(build_ext):
         """The pure-Python build after all, in one line -- or the install's failure, when forced."""
         if MODE == "compiled":
             raise SystemExit(f"crawlsim: error: CRAWLSIM_BUILD=compiled, but compiling failed: {err}") from err
-        say(f"could not compile the extensions ({type(err).__name__}: {err}): installing the pure-Python build")
+        why = str(err).splitlines()[0][:120] if str(err) else ""
+        say(f"could not compile the extensions ({type(err).__name__}: {why}): installing the pure-Python build")
 
     def _drop_built(self) -> None:
         """Remove any extension already built, so the install is wholly pure Python, not half."""
