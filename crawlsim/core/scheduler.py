@@ -582,8 +582,7 @@ class Scheduler:
         recorded as failed; a robots.txt that cannot be had means
         "disallow all" (RFC 9309)."""
         fetch, _, host = flight
-        if self._record:
-            self._events.append(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
+        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
         if fetch.kind == "robots":
             self._robots.unreachable(host, now)
         else:
@@ -876,9 +875,8 @@ class Scheduler:
         at = now + delay
         self._attempts[fetch.url] = fetch.attempt
         self.stats.retries += 1
-        if self._record:  # (not built at all when events are off)
-            self._events.append(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
-            self._events.append(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
+        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
+        self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
         entry: Entry = RobotsEntry((key, fetch.url, 0)) if fetch.kind == "robots" else (key, fetch.url, fetch.depth)
         self._retries.add(at, fetch.id, fetch.host, entry)
         return True
