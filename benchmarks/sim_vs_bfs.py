@@ -97,7 +97,7 @@ mypyc                                      does not compile the unchanged
 So the build is Cython: it compiles the files as they are.  With
 ``annotation_typing`` off a ``float`` annotation stays a Python object (on,
 ``now: float`` would turn an int ``now`` into a float and change events),
-so Cython saves the interpreter's dispatch, not the objects: about 10% here.
+so Cython saves the interpreter's dispatch, not the objects: 8-10% here.
 
 Output
 ------
