@@ -19,7 +19,7 @@ import os
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, fields, replace
 from itertools import repeat
@@ -271,6 +271,10 @@ def interactive_cap(scenario: Scenario) -> int | None:
     return None
 
 
+ADVICE_PENDING = "advice: measuring… (the crawl is rerun with each knob turned)"
+"""What a view shows in the advice's place until :func:`advise_result` is done."""
+
+
 @dataclass(frozen=True)
 class Result:
     """One finished run, ready to draw."""
@@ -287,17 +291,28 @@ class Result:
     cluster: ClusterRun | None = None
     """The cluster's own run when the knobs ask for more than one node
     (``run`` is None then: bounds and advice are for one process)."""
+    simulated: Scenario | None = None
+    """The scenario as simulated (the knobs and cap applied): what the advice reruns."""
+    advice_pending: bool = False
+    """The bounds are here but their advice is not yet (``bounds.explanation``
+    is :data:`ADVICE_PENDING`): :func:`advise_result` completes it."""
 
 
-def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> Result:
+def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None, advice: bool = True) -> Result:
     """Simulate ``scenario`` with ``knobs`` applied; compute its bounds and replay.
 
     This is the only place the app runs the crawl: the core, driven by the
     SimPy driver, produces the trace; the views only replay it.  The bounds'
     explanation is the advisor's (:mod:`crawlsim.sim.advisor`): it reruns the
     crawl with the knobs it names and quotes what they measured, the same
-    sentence ``crawlsim run`` prints."""
-    from crawlsim.sim.advisor import assess
+    sentence ``crawlsim run`` prints.
+
+    Those reruns cost several crawls, so a view that must answer a key at
+    once passes ``advice=False``: the result then has the finish time and the
+    bounds, ``advice_pending`` set and :data:`ADVICE_PENDING` as the
+    explanation, and :func:`advise_result` adds the advice later (off the UI
+    thread, or after the frame is drawn)."""
+    from crawlsim.sim.bounds import compute_bounds
     from crawlsim.sim.coverage import coverage_of
     from crawlsim.sim.driver import simulate
 
@@ -309,11 +324,29 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None) -> 
     scen = scenario.with_options(**overrides, record_events=True)
     if knobs.nodes > 1:
         return _run_cluster(scen, knobs, note)
-    run = simulate(scen, scen.options)
-    bounds, _ = assess(scen, run)
+    # a plain list of events: bounds, coverage and the replay each read them all
+    run = simulate(scen, scen.options, compact=False)
+    bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     coverage = coverage_of(scen, run)
     replay = Replay(run.trace, known_pages=_known_pages(scen, coverage), workers=scen.options.workers, coverage=coverage)
-    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage)
+    result = Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage, None, scen, True)
+    return advise_result(result) if advice else result
+
+
+def advise_result(result: Result, *, cancelled: Callable[[], bool] | None = None) -> Result:
+    """``result`` with its advice (the advisor's counterfactual reruns):
+    the binding bound and explanation ``crawlsim run`` prints for the same
+    settings.  A result with nothing pending is returned as it is.
+
+    ``cancelled`` is asked between reruns; when it says yes this raises
+    :class:`~crawlsim.sim.advisor.AdviceCancelled` (a newer key made this
+    advice stale)."""
+    from crawlsim.sim.advisor import explained
+
+    if not result.advice_pending or result.run is None or result.bounds is None or result.simulated is None:
+        return result
+    bounds, _ = explained(result.simulated, result.run, result.bounds, coverage=result.coverage, cancelled=cancelled)
+    return replace(result, bounds=bounds, advice_pending=False)
 
 
 def _known_pages(scen: Scenario, coverage: Coverage) -> set[str]:
@@ -635,8 +668,10 @@ __all__ = [
     "Knobs",
     "LiveFeed",
     "RecordedTrace",
+    "ADVICE_PENDING",
     "Result",
     "TraceWriter",
+    "advise_result",
     "default_speed",
     "interactive_cap",
     "cluster_config",

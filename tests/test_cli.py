@@ -277,7 +277,34 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from crawlsim import __version__
 
     code, out, _ = run_cli(capsys, "--version")
-    assert code == 0 and out.strip() == f"crawlsim {__version__}"
+    assert code == 0 and out.strip().startswith(f"crawlsim {__version__} (")
+
+
+def test_version_names_the_build_that_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkout (README's editable install) runs the .py files: pure Python;
+    an installed compiled build says so (.ci/run asserts that side)."""
+    import crawlsim.core.scheduler as scheduler
+
+    _, out, _ = run_cli(capsys, "--version")
+    built = not scheduler.__file__.endswith(".py")
+    assert out.strip().endswith("(compiled (cython))" if built else "(pure Python)")
+
+
+def test_version_says_compiled_when_the_hot_modules_load_from_extensions(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.machinery
+
+    from crawlsim import build_info
+
+    def spec_of(name: str) -> importlib.machinery.ModuleSpec:
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        return importlib.machinery.ModuleSpec(name, None, origin=f"/site/{name.replace('.', '/')}{suffix}")
+
+    monkeypatch.setattr(build_info.importlib.util, "find_spec", spec_of)
+    assert build_info.compiled_modules() == list(build_info.COMPILED_MODULES)
+    _, out, _ = run_cli(capsys, "--version")
+    assert out.strip().endswith("(compiled (cython))")
 
 
 def test_command_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -213,6 +213,9 @@ async def test_more_workers_stop_helping_at_the_busiest_host_bound() -> None:
         assert finishes[-1] == pytest.approx(finishes[-2], rel=0.01)
         assert finishes[-1] == pytest.approx(bound, rel=0.01)
         assert finishes == sorted(finishes, reverse=True)
+        while app.result.advice_pending:  # the advice follows the run, from its own thread
+            await app.workers.wait_for_complete()
+            await pilot.pause()
         assert "h0.example holds the crawl" in app.query_one(BoundsView).plain()
         await pilot.press("minus")
         await app.workers.wait_for_complete()

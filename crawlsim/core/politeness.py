@@ -172,6 +172,7 @@ class Politeness:
         "_max_crawl_delay",
         "_randomize",
         "_rate",
+        "_record",
         "_rng",
         "_tat",
         "_tolerance",
@@ -185,6 +186,8 @@ class Politeness:
         self._rng = rng
         """The scheduler's one stream (retry jitter and gap factors, in call order)."""
         self._emit = emit
+        self._record = options.record_events
+        """Events are recorded: a ``HostDeferred`` is built only then."""
         self._rate = rate = options.rate
         self._burst = options.burst
         self._interval = 0.0 if rate is None else 1.0 / rate
@@ -215,7 +218,8 @@ class Politeness:
                 until, reason = allowed, "token-bucket"
         if until is not None:
             host.ready_at = until
-            self._emit(HostDeferred(now, host.name, until, reason))
+            if self._record:
+                self._emit(HostDeferred(now, host.name, until, reason))
 
     def crawl_delay(self, host: HostState, delay: float | None, now: float) -> float | None:
         """``host``'s robots.txt asks for ``delay`` seconds between requests:
@@ -236,7 +240,8 @@ class Politeness:
         until = now + seconds
         if until > host.ready_at:
             host.ready_at = until
-            self._emit(HostDeferred(now, host.name, until, "retry-after"))
+            if self._record:
+                self._emit(HostDeferred(now, host.name, until, "retry-after"))
 
     def pace(self, host: HostState | None) -> Pace:
         """``host``'s rules as a sender must keep them on the wire (redirect hops included)."""

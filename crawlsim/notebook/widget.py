@@ -28,6 +28,7 @@ without an interactive matplotlib backend.
 
 from __future__ import annotations
 
+import asyncio
 import html
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ from crawlsim.session import (
     PARTITION_CYCLE,
     Knobs,
     Result,
+    advise_result,
     interactive_cap,
     normalize_label,
     run_session,
@@ -97,6 +99,8 @@ class CrawlWidget:
         self.t = 0.0
         """The simulated time shown; a new run keeps it (clamped to its finish)."""
         self._quiet = False
+        self._advice_later: asyncio.Handle | None = None
+        """The advice asked for on the kernel's loop, not yet measured."""
         self._make_playback(interval_ms, call_later)
         self._make_knob_controls(Knobs.for_scenario(self.scenario), layout)
         self._make_outputs(int(figsize[0] * dpi), int(figsize[1] * dpi))
@@ -251,13 +255,43 @@ class CrawlWidget:
 
     def rerun(self) -> Result:
         """Simulate with the current knobs, keep the last run as "previous",
-        and show the new run at the time shown before (clamped to its finish)."""
+        and show the new run at the time shown before (clamped to its finish).
+
+        The advice (the advisor's reruns) comes after the picture: the
+        summary says "measuring…" until :meth:`advise_now` has run -- on the
+        kernel's event loop right after this control's change is handled, so
+        the new finish time reaches the browser first, or at once when no
+        loop is running (a script, a test).  A control moved before then
+        makes that advice stale: it is dropped, never shown."""
         previous = self.result
-        result = run_session(self.scenario, self.knobs(), cap=self.cap)
+        result = run_session(self.scenario, self.knobs(), cap=self.cap, advice=False)
         self.previous, self.result = previous, result
         self.story = Story(result.replay.events, result.options or self.scenario.options)
         self._draw_result(result, previous)
+        self._advise_soon()
         return result
+
+    def _advise_soon(self) -> None:
+        """Ask for the advice of the run shown, after this handler returns."""
+        if self._advice_later is not None:
+            self._advice_later.cancel()  # an older run's advice: stale now
+            self._advice_later = None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.advise_now()
+            return
+        self._advice_later = loop.call_soon(self.advise_now)
+
+    def advise_now(self) -> Result | None:
+        """Measure the pending advice of the run shown (if any) and show it."""
+        self._advice_later = None
+        result = self.result
+        if result is None or not result.advice_pending:
+            return result
+        self.result = advised = advise_result(result)
+        self.summary.value = self.describe(advised, self.previous)
+        return advised
 
     def _draw_result(self, result: Result, previous: Result | None) -> None:
         self.drawing.show_run(

@@ -50,6 +50,7 @@ knob, with event recording off (it does not change any time).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -202,17 +203,37 @@ def not_measured(run: SimRun) -> str:
     return ""
 
 
-def measure(sim: SimInput, run: SimRun) -> tuple[Counterfactual, ...]:
+class AdviceCancelled(Exception):
+    """The advice was no longer wanted (a newer setting asked for its own):
+    raised between two reruns when ``cancelled()`` says so."""
+
+
+def measure(
+    sim: SimInput,
+    run: SimRun,
+    *,
+    coverage: Coverage | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    dedup: list[tuple[str, str, dict[str, Any]]] | None = None,
+) -> tuple[Counterfactual, ...]:
     """Rerun ``sim`` once per planned knob (options of ``run`` otherwise);
-    the duplicate-fetch knobs are rerun with events, to count pages lost."""
+    the duplicate-fetch knobs are rerun with events, to count pages lost.
+
+    ``coverage`` is ``run``'s own when the caller has it (else computed for
+    the duplicate-fetch reruns' comparison), ``dedup`` their plan when the
+    caller made it; ``cancelled`` is asked before each rerun, and
+    :class:`AdviceCancelled` stops the reruns when it says yes (a view
+    whose settings changed while it waited)."""
     out = []
     finish = run.finish_time
     for knob, label, overrides in plan(run):
+        _check(cancelled)
         again = simulate(sim, run.options.with_(**overrides), trace=False, series=False).finish_time
         out.append(Counterfactual(knob, label, overrides, again, _rel(finish, again)))
-    dedup = dedup_plan(sim, run)
-    before: Coverage | None = coverage_of(sim, run) if dedup else None
+    dedup = dedup_plan(sim, run) if dedup is None else dedup
+    before: Coverage | None = (coverage or coverage_of(sim, run)) if dedup else None
     for knob, label, overrides in dedup:
+        _check(cancelled)
         rerun = simulate(sim, run.options.with_(**overrides), trace=True, series=False)
         lost, loss = loss_phrase(before, coverage_of(sim, rerun))
         out.append(
@@ -221,19 +242,34 @@ def measure(sim: SimInput, run: SimRun) -> tuple[Counterfactual, ...]:
     return tuple(out)
 
 
+def _check(cancelled: Callable[[], bool] | None) -> None:
+    if cancelled is not None and cancelled():
+        raise AdviceCancelled
+
+
 def _rel(before: float, after: float) -> float:
     return (after - before) / before if before > 0 else 0.0
 
 
-def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Advice:
-    """The measured (or, for large crawls, inferred) advice for ``run``."""
+def advise(
+    sim: SimInput,
+    run: SimRun,
+    bounds: Bounds,
+    mode: str = "auto",
+    *,
+    coverage: Coverage | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Advice:
+    """The measured (or, for large crawls, inferred) advice for ``run``
+    (``coverage`` and ``cancelled``: as for :func:`measure`)."""
     if mode not in ADVISE_MODES:
         raise ValueError(f"advise: expected one of {', '.join(ADVISE_MODES)}, got {mode!r}")
     fetches = run.stats.fetches + run.stats.robots_fetches
     measured = mode == "measure" or (mode == "auto" and fetches <= MEASURE_LIMIT)
     if run.finish_time <= 0:
         measured = False
-    counterfactuals = measure(sim, run) if measured else ()
+    dedup = dedup_plan(sim, run)
+    counterfactuals = measure(sim, run, coverage=coverage, cancelled=cancelled, dedup=dedup) if measured else ()
     binding = _binding(run, bounds, counterfactuals) if measured else bounds.binding
     values = bounds.values()
     head = binding_phrase(run, binding, values[binding], bounds.busiest_host_name)
@@ -252,7 +288,7 @@ def advise(sim: SimInput, run: SimRun, bounds: Bounds, mode: str = "auto") -> Ad
         finish_time=run.finish_time,
         measured=measured,
         counterfactuals=counterfactuals,
-        planned=tuple(label for _, label, _ in [*plan(run), *dedup_plan(sim, run)]),
+        planned=tuple(label for _, label, _ in [*plan(run), *dedup]),
     )
 
 
@@ -271,8 +307,23 @@ def _measured_sentence(head: str, run: SimRun, counterfactuals: tuple[Counterfac
 def assess(sim: SimInput, run: SimRun, mode: str = "auto") -> tuple[Bounds, Advice]:
     """Bounds and advice for ``run``; the bounds' ``binding`` and
     ``explanation`` are the advisor's (what every view shows)."""
-    bounds = compute_bounds(sim, run)
-    advice = advise(sim, run, bounds, mode)
+    return explained(sim, run, compute_bounds(sim, run), mode)
+
+
+def explained(
+    sim: SimInput,
+    run: SimRun,
+    bounds: Bounds,
+    mode: str = "auto",
+    *,
+    coverage: Coverage | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[Bounds, Advice]:
+    """``bounds`` (:func:`~crawlsim.sim.bounds.compute_bounds` of ``run``)
+    with the advice's binding and sentence: the second half of
+    :func:`assess`, for a view that shows the bounds first and the advice
+    when its reruns are done."""
+    advice = advise(sim, run, bounds, mode, coverage=coverage, cancelled=cancelled)
     return replace(bounds, binding=advice.binding, explanation=advice.sentence, advice=advice), advice
 
 
@@ -387,9 +438,11 @@ __all__ = [
     "ADVISE_MODES",
     "MEASURE_LIMIT",
     "Advice",
+    "AdviceCancelled",
     "Counterfactual",
     "advise",
     "assess",
+    "explained",
     "measure",
     "plan",
 ]

@@ -180,6 +180,30 @@ def reachable_pages(
     return order
 
 
+REACH_MEMO = 8
+"""Walks :func:`_reachable` remembers (the latest ones)."""
+_reached: dict[tuple[object, ...], tuple[Web, list[str] | None]] = {}
+
+
+def _reachable(web: Web, seeds: Sequence[str], options: CrawlOptions, walk: int) -> list[str] | None:
+    """:func:`reachable_pages`, remembered for the last :data:`REACH_MEMO`
+    walks.  Reachability depends on the web, the seeds, the scope and the
+    walk's limit only -- none of the knobs a view turns -- yet a knob change
+    in the app walked the whole web again (two thirds of a 2,000-page
+    crawl's own time, benchmarks/knobs.py).  The web is held beside its walk,
+    so its ``id`` in the key is never another web's; a web's links and pages
+    never change (:class:`~crawlsim.sim.web.Web` answers from its seed)."""
+    key = (id(web), tuple(seeds), options.scope, options.allow, options.deny, walk)
+    hit = _reached.get(key)
+    if hit is not None and hit[0] is web:
+        return hit[1]
+    order = reachable_pages(web, seeds, options, walk)
+    if len(_reached) >= REACH_MEMO:
+        _reached.pop(next(iter(_reached)), None)
+    _reached[key] = (web, order)
+    return order
+
+
 def _linked_pages(web: Web, page: str, scope: Scope) -> Iterator[str]:
     """The pages ``page``'s links lead to, as a browser resolves them, within ``scope``."""
     page_at = web.page_at
@@ -260,7 +284,7 @@ def coverage_of(sim: SimInput, run: Any, *, limit: int = REACH_LIMIT) -> Coverag
     # A web whose hosts declare their sizes but that reaches far more pages
     # holds an endless trap: stop the walk early rather than walk ``limit`` pages.
     walk = limit if size is None else min(limit, max(TRAP_WALK, 2 * size))
-    reachable = reachable_pages(web, sim.seeds, options, walk)
+    reachable = _reachable(web, sim.seeds, options, walk)
     if reachable is None:
         why = "not enumerated" if size is None else f"its hosts declare {size:,}: an endless trap, not enumerated"
         return Coverage(None, fetched_count, None, f"more than {walk:,} pages reachable ({why})")

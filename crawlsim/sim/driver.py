@@ -91,17 +91,22 @@ def simulate(
     *,
     trace: bool = True,
     series: bool = True,
+    compact: bool = True,
 ) -> SimRun:
     """Run ``sim``'s crawl (a scenario, or any :class:`~crawlsim.sim.inputs.SimInput`)
     to completion on a simulated clock.
 
     ``options`` replaces the scenario's crawler options; ``trace=False``
-    turns event recording off in the core (large webs).
+    turns event recording off in the core (large webs); ``compact=False``
+    keeps the events as a plain list (the same events: a view that reads
+    them all at once, several times, pays neither the encoding nor a decode).
     """
     opts = options or sim.options
     if opts.record_events != trace:
         opts = opts.with_(record_events=trace)
     crawl = _Crawl(sim, opts, series=series)
+    if not compact:
+        crawl.events = []  # type: ignore[assignment]
     crawl.run(sim.seeds)
     return crawl.result()
 
@@ -206,6 +211,10 @@ class _Crawl:
         self.finish = 0.0
         self.deepest = 0
         self.wake_at = _INF
+        self.busy = 0
+        """Fetches in flight (the core's count, kept here: while every worker
+        is busy nothing can start early, so the core is not asked when to wake)."""
+        self.workers = opts.workers
         # The gap the core enforced after each page start is read from the host's
         # ready_at -- only when a politeness rule can hold a host at all, so the
         # large impolite runs pay nothing for it.
@@ -280,6 +289,12 @@ class _Crawl:
             self.events.extend(self.sched.drain_events())
         if self.series:  # (t, frontier, in flight) when either changed (Series.note)
             self.points.note(now, self.sched.frontier_size, self.sched.in_flight)
+        self.busy = busy = self.busy + len(fetches)
+        if busy < self.workers:  # (else next_wakeup() would say None: every worker is busy)
+            self._wake_when_due(now)
+
+    def _wake_when_due(self, now: float) -> None:
+        """Set a wake-up for the core's next time-blocked start, if it is earlier than the one set."""
         wake = self.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
@@ -306,6 +321,7 @@ class _Crawl:
         # SimPy fired this at started + took (the same float sum), so that is
         # env.now without the property call.
         now = self.finish = started + took
+        self.busy -= 1
         if took < tally.fastest:
             if tally.fastest == _INF:
                 self.completed.append(fetch.host)

@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from crawlsim.core.events import Event
 from crawlsim.core.options import OptionError
@@ -327,12 +328,14 @@ class CrawlApp(App[int]):
         return self.threaded if self.threaded is not None else self.source.wants_thread()
 
     def _rerun(self, knobs: Knobs) -> None:
-        """Run the crawl with ``knobs`` (in a thread for large webs)."""
+        """Run the crawl with ``knobs`` (in a thread for large webs); the
+        advice of the run before, if still being measured, is dropped."""
         source = self.source
         if source.knobs is None:
             return
         source.knobs = knobs
         self._generation += 1
+        self.workers.cancel_group(self, "advice")
         if self._use_thread():
             self.simulating = True
             if self.result is not None:
@@ -341,6 +344,8 @@ class CrawlApp(App[int]):
             return
         try:
             result = source.run(knobs)
+            if self.threaded is False:  # everything on the UI thread, in order (snapshot tests)
+                result = source.advise(result)
         except (ScenarioError, OptionError) as err:
             self._failed(err, self._generation)
             return
@@ -354,6 +359,38 @@ class CrawlApp(App[int]):
             self.call_from_thread(self._failed, err, generation)
             return
         self.call_from_thread(self._install, result, generation)
+
+    @work(thread=True, exclusive=True, group="advice", exit_on_error=False)
+    def _advise_in_thread(self, source: Source, result: Result, generation: int) -> None:
+        """The advisor's reruns for ``result``, off the UI thread: the screen
+        shows the new finish time and bounds meanwhile, "measuring…" in the
+        advice's place.  A key pressed in between makes this advice stale:
+        its reruns stop at the next one, and it is never shown."""
+        from crawlsim.sim.advisor import AdviceCancelled
+
+        worker = get_current_worker()
+
+        def cancelled() -> bool:
+            return worker.is_cancelled or generation != self._generation
+
+        if cancelled():
+            return
+        try:
+            advised = source.advise(result, cancelled)
+        except AdviceCancelled:
+            return
+        except Exception as err:  # noqa: BLE001 -- the run is shown; only its advice is missing
+            self.call_from_thread(self.notify, f"cannot measure the advice: {err}", severity="error")
+            return
+        self.call_from_thread(self._advised, result, advised, generation)
+
+    def _advised(self, result: Result, advised: Result, generation: int) -> None:
+        """Show ``advised`` in place of ``result`` if that is still the run on screen."""
+        if generation != self._generation or self.result is not result:
+            return
+        self.result = advised
+        self.show(self.t)
+        self.query_one(BoundsView).refresh(layout=True)
 
     def _failed(self, err: Exception, generation: int) -> None:
         if generation != self._generation:
@@ -396,6 +433,8 @@ class CrawlApp(App[int]):
         self._reanchor()
         self.query_one(LanesView).refresh(layout=True)
         self.query_one(BoundsView).refresh(layout=True)
+        if result.advice_pending:  # once this frame is painted: its thread would slow the paint
+            self.call_after_refresh(self._advise_in_thread, self.source, result, generation)
 
     # -- keys ---------------------------------------------------------------------------
 

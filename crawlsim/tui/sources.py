@@ -18,6 +18,7 @@ Nothing here imports Textual: the app owns threads, timers and the screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -29,6 +30,7 @@ from crawlsim.session import (
     LiveFeed,
     RecordedTrace,
     Result,
+    advise_result,
     interactive_cap,
     run_session,
     trace_result,
@@ -98,7 +100,13 @@ class Source(Protocol):
         ...
 
     def run(self, knobs: Knobs) -> Result:
-        """The crawl with ``knobs`` (only called when :attr:`knobs` is not None)."""
+        """The crawl with ``knobs`` (only called when :attr:`knobs` is not None):
+        the finish time and bounds, its advice possibly still pending."""
+        ...
+
+    def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        """``result`` with its advice (:func:`~crawlsim.session.advise_result`;
+        a result with none pending comes back as it is)."""
         ...
 
     def wants_thread(self) -> bool:
@@ -140,7 +148,12 @@ class ScenarioSource:
         return None
 
     def run(self, knobs: Knobs) -> Result:
-        return run_session(self.scenario, knobs, cap=self.cap)
+        """The run without its advice: the app draws the new finish time and
+        bounds at once and asks :meth:`advise` for the rest afterwards."""
+        return run_session(self.scenario, knobs, cap=self.cap, advice=False)
+
+    def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        return advise_result(result, cancelled=cancelled)
 
     def wants_thread(self) -> bool:
         """Webs above :data:`~crawlsim.session.THREAD_PAGES` pages (or of
@@ -184,6 +197,9 @@ class TraceSource:
 
     def run(self, knobs: Knobs) -> Result:
         raise TypeError("a trace replays as recorded: it cannot be rerun with other knobs")
+
+    def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        return result  # no scenario to rerun: no advice
 
     def wants_thread(self) -> bool:
         return False
