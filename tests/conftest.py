@@ -22,6 +22,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from tests.shared_builds import SharedBuilds, shared_root
+
 settings.register_profile("crawlsim", deadline=None)
 settings.load_profile("crawlsim")
 
@@ -46,3 +48,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.nodeid in SLOW or item.nodeid.startswith(SLOW_FILES):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def shared_builds(tmp_path_factory: pytest.TempPathFactory) -> SharedBuilds:
+    """Costly ``crawlsim`` outputs (the see-it page) made once per session,
+    shared by all xdist workers (tests/shared_builds.py)."""
+    return SharedBuilds(shared_root(tmp_path_factory))
