@@ -34,6 +34,7 @@ SLOW = (
     "tests/test_notebooks.py::test_notebook_runs_and_its_asserts_hold[01_bfs_by_hand]",  # 5.0
     "tests/test_notebook_widget.py::test_animate_writes_a_gif",  # 3.9
     "tests/test_notebook_widget.py::test_animate_writes_an_mp4",  # 3.6
+    "tests/test_notebook_widget.py::test_a_million_page_web_is_capped_for_the_widget",  # 75 (narrating 5,000 pages)
 )
 
 
