@@ -3,7 +3,7 @@
     python benchmarks/drop_in_speedup.py                     # 100 pages, 50 ms each, 10 workers
     python benchmarks/drop_in_speedup.py --pages 200 --delay 0.02 --workers 16
 
-The web is seed 001's slow-fetch case: a root linking to ``--pages`` pages,
+The web is the interview's slow-fetch case: a root linking to ``--pages`` pages,
 each ``get_urls`` call sleeping ``--delay`` seconds (a stand-in for network
 latency).  The sequential crawler is the textbook loop (a list as queue, a
 set as seen set); the concurrent one is ``crawlsim.crawl`` with

@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, spec in runs.items():
         if name not in args.skip:
             subprocess.run(_crawlsim("trace", *spec, "-o", str(out / f"{name}.jsonl")), check=True)
-        with (out / f"{name}.json").open("w") as out:
-            subprocess.run(_crawlsim("run", *spec, "--json"), check=True, stdout=out)
+        with (out / f"{name}.json").open("w") as handle:
+            subprocess.run(_crawlsim("run", *spec, "--json"), check=True, stdout=handle)
         print(name, flush=True)
     return 0
 

@@ -1,4 +1,4 @@
-"""Issue 11's hostile probes against the real crawler and ``serve``, timed.
+"""The hostile-input probes against the real crawler and ``serve``, timed.
 
     python benchmarks/hostile_real.py [--requests 20000] [--clients 1000]
 

@@ -9,6 +9,18 @@ really crawls (``crawlsim crawl URL``), and prints predicted against real
 finish time and whether the page sets are identical.
 
     python benchmarks/model_fidelity.py [--pages 80] [--rate 400k]
+    python benchmarks/model_fidelity.py --scrapy    # record and rerun with Scrapy
+
+With ``--scrapy`` the recording and every rerun are real Scrapy crawls (a
+spider under ``CrawlerProcess``, recorded by
+``crawlsim.integrations.scrapy.TraceRecorder``); the model predicts each
+rerun from the first recording with one Scrapy setting changed, and the
+real finish is the Scrapy trace's last event.  The site is then served by
+crawlsim's scenario server on three loopback hosts, each page taking its
+own fixed time (lognormal across pages, median 50 ms): nginx's
+``limit_rate`` lets the first second's worth of bytes through at once, so
+pages under ``--rate`` bytes come back in well under a millisecond, and a
+Scrapy crawl of them measures only Scrapy.
 
 Needs ``/usr/sbin/nginx``.  Wall-clock figures: run it on a quiet machine.
 """
@@ -97,11 +109,122 @@ def fetched(data: dict[str, object]) -> int:
     return int(data["pages_fetched"])  # type: ignore[call-overload]
 
 
+SPIDER = """
+import json, sys
+import scrapy
+from scrapy.crawler import CrawlerProcess
+
+class Site(scrapy.Spider):
+    name = "site"
+    start_urls = [sys.argv[1]]
+
+    def parse(self, response):
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, self.parse)
+
+settings = {
+    "EXTENSIONS": {"crawlsim.integrations.scrapy.TraceRecorder": 500},
+    "CRAWLSIM_TRACE": sys.argv[2], "LOG_LEVEL": "ERROR", "TELNETCONSOLE_ENABLED": False,
+    "ROBOTSTXT_OBEY": True, "RANDOMIZE_DOWNLOAD_DELAY": False, **json.loads(sys.argv[3]),
+}
+process = CrawlerProcess(settings)
+process.crawl(Site)
+process.start()
+"""
+SCRAPY_RECORD = {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "DOWNLOAD_DELAY": 0}
+SCRAPY_SETTINGS = [
+    SCRAPY_RECORD,
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 2, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 8, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 16, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "DOWNLOAD_DELAY": 0.05},
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 16, "DOWNLOAD_DELAY": 0.1},
+]
+
+
+def as_flags(setting: dict[str, float]) -> list[str]:
+    """A Scrapy setting as the crawlsim flags that ask the model the same question."""
+    return ["--workers", str(setting["CONCURRENT_REQUESTS"]), "--per-host",
+            str(setting["CONCURRENT_REQUESTS_PER_DOMAIN"]), "--gap", str(setting["DOWNLOAD_DELAY"])]
+
+
+def scrapy_crawl(tmp: Path, url: str, setting: dict[str, float], name: str) -> tuple[float, set[str]]:
+    """A real Scrapy crawl: (its finish, the pages it fetched), from its trace."""
+    from crawlsim.core.events import FetchFinished
+    from crawlsim.session import read_trace
+
+    spider, trace = tmp / "spider.py", tmp / f"{name}.jsonl"
+    spider.write_text(SPIDER)
+    subprocess.run([sys.executable, str(spider), url, str(trace), json.dumps(setting)], check=True)
+    events = read_trace(trace).events
+    pages = {e.url for e in events if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
+    return events[-1].t, pages
+
+
+def simulated_pages(tmp: Path, flags: list[str]) -> set[str]:
+    from crawlsim.core.events import FetchFinished
+    from crawlsim.session import read_trace
+
+    out = tmp / "sim.jsonl"
+    subprocess.run([sys.executable, "-m", "crawlsim", "trace", str(tmp / "site.toml"), *flags, "-o", str(out)],
+                   check=True, capture_output=True)
+    return {e.url for e in read_trace(out).events
+            if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
+
+
+def scrapy_scenario(port: int, pages: int, seed: int = 1) -> dict[str, object]:
+    """``pages`` pages over three loopback hosts: a tree (3 children a page,
+    taking turns between the hosts) plus 2 random links a page."""
+    rng = random.Random(seed)
+    urls = [f"http://127.0.0.{1 + i % 3}:{port}/" + ("" if i < 3 else f"p{i}") for i in range(pages)]
+    table: dict[str, object] = {}
+    for i, url in enumerate(urls):
+        kids = urls[3 * i + 3 : 3 * i + 6] if i else urls[1:3] + urls[3:4]
+        table[url] = [*kids, *(rng.choice(urls) for _ in range(2))]
+    latency = {"model": "lognormal", "median": 0.05, "sigma": 0.5}
+    return {"start": urls[0], "crawl": {"scope": "any"}, "hosts": {"*": {"latency": latency}}, "pages": table}
+
+
+def scrapy_rows(tmp: Path, pages: int) -> None:
+    """Record a Scrapy crawl, model it, predict each Scrapy setting, rerun it for real."""
+    from crawlsim.real.server import ServerProcess
+    from crawlsim.scenario import scenario_from_dict
+
+    port = free_port()
+    data = scrapy_scenario(port, pages)
+    with ServerProcess(scenario_from_dict(data, name="scrapy-site")):
+        scrapy_table(tmp, str(data["start"]))
+
+
+def scrapy_table(tmp: Path, url: str) -> None:
+    scrapy_crawl(tmp, url, SCRAPY_RECORD, "warm")  # the first crawl pays for cold caches
+    finish, pages = scrapy_crawl(tmp, url, SCRAPY_RECORD, "rec")
+    subprocess.run([sys.executable, "-m", "crawlsim", "model", str(tmp / "rec.jsonl"), "-o", str(tmp / "site.toml")],
+                   check=True, capture_output=True)
+    print(f"Scrapy recorded at {SCRAPY_RECORD}: {finish:.2f} s, {len(pages)} pages (3 hosts, crawlsim's server)")
+    print("| Scrapy setting | crawlsim flags | predicted finish | real Scrapy finish | error | same pages |")
+    print("|---|---|---|---|---|---|")
+    for i, setting in enumerate(SCRAPY_SETTINGS):
+        flags = as_flags(setting)
+        predicted = float(crawlsim("run", str(tmp / "site.toml"), *flags, "--json")["finish_time"])  # type: ignore[arg-type]
+        real, real_pages = scrapy_crawl(tmp, url, setting, f"rerun{i}")
+        same = "yes" if simulated_pages(tmp, flags) == real_pages else "no"
+        shown = ", ".join(f"{k}={v}" for k, v in setting.items())
+        print(f"| {shown} | `{' '.join(flags)}` | {predicted:.2f} s | {real:.2f} s "
+              f"| {100 * (predicted - real) / real:+.1f} % | {same} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=80)
     parser.add_argument("--rate", default="400k", help="nginx limit_rate (bytes/s per connection)")
+    parser.add_argument("--scrapy", action="store_true", help="record and rerun with Scrapy (needs crawlsim[scrapy])")
     args = parser.parse_args()
+    if args.scrapy:
+        with tempfile.TemporaryDirectory(prefix="crawlsim-fidelity-") as name:
+            scrapy_rows(Path(name), args.pages)
+        return 0
     if not Path(NGINX).exists():
         print("nginx not found (apt-get install nginx)", file=sys.stderr)
         return 1

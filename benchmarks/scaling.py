@@ -4,7 +4,7 @@
     python benchmarks/scaling.py --pages 100000 1000000   # any sizes, smallest first
     python benchmarks/scaling.py --repeat 2
 
-Issue 15's scaling target: the simulation's CPU time per page at 10,000,000
+The scaling target: the simulation's CPU time per page at 10,000,000
 pages within 1.25x of its time per page at 1,000,000.  A page can cost more
 in a bigger crawl for reasons no crawler avoids -- the seen set outgrows the
 CPU caches, so each lookup is a memory miss -- and for reasons of its own

@@ -31,7 +31,7 @@ simulation (``sim``)
     need.
 textbook BFS (``textbook``, a secondary figure only)
     every link through ``canonical_or_raise`` and then the seen set, no
-    short cut.  Until issue 15 this was the baseline of ``ratio`` (the
+    short cut.  This was once the baseline of ``ratio`` (the
     README's old 1.94x); it is reported as ``ratio_vs_textbook``.
 ``crawlsim run`` (``cli``, with ``--cli``)
     ``crawlsim run million --json`` as a user runs it (a scenario file with
@@ -71,8 +71,8 @@ Progress goes to stdout as it happens; the last line is one JSON object.
 ``baseline`` is ``"bfs_seen_first"``: ``bfs_s`` and ``sim_s`` are best CPU
 seconds, ``ratio`` = ``sim_s / bfs_s`` (``cpu_ratio`` and
 ``ratio_vs_seen_first`` are the same figure, kept for old readers;
-``bfs_seen_first_s`` = ``bfs_s``).  Before issue 15 ``bfs_s``/``sim_s`` were
-wall seconds and ``ratio`` was against the textbook BFS.
+``bfs_seen_first_s`` = ``bfs_s``).  Earlier versions reported ``bfs_s``/``sim_s``
+in wall seconds and ``ratio`` against the textbook BFS.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def fair_bfs(scenario: Scenario) -> tuple[int, set[str]]:
 
 
 def textbook_bfs(scenario: Scenario) -> tuple[int, set[str]]:
-    """Every link canonicalized, then looked up: the pre-issue-15 baseline."""
+    """Every link canonicalized, then looked up: the old baseline (before the seen-first BFS)."""
     steps = scenario.options.normalize_steps
     links = scenario.web.links
     seen: set[str] = set()

@@ -17,6 +17,7 @@ order is given; with another order it is a mistake, not silently ignored."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from crawlsim.core.options import (
@@ -80,6 +81,44 @@ class ArgumentParser(argparse.ArgumentParser):
         name = "/".join(action.option_strings) or action.dest
         self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
 
+
+
+MAX_PORT = 65535
+
+
+def port_number(low: int = 1) -> Callable[[str], int]:
+    """An argparse ``type=`` for a TCP port from ``low`` (0: any free port)
+    to 65535: every server command refuses a bad ``--port`` in these words."""
+
+    def port(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= MAX_PORT:
+            shown = repr(text) if value is None else str(value)
+            free = " (0: any free port)" if low == 0 else ""
+            raise argparse.ArgumentTypeError(f"expected a port number {low}-{MAX_PORT}{free}; got {shown}")
+        return value
+
+    return port
+
+
+def cannot_listen(host: str, port: int, err: OSError, hint: str = "") -> UsageError:
+    """The one line for a server that cannot listen (a busy port, an address
+    this machine lacks), in the system's words for the error number (asyncio
+    wraps them in its own sentence)."""
+    import os
+
+    reason = os.strerror(err.errno) if err.errno else str(err)
+    return UsageError(f"cannot listen on {host} port {port}: {reason}{'; ' + hint if hint else ''}")
+
+
+def add_quiet_flag(parser: argparse.ArgumentParser) -> None:
+    """``-q``/``--quiet``, one meaning in every command that has it: no
+    progress and nothing on stdout; errors and warnings still go to stderr."""
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing but errors and warnings: no progress bar, no 'wrote' line")
 
 
 def add_crawler_flags(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,13 @@ naming the path (one line, exit status 2).
 A target that exists and is not a regular file (``/dev/full``,
 ``/dev/stdout``, a FIFO) is written in place: renaming over a device would
 replace it.
+
+Every output file of every command goes through here, so they share one
+policy for a missing folder: it is made (``-o out/trace.jsonl`` in a fresh
+checkout), and a folder that cannot be made (a file in the way, no
+permission) is the one ``UsageError`` line.  :func:`written` is for text;
+:func:`replaced` hands an encoder (a GIF, an MP4, a PNG) a temporary path
+to write instead, with the target's suffix, so it picks the same format.
 """
 
 from __future__ import annotations
@@ -31,18 +38,21 @@ def cannot_write(path: str | Path, err: OSError) -> UsageError:
     return UsageError(f"{path}: cannot write: {err.strerror or err}")
 
 
-def check_folder(path: str | Path, *, make: bool = False) -> None:
-    """``UsageError`` unless ``path``'s folder exists (made first with ``make``)."""
-    parent = Path(path).parent
-    if parent.exists() and not parent.is_dir():
-        raise UsageError(f"{path}: cannot write: {parent} is not a folder")
-    if make:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise cannot_write(path, err) from None
-    elif not parent.is_dir():
-        raise UsageError(f"{path}: cannot write: no such folder {str(parent)!r}")
+def make_folder(folder: str | Path, path: str | Path | None = None) -> None:
+    """Make ``folder`` (and its parents) unless it exists; ``UsageError``
+    naming ``path`` (default: the folder) when it cannot be made."""
+    folder, shown = Path(folder), path if path is not None else folder
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{shown}: cannot write: {folder} is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise cannot_write(shown, err) from None
+
+
+def check_folder(path: str | Path) -> None:
+    """``path``'s folder, made when missing (:func:`make_folder`)."""
+    make_folder(Path(path).parent, path)
 
 
 def _special(path: Path) -> bool:
@@ -54,28 +64,27 @@ def _special(path: Path) -> bool:
 
 
 @contextmanager
-def written(path: str | Path, *, make_folder: bool = False, newline: str | None = None) -> Iterator[IO[str]]:
-    """Open ``path`` for writing text; it appears complete when the block
-    ends, or not at all when the block raises (an ``OSError`` is re-raised
-    as a ``UsageError`` naming ``path``)."""
+def replaced(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write it through: renamed over
+    ``path`` when the block ends, removed when it raises (an ``OSError``
+    becomes a ``UsageError`` naming ``path``).  A device is written in place."""
     target = Path(path)
-    check_folder(target, make=make_folder)
+    check_folder(target)
     if target.is_dir():
         raise UsageError(f"{path}: cannot write: is a folder; expected a file name")
     if _special(target):
         try:
-            with target.open("w", encoding="utf-8", newline=newline) as out:
-                yield out
+            yield target
         except OSError as err:
             raise cannot_write(path, err) from None
         return
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent)
+        os.close(fd)
     except OSError as err:
         raise cannot_write(path, err) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as out:
-            yield out
+        yield Path(temp)
         os.chmod(temp, 0o644)  # mkstemp's 0600 would make the file private; open() with the usual umask gives 0644
         os.replace(temp, target)
     except BaseException as err:
@@ -85,11 +94,13 @@ def written(path: str | Path, *, make_folder: bool = False, newline: str | None 
         raise
 
 
-def remove_partial(path: str | Path) -> None:
-    """Remove a regular file a failed writer left half-written (a device stays)."""
-    target = Path(path)
-    if target.exists() and not _special(target):
-        _remove(str(target))
+@contextmanager
+def written(path: str | Path, *, newline: str | None = None) -> Iterator[IO[str]]:
+    """Open ``path`` for writing text; it appears complete when the block
+    ends, or not at all when the block raises (an ``OSError`` is re-raised
+    as a ``UsageError`` naming ``path``)."""
+    with replaced(path) as temp, temp.open("w", encoding="utf-8", newline=newline) as out:
+        yield out
 
 
 def _remove(name: str) -> None:
@@ -99,4 +110,4 @@ def _remove(name: str) -> None:
         pass
 
 
-__all__ = ["cannot_write", "check_folder", "remove_partial", "written"]
+__all__ = ["cannot_write", "check_folder", "make_folder", "replaced", "written"]

@@ -22,7 +22,7 @@ Beyond that: ``title``, ``description``, ``try`` (suggested experiments);
 spelling variants; ``[[traps]]`` (``calendar``, ``session``); per host
 ``robots``, ``fail_rate``, ``fail_status``, ``dead_rate``, ``throttle`` and
 ``mirror_of``; ``[hosts."*"]`` for every host not named.  The full reference
-is ``scenarios/README.md``.
+is ``docs/reference/scenarios.md``.
 
 Shipped scenarios are found by bare name (``load_scenario("see-it")``) in
 ``crawlsim/scenarios_data/`` and then in the source tree's ``scenarios/``.
@@ -278,15 +278,23 @@ def find_scenario(name: str) -> Path:
 
 
 def load_scenario(path_or_name: str | os.PathLike[str] = DEFAULT_SCENARIO) -> Scenario:
-    """Load a scenario file, or a shipped scenario by bare name."""
+    """Load a scenario file, or a shipped scenario by bare name.  A name
+    that is not found is one :class:`ScenarioError` in the same words for
+    every command (a file-like name lists the shipped scenarios too)."""
     given = os.fspath(path_or_name)
     path = Path(given)
     if not path.is_file():
-        if os.sep in given or "/" in given:
+        file_like = os.sep in given or "/" in given
+        if not file_like:  # a bare name is a shipped scenario, even if a folder of that name is here
+            try:
+                path = find_scenario(given)
+            except ScenarioError:
+                if not given.endswith(".toml"):
+                    raise
+                file_like = True
+        if file_like:
             what = "is a folder, not a scenario file" if path.is_dir() else "no such scenario file"
-            raise ScenarioError(what, path=given)
-        # a bare name is a shipped scenario, even if a folder of that name is here
-        path = find_scenario(given)
+            raise ScenarioError(f"{what}; shipped scenarios: {', '.join(list_scenarios()) or 'none found'}", path=given)
         given = str(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -20,6 +20,7 @@ import stat
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, fields, replace
 from itertools import repeat
 from pathlib import Path
@@ -28,7 +29,8 @@ from typing import IO, TYPE_CHECKING, Any
 from crawlsim.core.events import EVENT_TYPES, Done, Event, TraceError, event_from_dict, event_to_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
-from crawlsim.outfile import cannot_write, check_folder, remove_partial, written
+from crawlsim.errors import UsageError
+from crawlsim.outfile import cannot_write, written
 from crawlsim.replay import Replay
 
 if TYPE_CHECKING:
@@ -551,7 +553,7 @@ def write_trace(
     """Write a trace file whole or not at all (:func:`crawlsim.outfile.written`:
     a full disk or a folder that is a file is one ``UsageError``, and no
     half-written file is left); returns the event count."""
-    with written(path, make_folder=True) as out:
+    with written(path) as out:
         return write_trace_lines(events, out, nodes, workers)
 
 
@@ -560,20 +562,18 @@ OPTIONS_KEY = "options"
 
 
 class TraceWriter:
-    """Writes a trace as events come (a live crawl), line-buffered so another
-    program can follow the file while it grows.  A write that fails (a full
-    disk) stops the writing; :meth:`close` then removes the partial file and
-    raises the ``UsageError`` naming it."""
+    """Writes a trace as events come (a live crawl) through
+    :func:`crawlsim.outfile.written`: the file appears whole when
+    :meth:`close` is called, or not at all.  A write that fails (a full disk)
+    stops the writing; :meth:`close` then removes the partial file and raises
+    the ``UsageError`` naming it."""
 
     def __init__(self, path: str, options: Mapping[str, Any] | None = None) -> None:
         self.path = path
         self.options = options
         """JSON values of the crawl's options, written on the Done line (:data:`OPTIONS_KEY`)."""
-        check_folder(path)
-        try:
-            self._file: IO[str] | None = open(path, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
-        except OSError as err:
-            raise cannot_write(path, err) from None
+        self._file: ExitStack | None = ExitStack()
+        self._out = self._file.enter_context(written(path))
         self._error: OSError | None = None
 
     def __call__(self, event: Event) -> None:
@@ -583,30 +583,27 @@ class TraceWriter:
             line = trace_line(event)
             if self.options is not None and isinstance(event, Done):
                 line = line[:-2] + "," + json.dumps({OPTIONS_KEY: self.options}, separators=(",", ":"))[1:] + "\n"
-            self._file.write(line)
+            self._out.write(line)
         except OSError as err:
             self._error = err
             self._drop()
 
     def close(self) -> None:
-        """Close the file; ``UsageError`` (and no file left) if a write failed."""
+        """Finish the file; ``UsageError`` (and no file left) if a write failed."""
         if self._file is not None:
-            try:
-                self._file.close()
-            except OSError as err:  # the last buffered line did not fit
-                self._error = self._error or err
-            self._file = None
+            file, self._file = self._file, None
+            file.close()  # the last buffered lines that do not fit: written's UsageError
         if self._error is not None:
-            remove_partial(self.path)
             raise cannot_write(self.path, self._error)
 
     def _drop(self) -> None:
+        """Give up the file: the partial one is removed (an error raised into :func:`written`)."""
         file, self._file = self._file, None
-        try:
-            if file is not None:
-                file.close()
-        except OSError:
-            pass
+        if file is not None:
+            try:
+                file.__exit__(type(self._error), self._error, None)
+            except UsageError:
+                pass  # raised again by close()
 
 
 @dataclass

@@ -4,7 +4,7 @@ The data (WPT's ``urltestdata.json``, Google's robots.txt cases) is kept in
 ``shared/conformance/`` beside the checkout, not in it.  Without it the
 conformance tests skip and say where they looked -- unless
 ``CRAWLSIM_REQUIRE_CONFORMANCE=1`` is set (``.ci/run`` sets it: CI always has
-the data), which turns that skip into a failure, so README's conformance
+the data), which turns that skip into a failure, so the docs' conformance
 figures can never go untested there.
 """
 

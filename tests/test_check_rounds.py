@@ -13,7 +13,6 @@ import pytest
 from crawlsim.check import run_check
 
 
-
 def main(argv: list[str]) -> int:
     """``crawlsim check ARGV`` as the console script runs it (its one catch turns a mistake into exit 2)."""
     from crawlsim.cli import main
@@ -78,6 +77,7 @@ def test_each_buggy_pages_answer_fails_every_run_with_its_cause(name: str, check
 RETRIES_BUGS = [
     ("buggy_retries_fixed_delay", "retry-no-growth", "0.10 s, 0.10 s, 0.10 s"),
     ("buggy_retries_permanent", "retry-permanent", "raised ValueError and was called 4 times"),
+    ("buggy_retries_coordinator_sleeps", "retry-blocks", "no call was in flight for"),
 ]
 
 
@@ -89,7 +89,7 @@ def test_the_retries_reference_passes_every_run() -> None:
 
 @pytest.mark.parametrize(("name", "cause", "phrase"), RETRIES_BUGS, ids=[b[0] for b in RETRIES_BUGS])
 def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, cause: str, phrase: str) -> None:
-    for _ in range(3):
+    for _ in range(3 if cause != "retry-blocks" else 1):  # sleeping through every backoff takes 5 s a run
         report = run_check(example(name), quick=True, follow_up="retries")
         result = report.check("retries")
         assert not report.ok and result.cause == cause, result.explanation
@@ -126,7 +126,7 @@ def sequential_with_backoff(
 
 def test_backoff_waits_one_after_another_are_named() -> None:
     result = run_check(sequential_with_backoff, quick=True, follow_up="retries").check("retries")
-    assert result.cause == "retry-blocks" and "never overlapped" in result.explanation
+    assert result.cause == "retry-blocks" and "no call was in flight for" in result.explanation
 
 
 def no_depth_limit(
@@ -174,3 +174,119 @@ def test_the_wrong_signature_for_the_round_is_one_line_and_exit_2(capsys: pytest
     assert len(err.splitlines()) == 1, err
     assert "cannot be called as crawl(start_url, get_urls, max_workers, max_depth)" in err
     assert "the signature the depth round calls" in err
+
+
+TIMEOUT_BUGS = [
+    ("buggy_timeout_with_block", "timeout-waits", "never returned, and the crawl waited for it"),
+    ("buggy_timeout_from_submit", "timeout-too-soon", "dropped though those calls returned within"),
+    ("buggy_timeout_asyncio_semaphore", "timeout-too-soon", "returned without ever being fetched"),
+]
+
+
+@pytest.mark.parametrize("name", ["reference_timeout", "reference_timeout_asyncio"])
+def test_the_timeout_references_give_up_the_hung_call_and_wait_for_the_slow_ones(name: str) -> None:
+    for _ in range(2):
+        report = run_check(example(name), quick=True, follow_up="timeout")
+        assert report.ok, report.render()
+        assert "every slower call inside the limit was waited for" in report.check("timeout").explanation
+
+
+@pytest.mark.parametrize(("name", "cause", "phrase"), TIMEOUT_BUGS, ids=[b[0] for b in TIMEOUT_BUGS])
+def test_each_buggy_timeout_answer_fails_with_its_cause(name: str, cause: str, phrase: str) -> None:
+    for _ in range(2 if cause != "timeout-waits" else 1):  # a crawl that waits costs its 4 s deadline
+        result = run_check(example(name), quick=True, follow_up="timeout").check("timeout")
+        assert not result.passed and result.cause == cause, result.explanation
+        assert phrase in result.explanation
+
+
+def test_the_hung_call_is_released_when_the_check_is_done_with_the_run() -> None:
+    run = run_check(example("reference_timeout"), quick=True, follow_up="timeout").runs["timeout"]
+    hung = [r for r in run.records if r.page == "http://a.com/hung"]
+    assert len(hung) == 1 and hung[0].outcome == "abandoned" and hung[0].end is not None
+    assert all(t.ended is not None for t in run.threads), run.threads  # the hung worker's thread ended too
+
+
+RATE_BUGS = [
+    # (example, the check that fails, its cause, what the check measured)
+    ("buggy_rate_per_worker", "rate-limit", "rate-per-worker", "starts in 0."),
+    ("buggy_rate_no_limit", "rate-limit", "rate-no-limit", "starts in 0."),
+    ("buggy_rate_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
+    ("buggy_rate_asyncio_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
+]
+
+
+@pytest.mark.parametrize("name", ["reference_rate", "reference_rate_asyncio"])
+def test_the_rate_references_keep_to_the_bound_and_use_the_rate(name: str) -> None:
+    for _ in range(2):
+        report = run_check(example(name), quick=True, follow_up="rate")
+        assert report.ok, report.render()
+        assert "the fullest window held" in report.check("rate-limit").explanation
+
+
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), RATE_BUGS, ids=[b[0] for b in RATE_BUGS])
+def test_each_buggy_rate_answer_fails_with_its_cause_and_what_was_measured(
+    name: str, check: str, cause: str, phrase: str
+) -> None:
+    result = run_check(example(name), quick=True, follow_up="rate").check(check)
+    assert not result.passed and result.cause == cause, result.explanation
+    assert phrase in result.explanation and "with max_rate" in result.explanation
+
+
+def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name, params in [
+        ("depth", "max_depth"),
+        ("pages", "max_pages"),
+        ("retries", "max_retries, backoff"),
+        ("timeout", "timeout"),
+        ("rate", "max_rate"),
+    ]:
+        assert f"  {name:<9}crawl(start_url, get_urls, max_workers, {params})\n" in out
+    flat = " ".join(out.split())
+    assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat
+    assert "makes observable: L6's politeness and rate limits" in flat
+
+
+def test_the_asyncio_answer_without_a_bound_fails_max_workers() -> None:
+    report = run_check(example("buggy_asyncio_unbounded"), quick=True, only=["pool-2", "pool-3"])
+    assert report.mode == "asyncio" and report.check("pool-2").passed
+    result = report.check("max-workers")
+    assert not result.passed and "fetches were in flight" in result.explanation
+
+
+def evenly_spaced(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_rate: float
+) -> list[str]:
+    """A limiter with no burst: start slots 1/max_rate apart, handed out under a lock, slept for outside it."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    lock, slot = threading.Lock(), [time.monotonic()]
+
+    def fetch(url: str) -> list[str]:
+        with lock:
+            mine = slot[0] = max(slot[0] + 1 / max_rate, time.monotonic())
+        time.sleep(max(0.0, mine - time.monotonic()))
+        return list(get_urls(url))
+
+    host = urlsplit(start_url).hostname
+    seen, level = {start_url}, [start_url]
+    with ThreadPoolExecutor(max_workers) as pool:
+        while level:
+            found = [link for links in pool.map(fetch, level) for link in links]
+            level = [link for link in dict.fromkeys(found) if urlsplit(link).hostname == host and link not in seen]
+            seen.update(level)
+    return sorted(seen)
+
+
+def test_a_limiter_without_a_burst_passes_and_the_report_names_the_choice() -> None:
+    report = run_check(evenly_spaced, quick=True, follow_up="rate")
+    assert report.ok, report.render()
+    assert "this crawl chose evenly spaced starts" in report.check("rate-limit").explanation
+
+
+def test_the_asyncio_timeout_reference_cancels_the_hung_call() -> None:
+    result = run_check(example("reference_timeout_asyncio"), quick=True, follow_up="timeout").check("timeout")
+    assert result.passed and "given up (cancelled after 0.6" in result.explanation

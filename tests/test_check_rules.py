@@ -1,4 +1,4 @@
-"""Rule sets, the buggy examples of issue 12, evidence-based hints, and the
+"""Rule sets, the grader's buggy example crawlers, evidence-based hints, and the
 same verdict on every run."""
 
 from __future__ import annotations

@@ -174,7 +174,7 @@ def test_trace_chrome_json_opens_in_perfetto(tmp_path: Path, capsys: pytest.Capt
     assert spans and all(e["dur"] >= 0 and e["ts"] >= 0 for e in spans)
     assert len(spans) > 14  # with normalize off, duplicate spellings are fetched too
     # http://a.com:80/ is still fetched as its own spelling, but it is the same server as
-    # http://a.com/: one host key, one politeness track (it was a second host before issue 14)
+    # http://a.com/: one host key, one politeness track (a port that is the scheme's default is no other host)
     assert {e["cat"] for e in spans} == {"a.com", "b.com"}
     assert any(":80/" in e["name"] for e in spans)
     assert all(e["tid"] >= 1 for e in spans)  # worker tracks; 0 is the links track
@@ -498,17 +498,17 @@ def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytes
     assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched
 
 
-# -- README's tour ------------------------------------------------------------------------------
+# -- the tour (docs/tutorials/tour.md) ---------------------------------------------------------------------------
 
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def tour_lines() -> list[list[str]]:
-    """The commands of README's "A tour" block, comments dropped."""
+    """The commands of the tour's block (docs/tutorials/tour.md), comments dropped."""
     import shlex
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "tutorials" / "tour.md").read_text(encoding="utf-8")
     block = text.split("## A tour", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
 
@@ -523,7 +523,7 @@ def test_the_tour_writes_only_under_a_git_ignored_folder() -> None:
 def test_the_quick_lines_of_the_tour_run_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`run`, `compare` and `trace` lines, exactly as README prints them, in a
+    """`run`, `compare` and `trace` lines, exactly as the tour prints them, in a
     fresh folder (the others need a terminal, a server or a minute)."""
     monkeypatch.chdir(tmp_path)
     quick = [argv for argv in tour_lines() if argv[1:2] and argv[1] in {"run", "compare", "trace"}]

@@ -1,9 +1,9 @@
 """Coverage that is true: pages reachable, fetched and lost, and the words every report uses.
 
-Issue 10 items 3 and 4: an unlisted URL is a 404 (a failed fetch), never a
-phantom page; aggressive normalization's lost page is named with its reason;
-reachable = fetched + lost over random webs and modes; the app, the JSON and
-the replay say the same numbers in the same words.
+An unlisted URL is a 404 (a failed fetch), never a phantom page; aggressive
+normalization's lost page is named with its reason; reachable = fetched +
+lost over random webs and modes; the app, the JSON and the replay say the
+same numbers in the same words.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Both work as root, where permission bits do not.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -64,6 +65,106 @@ def test_a_sweep_into_a_file_is_one_line(tmp_path: Path, capsys) -> None:
     blocker.write_text("x")
     assert main(["sweep", "see-it", "--workers", "1,2", "--no-plot", "-o", str(blocker / "out")]) == 2
     _one_line(capsys.readouterr().err, str(blocker))
+
+
+def _writers(out: Path, trace: Path | None = None) -> dict[str, list[str]]:
+    """Every command that writes a file, each writing under ``out`` (model reads ``trace``)."""
+    return {
+        "trace": ["trace", "see-it", "-o", str(out / "t.jsonl")],
+        "model": ["model", str(trace or out / "t.jsonl"), "-o", str(out / "site.toml")],
+        "html": ["html", "isro", "-o", str(out / "p.html"), "--budget", "0.01", "-q"],
+        "animate": ["animate", "see-it", "-o", str(out / "m.gif"), "--fps", "2", "--seconds", "1", "--size",
+                    "300x200", "-q"],
+        "stills": ["animate", "see-it", "--frames", "end", "-o", str(out / "s.png"), "--dpi", "30", "-q"],
+        "sweep": ["sweep", "see-it", "--workers", "1,2", "-o", str(out / "sweep")],
+        "crawl": ["crawl", str(SITE), "-o", str(out / "c.jsonl")],
+        "serve": ["serve", "see-it", "--port", "0", "--layout", "ports", "--hosts-file", str(out / "hosts.json"),
+                  "--duration", "0.05"],
+    }
+
+
+WROTE = {"trace": "t.jsonl", "model": "site.toml", "html": "p.html", "animate": "m.gif", "stills": "s-end.png",
+         "sweep": "sweep/sweep.png", "crawl": "c.jsonl", "serve": "hosts.json"}
+
+
+def test_every_writer_makes_a_missing_folder(tmp_path: Path, capsys) -> None:
+    """One policy for a missing output folder, in every command: it is made
+    (two levels here, each command into a folder of its own)."""
+    trace = tmp_path / "trace" / "new" / "deeper" / "t.jsonl"
+    for name in WROTE:
+        out = tmp_path / name / "new" / "deeper"
+        assert main(_writers(out, trace)[name]) == 0, (name, capsys.readouterr().err)
+        assert (out / WROTE[name]).stat().st_size > 0, name
+    capsys.readouterr()
+    assert not [p for p in tmp_path.rglob(".*")], "a temporary file was left"
+
+
+def test_every_writer_refuses_a_folder_it_cannot_make_in_one_line(tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder\n")
+    assert main(_writers(tmp_path)["trace"]) == 0  # model's input must exist for it to reach -o
+    capsys.readouterr()
+    for name, argv in _writers(blocker / "sub", tmp_path / "t.jsonl").items():
+        assert main(argv) == 2, name
+        _one_line(capsys.readouterr().err, str(blocker))
+    assert blocker.read_text() == "not a folder\n"
+
+
+def test_a_movie_that_fails_half_way_keeps_the_old_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys) -> None:
+    from crawlsim.notebook import writers
+
+    def half_then_full(path: Path, *args: object) -> int:
+        Path(path).write_bytes(b"GIF89a half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writers, "write_gif", half_then_full)
+    movie = tmp_path / "m.gif"
+    movie.write_bytes(b"the old, whole movie")
+    assert main(_writers(tmp_path)["animate"]) == 2
+    _one_line(capsys.readouterr().err, str(movie), "No space left on device")
+    assert movie.read_bytes() == b"the old, whole movie"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.gif"]
+
+
+def test_a_sweep_plot_that_fails_keeps_the_old_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from matplotlib.figure import Figure
+
+    def half_then_full(self: Figure, path: Path, *args: object, **kwargs: object) -> None:
+        Path(path).write_bytes(b"\x89PNG half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_then_full)
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    (folder / "sweep.png").write_bytes(b"the old plot")
+    assert main(_writers(tmp_path)["sweep"]) == 2
+    _one_line(capsys.readouterr().err, "No space left on device")
+    assert (folder / "sweep.png").read_bytes() == b"the old plot"
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_a_live_trace_appears_whole_at_the_end_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import crawlsim.session as session
+
+    target = tmp_path / "live.jsonl"
+    target.write_text("the old, complete trace\n")
+    live = TraceWriter(str(target))
+    live(Done(1.0, 0, 0))
+    assert target.read_text() == "the old, complete trace\n"  # never torn while the crawl runs
+    live.close()
+    assert read_trace(target).events == [Done(1.0, 0, 0)]
+
+    def full(event: object) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    live = TraceWriter(str(target))
+    monkeypatch.setattr(session, "trace_line", full)
+    live(Done(2.0, 0, 0))  # the disk fills: the crawl goes on, the trace is given up
+    with pytest.raises(UsageError, match="No space left on device"):
+        live.close()
+    assert read_trace(target).events == [Done(1.0, 0, 0)]
+    assert [p.name for p in tmp_path.iterdir()] == ["live.jsonl"]
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_partial_one(tmp_path: Path) -> None:

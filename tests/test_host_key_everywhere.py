@@ -1,6 +1,6 @@
 """One host key: every module that groups URLs by host derives the same key.
 
-Issue 14 found four host-key functions that disagreed (the real crawler gave
+Four host-key functions once disagreed (the real crawler gave
 ``a.com`` for ``http://A.com:80/x`` where the core gave ``a.com:80``).  Here
 every URL of the WPT URL test data and of the shipped scenarios' webs, in
 every normalization mode, is keyed by each module that keys hosts -- the

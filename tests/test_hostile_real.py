@@ -1,5 +1,5 @@
 """Hostile servers, hostile flags and hostile ``get_urls`` against the real
-crawler, ``serve`` and ``crawlsim.crawl`` (issue 11's probes kept as tests).
+crawler, ``serve`` and ``crawlsim.crawl`` (the hostile-input probes, kept as tests).
 
 Every server here listens on 127.0.0.1 at port 0.  Addresses the crawler must
 refuse (169.254.x, 10.x, ...) are never contacted: the tests read the
@@ -368,11 +368,11 @@ async def test_scope_host_includes_the_port_on_redirects() -> None:
 async def test_a_redirect_is_inline_only_to_the_cores_own_host_key() -> None:
     """With normalize=fragment the URLs keep ``A.test:80`` and ``a.test`` as
     written, but both reach one server: the one host key
-    (:func:`crawlsim.core.urls.host_key`, issue 14) files them under
-    ``a.test``, so the redirect between them is followed inline, under that
+    (:func:`crawlsim.core.urls.host_key`, which drops the scheme's default
+    port) files them under ``a.test``, so the redirect between them is followed inline, under that
     host's politeness, rather than handed to the scheduler as another host's
-    link.  (Before issue 14 the core keyed them as two hosts, ``a.test:80``
-    and ``a.test``, and this redirect was handed over.)"""
+    link.  (Keyed as two hosts, ``a.test:80`` and ``a.test``, this redirect
+    would be handed over.)"""
     routes = {"/": lambda r: redirect("http://a.test/x"), "/x": lambda r: html("here")}
     async with hostile(routes) as server:
         opts = real_options({"gap": 0.0, "robots": False, "normalize": "fragment"})
@@ -469,7 +469,7 @@ def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
         ["--hosts-file", "/dev/zero"],
         ["--hosts-file", "."],
         ["--hosts-file", "/no/such/file.json"],
-        ["-o", "/no/such/folder/trace.jsonl"],
+        ["-o", f"{__file__}/trace.jsonl"],  # a file where the trace's folder would be made
     ],
 )
 def test_crawl_refuses_absurd_values_in_one_line(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -504,7 +504,7 @@ def test_crawl_refuses_a_huge_or_wrong_hosts_file(tmp_path: Path, capsys: pytest
         ["--header-timeout", "0"],
         ["--header-timeout", "inf"],
         ["--port", "70000"],
-        ["--hosts-file", "/no/such/folder/hosts.json"],
+        ["--hosts-file", f"{__file__}/hosts.json"],  # a file where the folder would be made
     ],
 )
 def test_serve_refuses_absurd_values_in_one_line(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -55,6 +55,36 @@ def test_the_keys_follow_the_apps_knob_rules() -> None:
     assert len(grid.runs()) == 4 * 8 * (8 + 1) * 5
 
 
+TEXTUAL_KEY = {" ": "space", ".": "full_stop", "+": "plus", "-": "minus", "[": "left_square_bracket",
+               "]": "right_square_bracket", "ArrowLeft": "left", "ArrowRight": "right"}
+"""The page's keys (the browser's ``KeyboardEvent.key``) by their Textual names; a letter is itself."""
+APP_ONLY = {
+    "N", "M", "P",  # a cluster's nodes and partition: the page draws one crawler
+    "c",  # the scenario picker: the page is one scenario
+    "home", "end", "w", "q",  # seek to an end, the why panel, quit
+    "equals_sign", "underscore",  # the unshifted + and - (the page maps = and _ the same way)
+}
+
+
+def test_the_pages_keys_are_the_apps_keys_with_the_same_meanings() -> None:
+    """The page sits below the app in the layers, so ``KEY_WORDS`` cannot be
+    derived from ``CrawlApp.BINDINGS``: this keeps the two in step instead.
+    A key the app gains is on the page, or named here as the app's own."""
+    from crawlsim.page.build import KEY_WORDS
+    from crawlsim.page.grid import KEYS
+    from crawlsim.tui.app import CrawlApp
+
+    bound = {key: b for b in CrawlApp.BINDINGS for key in b.key.split(",")}  # type: ignore[union-attr]
+    page = {TEXTUAL_KEY.get(key, key): words for key, words in KEY_WORDS.items()}
+    assert set(page) <= set(bound), set(page) - set(bound)
+    assert set(bound) - set(page) == APP_ONLY
+    for key, words in page.items():
+        said = set(re.split(r"[ /]", bound[key].description))  # type: ignore[union-attr]
+        app_words = bound[key].description  # type: ignore[union-attr]
+        assert said & set(re.split(r"[ /]", words)), f"{key}: the page says {words!r}, the app {app_words!r}"
+    assert set(KEYS) <= set(KEY_WORDS)  # every what-if key the page simulates is on its key line
+
+
 def test_each_setting_shows_its_own_simulations_finish() -> None:
     scenario = load_scenario("see-it")
     data = scenario_data(scenario, budget=0.5)  # a smaller offer (workers 1-8, polite on/off): the same check
@@ -177,7 +207,7 @@ def test_a_page_that_cannot_be_written_whole_is_not_left_half_written(tmp_path: 
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "crawlsim", "html", "see-it", "--trace", str(trace), "-o", str(out), "-q"],
+        [sys.executable, "-m", "crawlsim", "html", "--trace", str(trace), "-o", str(out), "-q"],
         capture_output=True, text=True, timeout=300, preexec_fn=small_files,
     )
     assert proc.returncode == 2, proc.stderr

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from crawlsim.core.events import FetchStarted, HostDeferred
 from crawlsim.core.options import CrawlOptions, OptionError
-from crawlsim.core.politeness import SAYS
+from crawlsim.core.politeness import SAYS, Pace, WireClock
 from crawlsim.core.scheduler import Scheduler
 from crawlsim.narrate import narrate_trace
 from crawlsim.scenario import scenario_from_dict
@@ -59,6 +59,35 @@ def test_a_full_bucket_lets_burst_start_at_once_then_rate_a_second() -> None:
     assert sched.next_wakeup() == 0.5
     assert len(sched.poll(0.5)) == 1
     assert sched.next_wakeup() == 1.0
+
+
+paces = st.builds(Pace, gap=st.sampled_from([0.0, 0.25, 1.0]), rate=st.sampled_from([None, 0.5, 2.0]),
+                  burst=st.integers(1, 3))
+
+
+@given(claimed=paces, asked=st.lists(paces, max_size=4), sends=st.lists(st.floats(0, 10), min_size=1, max_size=5))
+def test_asking_the_wire_clock_changes_nothing(claimed: Pace, asked: list[Pace], sends: list[float]) -> None:
+    """``earliest`` is a query: asking it about any rules between the sends
+    leaves every later answer as it was; only ``claim`` says whose rules a send counts against."""
+    quiet, asking = WireClock(), WireClock()
+    for at in sorted(sends):
+        for clock in (quiet, asking):
+            clock.claim(claimed)
+            clock.sent(at)
+        for pace in asked:
+            asking.earliest(pace)
+    assert asking.earliest(claimed) == quiet.earliest(claimed)
+
+
+def test_a_send_counts_against_the_rules_claimed_for_it() -> None:
+    bucket = Pace(rate=2.0, burst=1)
+    clock = WireClock()
+    clock.claim(bucket)
+    clock.sent(0.0)
+    assert clock.earliest(bucket) == 0.5
+    assert clock.earliest(Pace()) == 0.0  # no rules: at once, and asking did not drop the bucket
+    clock.sent(0.5)
+    assert clock.earliest(bucket) == 1.0
 
 
 def test_the_longer_rule_names_the_deferral() -> None:

@@ -9,8 +9,8 @@ from crawlsim.core.robots import policy_from_response, product_token
 from tests.conformance import conformance_file
 
 # Every case where the core's answer differs from Google's reference matcher
-# (test, user agent, URL), and why.  README states these nine; any other
-# difference, or one of these fixed, fails the test so README is updated too.
+# (test, user agent, URL), and why.  docs/explanation/fidelity.md states these nine; any other
+# difference, or one of these fixed, fails the test so that page is updated too.
 KNOWN_DIFFERENCES = [
     # an empty URL is not a page a crawler can request; the seed is rejected as malformed (4 cases)
     ("GoogleOnly_SystemTest", "FooBot", ""),
@@ -44,7 +44,7 @@ def allowed_through_core(robotstxt: str, user_agent: str, url: str) -> bool | No
 
 
 def test_google_robots_cases_through_the_core() -> None:
-    """README's figure, exactly: 133 of Google's 142 cases, and the nine others
+    """The fidelity page's figure, exactly: 133 of Google's 142 cases, and the nine others
     are the listed differences (no more, no fewer)."""
     cases = json.loads(conformance_file("google_robots_cases.json", "Google robots.txt cases").read_text())
     differing = []

@@ -113,10 +113,12 @@ def test_check_seed_names_the_seed_once_and_does_not_claim_to_explore() -> None:
 
 
 def test_the_notebook_count_is_not_written_down_and_every_notebook_is_listed() -> None:
-    """README said "Fifteen teaching notebooks" beside eighteen: it names no
-    number now, and notebooks/README.md (which it points to) lists each one."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert not re.search(r"\b(\w+) teaching notebooks", readme.replace("The teaching notebooks", ""))
+    """README said "Fifteen teaching notebooks" beside eighteen: neither it nor
+    the class tutorial names a number, and notebooks/README.md (which the
+    tutorial points to) lists each one."""
+    for page in (REPO / "README.md", REPO / "docs" / "tutorials" / "class.md"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"\b(\w+) teaching notebooks", text.replace("The teaching notebooks", "")), page
     listed = (REPO / "notebooks" / "README.md").read_text(encoding="utf-8")
     shipped = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
     assert len(shipped) >= 18
@@ -134,12 +136,12 @@ def test_the_notebook_count_is_not_written_down_and_every_notebook_is_listed() -
 def test_the_commands_scenarios_readme_says_run_a_cluster_do(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """scenarios/README.md said "Only `run` runs a cluster so far"."""
+    """The scenario reference said "Only `run` runs a cluster so far"."""
     from crawlsim.cli import main
 
-    text = (REPO / "scenarios" / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "reference" / "scenarios.md").read_text(encoding="utf-8")
     assert "Only `run` runs a cluster" not in text
-    assert f"`{argv[0]}`" in text.split("## A crawl on many machines", 1)[1].split("##", 1)[0]
+    assert f"`{argv[0]}`" in text.split("## `[cluster]`: a crawl on many machines", 1)[1].split("##", 1)[0]
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 0
     out = capsys.readouterr().out

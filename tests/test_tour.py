@@ -1,9 +1,11 @@
-"""README's "A tour": every line runs, and shows what its comment says.
+"""The tour (docs/tutorials/tour.md): every line runs, and shows what its comment says.
+
+The commands README shows are lines of the tour (a test below), so they run too.
 
 Each line of the tour block is matched to one check below (a line without
 one fails the test, so a new line needs its check).  The commands run in
 this process through ``crawlsim.cli.main`` in a fresh folder (no interpreter
-start per line), as README prints them; three get a flag that keeps them
+start per line), as the tour prints them; three get a flag that keeps them
 quick and is said where it is added: ``serve`` a time scale (the same
 crawl, 50 times faster), ``check`` the quick cases only, ``tui`` runs under
 Textual's test pilot.  ``html`` (1,440 crawls) runs once per session as a
@@ -31,15 +33,30 @@ Check = Callable[..., None]
 """(argv, tmp, capsys), and for the offline page the session's shared builds."""
 
 
+TOUR = REPO / "docs" / "tutorials" / "tour.md"
+
+
 def tour() -> list[tuple[str, list[str]]]:
-    """(comment, argv) of each line of README's tour block."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """(comment, argv) of each line of the tour block."""
+    text = TOUR.read_text(encoding="utf-8")
     block = text.split("## A tour", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     lines = []
     for line in block.splitlines():
         if line.strip():
             command, _, comment = line.partition(" #")
             lines.append((comment.strip(), shlex.split(command)))
+    return lines
+
+
+def readme_commands() -> list[tuple[str, list[str]]]:
+    """(comment, argv) of each ``crawlsim`` line in README's sh blocks but the install lines."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            if line.startswith("crawlsim "):
+                command, _, comment = line.partition(" #")
+                lines.append((comment.strip(), shlex.split(command)))
     return lines
 
 
@@ -147,7 +164,7 @@ def tui_normalize(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]
 
 
 def check_fails(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # README: "exits 1 here: that example is meant to fail (it marks pages seen on finish), and the
+    # the tour: "exits 1 here: that example is meant to fail (it marks pages seen on finish), and the
     # report says why" -- on the quick cases (the full run is test_check's)
     target = str(REPO / argv[2].split(":")[0]) + ":" + argv[2].split(":")[1]
     out = run([*argv[:2], target, "--quick", "--only", "basic"], capsys, code=1)
@@ -176,7 +193,7 @@ def serve_then_crawl(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[s
 
 
 def pasted_crawl(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # the line serve prints, shown with "..." in README: serve_then_crawl runs it as printed
+    # the line serve prints, shown with "..." in the tour: serve_then_crawl runs it as printed
     assert argv[:3] == ["crawlsim", "crawl", "http://a.com/"] and "--resolve" in argv
 
 
@@ -232,8 +249,17 @@ def test_every_tour_line_has_a_check_and_a_claim() -> None:
     assert len(LINES) >= 13
     for comment, argv in LINES:
         assert check_for(argv) is not None, argv
-        if argv[1:2] != ["check"]:  # check's claim is README's sentence after the block
+        if argv[1:2] != ["check"]:  # check's claim is the tour's sentence after the block
             assert comment, f"a tour line says nothing about what it shows: {argv}"
+
+
+def test_every_command_readme_shows_is_a_tour_line_with_its_claim() -> None:
+    """README shows a few tour lines per reader; each must be one, word for word
+    (the comment too), so the tour's checks run README's commands."""
+    shown = readme_commands()
+    assert len(shown) >= 5
+    missing = [" ".join(argv) for comment, argv in shown if (comment, argv) not in LINES]
+    assert missing == []
 
 
 SLOW = {sweep_files, nodes_sweep, animation, tui_normalize, offline_page}

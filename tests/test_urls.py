@@ -99,7 +99,7 @@ def test_rfc3986_mode_matches_wpt_http_cases() -> None:
     cases = [c for c in _wpt_cases() if not c.get("failure") and c["href"].startswith(("http:", "https:"))]
     matched = sum(canonicalize(c["input"], c["base"]) == c["href"].split("#", 1)[0] for c in cases)
     print(f"WPT http(s) cases matched by rfc3986 mode: {matched}/{len(cases)}")
-    # README's figure, exactly: every one of the 229 (a single miss is a regression)
+    # docs/explanation/fidelity.md's figure, exactly: every one of the 229 (a single miss is a regression)
     misses = [c["input"] for c in cases if canonicalize(c["input"], c["base"]) != c["href"].split("#", 1)[0]]
     assert (matched, len(cases)) == (229, 229), misses
 
@@ -107,7 +107,7 @@ def test_rfc3986_mode_matches_wpt_http_cases() -> None:
 @pytest.mark.parametrize("mode", list(MODES))
 def test_no_wpt_input_raises_in_any_mode(mode: str) -> None:
     cases = _wpt_cases()
-    assert len(cases) == 869  # README: "no input of the 869 raises in any mode"
+    assert len(cases) == 869  # docs/explanation/fidelity.md: "no input of the 869 raises in any mode"
     for case in cases:
         result = canonicalize(case["input"], case["base"], mode=mode)
         assert result is None or result.lower().startswith(("http:", "https:"))

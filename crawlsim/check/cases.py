@@ -126,6 +126,12 @@ class Case:
     """Pages whose every call raises ``ValueError``: not to be retried."""
     extra_time: float = 0.0
     """Seconds added to the deadline: waits the case asks for (backoffs), not fetches."""
+    hung: frozenset[str] = frozenset()
+    """Pages whose calls never return: they block until the checker gives up
+    on the run (the ``timeout`` round), then raise ``CheckAbandoned``."""
+    deadline: float | None = None
+    """The case's deadline in seconds, when the sequential estimate does not
+    fit it (a hung call would hold a crawl that waits for it that long)."""
 
     def latency_of(self, page: str) -> float:
         return self.latency.get(page, self.default_latency)

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import textwrap
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
 from crawlsim.check.grade import run_check
 from crawlsim.check.report import TRACE_CASE, CheckReport
-from crawlsim.check.rounds import ROUND_NAMES, help_text
+from crawlsim.check.rounds import ROUND_NAMES, help_epilog
 from crawlsim.cli_options import ArgumentParser
 from crawlsim.errors import UsageError
 
@@ -27,10 +28,13 @@ from crawlsim.errors import UsageError
 def _parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="crawlsim check",
-        description=(
+        description=textwrap.fill(
             "Grade your own crawl(start_url, get_urls, max_workers) -- or an async def one -- against "
-            "simulated services with injected latency, and name the interview rubric level it reaches."
+            "simulated services with injected latency, and name the interview rubric level it reaches.",
+            79,
         ),
+        epilog=help_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is a paragraph per round, as written
     )
     parser.add_argument("target", metavar="FILE.py:FUNCTION", help="the crawler to check (FUNCTION defaults to crawl)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -64,8 +68,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         choices=ROUND_NAMES,
         help=(
-            "grade a follow-up round: the function is called with the round's extra argument(s) after max_workers "
-            "(the base cases run first, with no limit, unless --quick). " + help_text()
+            f"grade a follow-up round ({', '.join(ROUND_NAMES)}; each round's signature and contract are listed "
+            "below): the base cases run first, with no limit, unless --quick"
         ),
     )
     parser.add_argument("--only", metavar="CASE,...", help=f"run only these cases ({', '.join(CASE_NAMES)})")

@@ -25,11 +25,11 @@ CheckKind = Literal["correctness", "performance", "note"]
 LEVELS = ("below L4", "L4", "L5", "L6-observable")
 
 UNOBSERVABLE = (
-    "Not observable by a checker: the rest of L6 -- politeness, rate limits and robots.txt, memory limits on "
+    "Not observable by a checker: the rest of L6 -- robots.txt and per-host politeness, memory limits on "
     "the frontier, a distributed design (host partitioning, shared dedupe store, durable frontier, distributed "
     "termination), observability -- and every 'explains why' of L5 (the race, the GIL, when asyncio is the "
-    "better choice). Those are for the conversation. Depth and page limits and retries with backoff are "
-    "graded by their follow-up rounds (--follow-up depth, pages, retries)."
+    "better choice). Those are for the conversation. Depth and page limits, retries with backoff, timeouts "
+    "and a rate limit are graded by their follow-up rounds (--follow-up depth, pages, retries, timeout, rate)."
 )
 
 TRACE_CASE = "diamond-50"

@@ -8,7 +8,7 @@ The base cases still run first (given a value that sets no limit, so a
 round's function is graded on the base question too).
 
 Each round is data (:class:`Round`): its contract (shown in the report's
-header, ``--help`` and README), the rubric items it makes observable, its
+header, ``--help`` and docs/reference/check.md), the rubric items it makes observable, its
 cases and its judge.  The cases are plain :class:`~crawlsim.check.cases.Case`
 objects, so the services, the sandbox and the runner serve them unchanged;
 the sandboxed child rebuilds them by name with :func:`case_named`.
@@ -16,6 +16,7 @@ the sandboxed child rebuilds them by name with :func:`case_named`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,12 +24,16 @@ from crawlsim.check import cases as base
 from crawlsim.check.cases import Case
 from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
 from crawlsim.check.pages_round import PAGES_CASES, judge_pages
-from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
+from crawlsim.check.rate_round import RATE_CASES, judge_rate
 from crawlsim.check.report import CheckResult
+from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
 from crawlsim.check.runner import CaseRun
+from crawlsim.check.timeout_round import TIMEOUT_CASES, judge_timeout
 
 NO_LIMIT = 10**9
 """The extra argument the base cases get: a limit no case comes near."""
+NO_TIMEOUT = 3600.0
+"""The ``timeout`` the base cases get: no base case's call comes near an hour."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,32 @@ ROUNDS: dict[str, Round] = {
         cases=lambda: list(RETRIES_CASES()),
         judge=judge_retries,
     ),
+    "timeout": Round(
+        name="timeout",
+        params=("timeout",),
+        contract=(
+            "a call that has not returned after timeout seconds (counted from when the call starts) is given up: "
+            "the page counts as found, with no links, and the crawl finishes without waiting for it; calls slower "
+            "than usual but inside the limit are waited for"
+        ),
+        rubric="the follow-up 'retries and timeouts' (a hung call does not hang the crawl)",
+        neutral=(NO_TIMEOUT,),
+        cases=lambda: list(TIMEOUT_CASES()),
+        judge=judge_timeout,
+    ),
+    "rate": Round(
+        name="rate",
+        params=("max_rate",),
+        contract=(
+            "max_rate is get_urls calls per second across all workers: in any window of T seconds at most "
+            "max_rate * T + max_rate calls start (a token bucket of burst max_rate, or smoother), and the crawl "
+            "uses the rate it is given (over half of max_rate when enough calls can be in flight)"
+        ),
+        rubric="L6's politeness and rate limits (one limit shared by all workers)",
+        neutral=(float(NO_LIMIT),),
+        cases=lambda: list(RATE_CASES()),
+        judge=judge_rate,
+    ),
 }
 ROUND_NAMES: tuple[str, ...] = tuple(ROUNDS)
 
@@ -107,6 +138,13 @@ def case_named(name: str, quick: bool = False, termination_slow: float | None = 
     return base.case_named(name, quick, termination_slow)
 
 
-def help_text() -> str:
-    """Each round's signature and contract, for ``--help``."""
-    return "; ".join(f"{r.name}: {r.signature}: {r.contract}" for r in ROUNDS.values())
+def help_epilog(width: int = 79) -> str:
+    """Each round's signature, contract and rubric items, a paragraph each, for ``--help``."""
+    lines = ["follow-up rounds (--follow-up NAME; the extra arguments come after max_workers):"]
+    for r in ROUNDS.values():
+        lines.append(f"  {r.name:<9}{r.signature}")
+        lines.extend(textwrap.wrap(r.contract, width, initial_indent=" " * 11, subsequent_indent=" " * 11))
+        lines.extend(
+            textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11, subsequent_indent=" " * 11)
+        )
+    return "\n".join(lines)

@@ -37,6 +37,10 @@ enough that any crawler with two fetches in flight meets it; short enough
 that a sequential crawler only loses a fifth of a second per page."""
 
 
+HANG_POLL = 0.005
+"""How often a hung ``async`` call looks whether the run was abandoned."""
+
+
 class SimulatedFetchError(ConnectionError):
     """Raised by ``get_urls`` for a page the case marks as failing.  A
     ``ConnectionError`` (an ``OSError``) like a real network failure, so
@@ -82,6 +86,7 @@ class SimService:
         self._failing = frozenset(page_of(page) for page in case.failing)
         self._transient = {page_of(page): n for page, n in case.transient.items()}
         self._permanent = frozenset(page_of(page) for page in case.permanent)
+        self._hung = frozenset(page_of(page) for page in case.hung)
         self._calls: dict[str, int] = {}
         self._group_of = {page_of(page): group for group in case.groups for page in group}
         self._arrived: dict[frozenset[str], set[str]] = {group: set() for group in case.groups}
@@ -115,6 +120,7 @@ class SimService:
         outcome: Outcome = "cancelled"
         try:
             self._wait_for_partners_blocking(record.page)
+            self._hang_blocking(record.page)
             delay = self._latency.get(record.page, self.case.default_latency)
             if delay > 0:
                 time.sleep(delay)
@@ -137,6 +143,8 @@ class SimService:
         outcome: Outcome = "cancelled"
         try:
             await self._wait_for_partners_async(record.page)
+            while record.page in self._hung and not self._abandoned:
+                await asyncio.sleep(HANG_POLL)
             delay = self._latency.get(record.page, self.case.default_latency)
             await asyncio.sleep(delay)
             links = self._respond(record)
@@ -206,6 +214,18 @@ class SimService:
         record.links = links
         return links
 
+    # ------------------------------------------------------------ hung calls
+
+    def _hang_blocking(self, page: str) -> None:
+        """A hung page's call waits here until the run is abandoned (then
+        ``_respond`` raises ``CheckAbandoned``): the thread that made it is
+        released when the checker is done with the run, not before."""
+        if page not in self._hung:
+            return
+        with self._cond:
+            while not self._abandoned:
+                self._cond.wait()
+
     # ------------------------------------------------------------ rendezvous
 
     def _partners_ready(self, page: str) -> bool:
@@ -235,8 +255,9 @@ class SimService:
 
     def idle_for(self, now: float) -> float:
         """Seconds with no fetch in flight and none started or ended: how long
-        the crawl has shown no sign of progress (0 while a fetch is in flight,
-        since every simulated fetch ends on its own)."""
+        the crawl has shown no sign of progress (0 while a fetch is in flight:
+        every simulated fetch ends on its own, but for a hung one, which ends
+        when the run is abandoned, so a crawl waiting for it runs to its deadline)."""
         with self._cond:
             return 0.0 if self._running else max(0.0, now - self._last_activity)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from crawlsim.cli_options import ArgumentParser  # noqa: F401 (re-exported: every command's parser)
-from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
@@ -66,16 +64,10 @@ def add_seed_argument(parser: argparse.ArgumentParser) -> None:
 
 def load(ref: str, overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
     """The scenario ``ref`` (a shipped name or a file), reseeded and with the
-    user's crawler options applied.  A missing file is a :class:`UsageError`
-    that names it and lists the shipped scenarios."""
-    from crawlsim.scenario import list_scenarios, load_scenario
+    user's crawler options applied.  A missing file is the loader's one line
+    (:func:`~crawlsim.scenario.load_scenario`), naming it and the shipped scenarios."""
+    from crawlsim.scenario import load_scenario
 
-    path = Path(ref)
-    looks_like_file = ref.endswith(".toml") or os.sep in ref or "/" in ref
-    if looks_like_file and not path.is_file():
-        shipped = ", ".join(list_scenarios()) or "none found"
-        what = "is a folder, not a scenario file" if path.is_dir() else "no such scenario file"
-        raise UsageError(f"{ref}: {what}; shipped scenarios: {shipped}")
     scenario = load_scenario(ref)
     if seed is not None:
         scenario = scenario.reseeded(seed)

@@ -339,6 +339,8 @@ def _web_json(result: Any, url: str) -> dict[str, Any]:
         data["robots_unreadable"] = result.robots_refused
     if result.unfinished:
         data["not_fetched"] = dict(sorted(result.unfinished.items()))
+    if result.links_dropped:
+        data["links_not_examined"] = dict(sorted(result.links_dropped.items()))
     if result.refused:
         data["refused"] = [{"target": what, "reason": why} for what, why in result.refused]
     return data
@@ -379,6 +381,8 @@ def _print_problems(result: Any, out: IO[str]) -> None:
             print(f"  {page}  {reason}", file=out)
         if len(result.unfinished) > SHOWN_PAGES:
             print(f"  ... and {len(result.unfinished) - SHOWN_PAGES} more (--json lists them all)", file=out)
+    for page, dropped in sorted(result.links_dropped.items()):
+        print(f"links not examined when the crawl stopped: {dropped:,} of those on {page}", file=out)
     for what, why in result.refused[:SHOWN_REFUSALS]:
         print(f"refused before connecting: {what}: {why}", file=out)
     if result.stats.skipped:

@@ -14,14 +14,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
+from crawlsim.cli_options import ArgumentParser, add_quiet_flag
 from crawlsim.errors import UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _budget(text: str) -> float:
@@ -37,14 +32,14 @@ def _budget(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     from crawlsim.page.build import BUDGET_SECONDS
 
-    parser = _Parser(
+    parser = ArgumentParser(
         prog="crawlsim html",
         description="Write the crawl as one self-contained web page (no server, no network): the graph of pages "
         "by host, worker lanes, seen set, hosts' politeness, bounds and the advisor's sentence, a clock, and the "
         "terminal app's what-if keys, every setting simulated now.",
     )
-    parser.add_argument("scenario", nargs="?", default="see-it", help="shipped scenario name or .toml path "
-                        "(default: see-it)")
+    parser.add_argument("scenario", nargs="?", default=None, help="shipped scenario name or .toml path "
+                        "(default: see-it; not with --trace)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write")
     parser.add_argument("--trace", metavar="FILE", help="draw this recorded trace (JSONL from crawlsim trace, "
                         "crawl -o or check --trace) instead of simulating; the what-if keys are off")
@@ -53,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget", type=_budget, default=BUDGET_SECONDS, metavar="SECONDS",
                         help=f"CPU seconds the what-if crawls may take (default {BUDGET_SECONDS:g}); a web whose "
                         "crawls take longer gets fewer settings, and the page says which")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_flag(parser)
     return parser
 
 
@@ -64,22 +59,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     from crawlsim.page.html import MAX_BYTES
 
     began = time.monotonic()
+    if args.trace and args.scenario is not None:
+        raise UsageError(f"give a SCENARIO or --trace {args.trace}, not both: a trace is drawn as it was recorded "
+                         "(drop the scenario)")
     if args.trace:
         from crawlsim.session import read_trace
 
         trace = read_trace(args.trace)  # a bad trace is its one-line TraceError (a UsageError)
         text, offer = build_page(trace=trace, trace_name=Path(args.trace).name, title=args.title, note=args.note)
     else:
-        from crawlsim.scenario import load_scenario
+        from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
 
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
         text, offer = build_page(scenario, title=args.title, note=args.note, budget=args.budget)
     data = text.encode("utf-8")
     if len(data) > MAX_BYTES:
         raise UsageError(f"the page would be {len(data) / 1e6:.1f} MB, over {MAX_BYTES / 1e6:.0f} MB: "
                          "give a smaller --budget or cap the crawl (--max-pages in the scenario)")
     out = Path(args.output)
-    with written(out, make_folder=True, newline="") as page:  # whole, or not at all (a full disk, a file limit)
+    with written(out, newline="") as page:  # whole, or not at all (a full disk, a file limit)
         page.write(text)
     if not args.quiet:
         print(f"crawlsim html: wrote {out} ({len(data) / 1e6:.2f} MB) in {time.monotonic() - began:.0f} s", flush=True)

@@ -52,7 +52,11 @@ FAILED_STATUS = 504
 """The status a page that failed with no answer (a timeout, too large) gets in the model."""
 LINK_REASONS = frozenset({"seen", "scope", "robots", "depth", "cap"})
 """Skipped events that are links the page really had (malformed and scheme links are not pages)."""
-NOT_CRAWL_OPTIONS = frozenset({"user_agent"})
+RECORDER_KEY = "recorder"
+"""The options' entry naming another crawler that recorded the trace (a Scrapy
+crawl's ``TraceRecorder``): its tool, its own settings and where its
+scheduler differs from crawlsim's -- said in the model's ``assumes``."""
+NOT_CRAWL_OPTIONS = frozenset({"user_agent", RECORDER_KEY})
 """Recorded options that mean nothing to the simulator's rerun."""
 
 
@@ -195,10 +199,14 @@ def _description(rec: Recording) -> str:
     return f"A model of a recorded crawl: {len(rec.pages):,} pages fetched, recorded finish {rec.finish:.3f} s."
 
 
-def _assumptions(rec: Recording) -> str:
-    """What the model assumes beyond the recording (``assumes``: ``run`` prints it)."""
+def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> str:
+    """What the model assumes beyond the recording (``assumes``: ``run`` prints it),
+    and, for another crawler's recording, where its scheduler differs."""
     unfetched = len(rec.discovered.difference(rec.pages))
     text = "each fetched page takes its measured time again, whatever the settings"
+    if recorder:
+        said = [str(d) for d in recorder.get("differences", ()) if isinstance(d, str)]
+        text += f"; recorded by {recorder.get('tool', 'another crawler')}" + "".join(f"; {d}" for d in said)
     if unfetched:
         text += (
             f"; {unfetched:,} pages discovered but never fetched (a cap, a time limit, robots.txt or scope) "
@@ -209,6 +217,8 @@ def _assumptions(rec: Recording) -> str:
 
 def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str) -> str:
     """The scenario file for ``rec`` (see the module docstring)."""
+    recorder = (options or {}).get(RECORDER_KEY)
+    recorder = recorder if isinstance(recorder, Mapping) else None
     out = [
         f"# Written by `crawlsim model {source}`.",
         "# Latency model: each page's own measured fetch time (`latency` in [pages]); each host's latency is the",
@@ -216,15 +226,31 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         "# per-host distribution when a rerun fetches the same pages: the recorded work is kept page by page.",
         f"title = {_toml('Model of ' + Path(source).name)}",
         f"description = {_toml(_description(rec))}",
-        f"assumes = {_toml(_assumptions(rec))}",
+        f"assumes = {_toml(_assumptions(rec, recorder))}",
         f"start = {_toml(rec.seeds or list(rec.pages)[:1])}",
         "",
-        "[crawl]",
+        *_crawl_lines(options or {}, recorder),
+        *_host_lines(rec),
+        *_page_lines(rec),
     ]
-    for key, value in sorted((options or {}).items()):
+    return "\n".join(out) + "\n"
+
+
+def _crawl_lines(options: Mapping[str, Any], recorder: Mapping[str, Any] | None) -> list[str]:
+    """``[crawl]``: the recording's options (another crawler's settings named in a comment)."""
+    out = []
+    if recorder and isinstance(recorder.get("settings"), Mapping):
+        out.append(f"# Read from {recorder.get('tool', 'the recorder')}'s settings: {json.dumps(recorder['settings'])}")
+    out.append("[crawl]")
+    for key, value in sorted(options.items()):
         if value is not None and key not in NOT_CRAWL_OPTIONS:
             out.append(f"{key} = {_toml(value)}")
     out.append("")
+    return out
+
+
+def _host_lines(rec: Recording) -> list[str]:
+    out = []
     for host, times in sorted(rec.host_times.items()):
         out.append(f"[hosts.{json.dumps(host)}]")
         out.append(f"latency = {statistics.median(times):.6f}")
@@ -234,15 +260,21 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         if robots is not None:
             out.append(f"robots = {_toml(robots)}")
         out.append("")
-    out.append("[pages]")
+    return out
+
+
+def _page_lines(rec: Recording) -> list[str]:
+    out = ["[pages]"]
     for url, page in rec.pages.items():
         spec: dict[str, Any] = {"links": page.links, "latency": round(page.took, 6)}
         if page.status != 200:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
             spec["headers"] = {"Retry-After": f"{page.retry_after:g}"}
+        if 300 <= page.status < 400 and len(page.links) == 1:  # a redirect the crawler followed (Scrapy's)
+            spec["headers"] = {"Location": page.links[0]}
         out.append(f"{json.dumps(url)} = {_toml(spec)}")
-    return "\n".join(out) + "\n"
+    return out
 
 
 # --------------------------------------------------------------------------- the command

@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from crawlsim.cli_options import warn_cluster_ignored
+from crawlsim.cli_options import cannot_listen, port_number, warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import check_seconds, check_writable, scenario_flags
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("scenario", help="a shipped scenario name or a .toml path")
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number(0),
         default=DEFAULT_PORT,
         help=f"port every host listens on (default {DEFAULT_PORT}; 0 = any free port)",
     )
@@ -107,8 +107,6 @@ def _check_flags(args: argparse.Namespace) -> None:
     gets its default here, so the check and the server see one value)."""
     from crawlsim.real.server import HEADER_TIMEOUT
 
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port: expected 0-65535, got {args.port}")
     if not (math.isfinite(args.time_scale) and 0 < args.time_scale <= MAX_TIME_SCALE):
         raise UsageError(f"--time-scale: expected a number > 0 and at most {MAX_TIME_SCALE:g}, got {args.time_scale:g}")
     check_seconds("--duration", args.duration)
@@ -138,12 +136,7 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
     try:
         await server.start()
     except OSError as err:
-        print(
-            f"crawlsim: error: cannot listen on loopback port {args.port}: {err.strerror or err}"
-            f"{'; try --port 0' if args.port else ''}",
-            file=sys.stderr,
-        )
-        return 1
+        raise cannot_listen("loopback", args.port, err, "try --port 0" if args.port else "") from None
     try:
         try:
             _announce(server, args, scenario)

@@ -59,7 +59,7 @@ from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
-from crawlsim.outfile import remove_partial, written
+from crawlsim.outfile import make_folder, replaced, written
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -349,11 +349,8 @@ def plot(
     """Write :func:`sweep_figure` (for cluster points
     :func:`~crawlsim.commands.sweep_nodes.cluster_figure`) to ``path`` (sweep.png)."""
     figure = (cluster_figure if is_cluster_grid(grid) else sweep_figure)(rows, grid, title, base)
-    try:
-        figure.savefig(path)
-    except OSError:
-        remove_partial(path)  # a full disk: no half-drawn sweep.png beside the tables
-        raise
+    with replaced(path) as temp:  # a full disk: no half-drawn sweep.png beside the tables
+        figure.savefig(temp)
 
 
 def sweep_figure(
@@ -478,7 +475,7 @@ def _write_results(
     ``out_dir``; returns the names written.  A folder that cannot be written
     is the user's mistake: one line, exit 2."""
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_folder(out_dir)
         results = CLUSTER_RESULT_KEYS if is_cluster_grid(grid) else RESULT_KEYS
         write_csv(rows, ["index", *grid, *results, "error"], out_dir / "sweep.csv")
         document = {

@@ -451,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         meta["cluster"] = {"nodes": run.config.nodes, "partition": run.config.partition, "detected_at": run.detected_at}
     # -o out/see-it.json in a fresh checkout makes out/, as sweep -o out/ does; a
     # full disk is one line, and no half-written file is left looking complete
-    with written(path, make_folder=True) as out:
+    with written(path) as out:
         count = traced.write(fmt, out, metadata=meta, separators=(",", ":"))
     where = "; open it at https://ui.perfetto.dev" if fmt == "chrome" else ""
     nodes = "" if traced.layout is None else f", {run.config.nodes} nodes {run.config.partition}"

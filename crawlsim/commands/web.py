@@ -37,8 +37,9 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
+from crawlsim.cli_options import ArgumentParser, cannot_listen, port_number
 from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
@@ -51,32 +52,15 @@ START_SECONDS = 60.0
 """How long ``--follow`` waits for its server to listen (a child Python importing aiohttp and textual)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose mistakes are one :class:`UsageError` line (exit 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number 1-65535; got {text!r}") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 1-65535; got {port}")
-    return port
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = ArgumentParser(
         prog="crawlsim web",
         description="Serve the terminal app to browsers (textual-serve): every browser that opens the "
         "address gets its own app on SCENARIO.",
     )
     parser.add_argument("scenario", nargs="?", default="see-it", help="shipped scenario name or .toml path "
                         "(default: see-it)")
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=port_number(), default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 serves the "
                         "whole network)")
@@ -136,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         server.serve()
     except OSError as err:  # taken between the check and the server's own bind
-        raise UsageError(f"cannot listen on {args.host} port {args.port}: {err.strerror or err}") from None
+        raise cannot_listen(args.host, args.port, err) from None
     return 0
 
 
@@ -226,7 +210,7 @@ def _check_port(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp does
             probe.bind(address)
     except OSError as err:
-        raise UsageError(f"cannot listen on {host} port {port}: {err.strerror or err}") from None
+        raise cannot_listen(host, port, err) from None
 
 
 def _stop(server: subprocess.Popen[bytes]) -> None:

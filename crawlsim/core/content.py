@@ -23,14 +23,19 @@ def exact_fingerprint(text: str) -> int:
 
 
 def simhash(text: str, shingle: int = 3) -> int:
+    """The 64-bit simhash of ``text``'s word ``shingle``-grams: bit ``b`` is
+    set when more than half of the grams' hashes have it set.
+
+    Linear, and counted by C code rather than one Python step per bit and
+    gram: the hashes are written out as one string of 64 binary digits each,
+    and bit ``b``'s count is the number of ``1`` in every 64th character
+    (a 2 MB page took seconds the other way, on the crawler's event loop)."""
     words = normalized_text(text).split()
     grams = [" ".join(words[i : i + shingle]) for i in range(max(1, len(words) - shingle + 1))]
-    weights = [0] * 64
-    for gram in grams:
-        h = int.from_bytes(blake2b(gram.encode(), digest_size=8).digest(), "little")
-        for bit in range(64):
-            weights[bit] += 1 if h >> bit & 1 else -1
-    return sum(1 << bit for bit in range(64) if weights[bit] > 0)
+    hashes = [int.from_bytes(blake2b(gram.encode(), digest_size=8).digest(), "little") for gram in grams]
+    digits = "".join([format(h, "064b") for h in hashes])
+    # (the digit of bit b is at 63 - b of each hash's 64: the most significant first)
+    return sum(1 << bit for bit in range(64) if 2 * digits[63 - bit :: 64].count("1") > len(hashes))
 
 
 def hamming(a: int, b: int) -> int:

@@ -409,27 +409,33 @@ class _FreshPriority:
 
 @dataclass(frozen=True)
 class CrawlOptions:
-    """Every knob of the scheduler.  See README "Options" for the prose."""
+    """Every knob of the scheduler.  Each field's docstring is its meaning in the
+    options reference (``docs/reference/options.md`` is built from these
+    docstrings, :data:`RULES` and the defaults below): write it here, once."""
 
     workers: int = 8
-    """Global cap on fetches in flight."""
+    """Global cap on fetches in flight (Scrapy ``CONCURRENT_REQUESTS``)."""
     per_host: int | None = None
-    """Cap on fetches in flight to one host; ``None`` means only ``workers``."""
+    """Cap on fetches in flight to one host (``CONCURRENT_REQUESTS_PER_DOMAIN``); none means only ``workers``."""
     gap: float = 0.0
-    """Minimum seconds between request *starts* to one host."""
+    """Minimum seconds between request *starts* to one host (``DOWNLOAD_DELAY``)."""
     randomize_gap: bool = False
-    """Multiply each gap by a seeded uniform factor in [0.5, 1.5] (Scrapy's default when a delay is set)."""
+    """Multiply each gap by a seeded uniform factor in [0.5, 1.5] (``RANDOMIZE_DOWNLOAD_DELAY``)."""
     rate: float | None = None
-    """A token bucket per host: request starts a second it refills (``None``: no bucket).
-    In any ``T`` seconds a host gets at most ``burst + rate * T`` starts."""
+    """A token bucket per host: request starts a second it refills (nginx ``limit_req rate``; none: no
+    bucket).  In any ``T`` seconds a host gets at most ``burst + rate * T`` starts."""
     burst: int = 1
-    """The bucket's size: starts a host may make at once after a quiet spell (with ``rate``)."""
+    """The bucket's size: starts a host may make at once after a quiet spell; no effect without ``rate``
+    (a warning says so)."""
     order: str = "bfs"
-    """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first) or ``best`` (``priority``)."""
+    """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first) or ``best`` (by ``priority``,
+    lower first)."""
     priority: Priority | None = cast(Any, _FreshPriority())  # noqa: RUF009 (a descriptor: see _FreshPriority)
-    """For ``order = "best"``: a name (``"shallowest"``, see :mod:`crawlsim.core.priorities`)
-    or ``priority(url, depth) -> number``, lower first.  A named priority is read
-    back as a fresh copy each time (its state belongs to one crawl)."""
+    """For ``order = "best"``, fixed when a URL is queued: ``shallowest`` (its depth),
+    ``host-round-robin`` (how many URLs of its host were queued before it: hosts take turns),
+    ``shortest-url`` (its length), or ``priority(url, depth) -> number``, lower first.
+    ``--priority NAME`` implies ``--order best``.  A named priority is read back as a
+    fresh copy each time (its state belongs to one crawl)."""
     frontier: str = "per-host"
     """``per-host``: one queue per host plus a heap of host ready times (no head-of-line blocking).
     ``fifo``: one queue whose blocked head stalls everyone (for teaching)."""
@@ -440,32 +446,44 @@ class CrawlOptions:
     """``host``: a seed's exact hostname; ``domain``: a seed's host or its subdomains
     (a leading ``www.`` ignored); ``any``: everything."""
     allow: tuple[str, ...] = ()
-    """Regexes; when given, a URL must match one of them."""
+    """Regular expressions, compiled when the options are made; when given, a URL must match one."""
     deny: tuple[str, ...] = ()
-    """Regexes; a URL matching any of them is out of scope."""
+    """Regular expressions; a URL matching any of them is out of scope (deny wins over allow)."""
     depth_limit: int | None = None
+    """Skip links deeper than this; the seeds are depth 0 (``DEPTH_LIMIT``)."""
     max_pages: int | None = None
+    """A trap guard: stop queueing after this many pages."""
     max_pages_per_host: int | None = None
+    """A trap guard: stop queueing a host's pages after this many."""
     robots: bool = False
-    """Fetch each host's /robots.txt first, through the same fetch path, and obey it."""
+    """Fetch each host's /robots.txt first, through the same fetch path, and obey it (``ROBOTSTXT_OBEY``)."""
     user_agent: str = "crawlsim"
+    """Matched against robots.txt groups by its product token (``USER_AGENT``)."""
     max_crawl_delay: float = 10.0
     """Crawl-delay is honoured up to this many seconds."""
     max_retry_after: float = 120.0
-    """A Retry-After longer than this many seconds is not waited for: the fetch
-    fails finally (reason ``retry-after too long``) instead of holding its host."""
+    """A Retry-After (seconds or HTTP-date) longer than this many seconds is not waited for: the fetch
+    fails finally (reason ``retry-after too long``) instead of holding its host (a robots.txt then
+    counts as unreachable: disallow all).  Unreadable, negative or infinite values mean normal backoff."""
     max_retries: int = 2
+    """Retries of ``retry_statuses`` and transient errors (``RETRY_TIMES``)."""
     retry_statuses: tuple[int, ...] = (429, 503)
+    """HTTP statuses that are retried (``RETRY_HTTP_CODES``)."""
     backoff_base: float = 1.0
-    """First retry waits about this long; each further retry doubles it (with jitter)."""
+    """Retry n waits ``backoff_base * 2**(n-1)`` seconds times a jitter in 0.5-1.5; a ``Retry-After``
+    replaces it and holds the whole host."""
     backoff_max: float = 60.0
+    """The cap on one retry's backoff, in seconds."""
     seen: str = "exact"
     """Seen set: ``exact`` strings, ``hash`` (64-bit digests) or ``bloom``."""
     bloom_capacity: int = 1_000_000
+    """URLs the ``bloom`` seen set is sized for; a filter larger than this machine's memory is refused."""
     bloom_error_rate: float = 0.001
+    """The ``bloom`` seen set's false-positive rate at capacity (a false positive loses a page)."""
     content_dedup: str = "off"
-    """``off``, ``exact`` fingerprints, or ``simhash`` near-duplicates."""
+    """``off``, ``exact`` fingerprints, or ``simhash`` near-duplicates; a duplicate's links are not followed."""
     simhash_distance: int = 3
+    """Bits two simhashes may differ by and still be near-duplicates."""
     seed: int = 0
     """Seeds the jitter and gap randomisation, so runs are reproducible."""
     record_events: bool = True

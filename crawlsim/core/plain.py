@@ -13,7 +13,9 @@ without running its ``__repr__``.
 
 from __future__ import annotations
 
-__all__ = ["materialize", "plain_number", "plain_str", "plain_texts", "short"]
+from collections.abc import Mapping
+
+__all__ = ["check_headers", "checked_status", "materialize", "plain_number", "plain_str", "plain_texts", "short"]
 
 
 _SAFE_REPR = (int, float, complex, bytes, bytearray, type(None), bool)
@@ -104,3 +106,20 @@ def plain_texts(**values: object) -> tuple[str | None, ...]:
             raise TypeError(f"{name}: expected a string or None, got {short(value)}")
         out.append(text)
     return tuple(out)
+
+
+def checked_status(status: object) -> int:
+    """``status`` as a plain int (an ``HTTPStatus`` is one), or the error."""
+    plain = plain_number(status)
+    if type(plain) is not int:
+        raise TypeError(f"status: expected an int HTTP status, got {short(status)}")
+    if not 100 <= plain <= 599:  # type: ignore[operator]
+        raise ValueError(f"status: expected an HTTP status 100-599, got {plain!r}")
+    return plain  # type: ignore[return-value]
+
+
+def check_headers(headers: object) -> Mapping[object, object]:
+    """``headers``, or TypeError unless it is a mapping."""
+    if not isinstance(headers, Mapping):
+        raise TypeError(f"headers: expected a mapping of header names to values, got {short(headers)}")
+    return headers

@@ -42,8 +42,9 @@ Outside the core a rule also needs: a per-second rate (or a duration)
 scaled in :mod:`crawlsim.real.timescale`; a rerun in the advisor's
 counterfactuals (:mod:`crawlsim.sim.advisor`); its words in the run
 summary's ``options_line`` and the real crawl's ``politeness_line``; a
-flag in :mod:`crawlsim.cli_options`; and rows in the README's Options
-table.  The per-host token bucket was added that way: this module and
+flag in :mod:`crawlsim.cli_options`; and a docstring on its ``CrawlOptions``
+field (the docs' options table is built from it).  The per-host token
+bucket was added that way: this module and
 ``options.py`` first, and the bucket was invisible until the rest followed.
 """
 
@@ -130,18 +131,23 @@ class WireClock:
         self._last = -_INF
         self._tat = -_INF
         self.pace = Pace()
-        """The rules as of the latest request claimed (a Crawl-delay arrives mid-crawl)."""
+        """The rules of the latest request claimed (:meth:`claim`; a Crawl-delay arrives mid-crawl)."""
 
     def earliest(self, pace: Pace) -> float:
-        """The first time (the clock :meth:`sent` is given) a request may go."""
-        self.pace = pace
+        """The first time (the clock :meth:`sent` is given) a request under
+        ``pace`` may go.  A query: it changes nothing (:meth:`claim` does)."""
         at = self._last + pace.gap
         if pace.rate is not None:
             at = max(at, self._tat - (pace.burst - 1) / pace.rate)
         return at
 
+    def claim(self, pace: Pace) -> None:
+        """A request under ``pace`` goes next: its send (:meth:`sent`) is
+        counted against these rules (a Crawl-delay may have arrived since the last)."""
+        self.pace = pace
+
     def sent(self, at: float) -> None:
-        """A request went on the wire at ``at``."""
+        """A request went on the wire at ``at``, under the rules last claimed."""
         self._last = at
         rate = self.pace.rate
         if rate is not None:

@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 from heapq import heappop, heappush
 
 from crawlsim.core.frontier import Entry
+from crawlsim.core.plain import check_headers, plain_str
 
 
 def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
@@ -82,3 +83,20 @@ class RetryQueue:
     def entries(self) -> list[Entry]:
         """Every waiting entry (for views and tests)."""
         return [item[3] for item in self.heap]
+
+
+def retry_after_of(headers: object) -> float | None:
+    """Seconds of a response's ``Retry-After`` (measured against its ``Date``
+    when it is an HTTP-date), or None when absent or unusable.  Raises
+    TypeError when ``headers`` is not a mapping; junk inside it is ignored."""
+    if headers is None:
+        return None
+    found: dict[str, object] = {}
+    for k, v in check_headers(headers).items():
+        name = plain_str(k)
+        if name is not None and name.lower() in ("retry-after", "date"):
+            found[name.lower()] = plain_str(v)
+    value, date = found.get("retry-after"), found.get("date")
+    if not isinstance(value, str):
+        return None
+    return parse_retry_after(value, date if isinstance(date, str) else None)

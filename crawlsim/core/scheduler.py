@@ -91,7 +91,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from crawlsim.core.events import (
     Discovered,
@@ -109,9 +109,11 @@ from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFro
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.plain import materialize, plain_number, plain_str, plain_texts, short
+from crawlsim.core.admission import Admission
+from crawlsim.core.plain import check_headers, checked_status, materialize, plain_number, plain_str, plain_texts, short
 from crawlsim.core.politeness import Politeness
-from crawlsim.core.retry import RetryQueue, backoff_delay, parse_retry_after
+from crawlsim.core.refusals import SchedulerBusy, UnknownFetch
+from crawlsim.core.retry import RetryQueue, backoff_delay, retry_after_of
 from crawlsim.core.scope import Scope
 from crawlsim.core.seen import fast_ops, make_seen
 from crawlsim.core.slots import WorkerSlots
@@ -124,7 +126,6 @@ from crawlsim.core.urls import (
     host_key,
     split_host,
 )
-from crawlsim.errors import CrawlsimError
 
 
 class Fetch(NamedTuple):
@@ -175,28 +176,13 @@ does only this): one fetch is built per request."""
 _InFlight = tuple[Fetch, Key, HostState]
 """A fetch handed out and not yet answered, with its frontier key (kept for a
 retry) and its host.  A plain tuple: one is built per fetch."""
-
-
-
+_Response = tuple[_InFlight, float, int, Sequence[object], float | None, str | None, str | None, str | None]
+"""A response's arguments checked: fetch, now, status, links, Retry-After, body, content, final URL."""
 
 _INF = float("inf")
 _PLAIN_MAPPINGS = (dict, MappingProxyType)
 """Header mappings recognised without an ABC isinstance check (once per response)."""
 _MAX_FLOAT = 1.7976931348623157e308
-
-
-class UnknownFetch(CrawlsimError, KeyError):
-    """``on_response``/``on_error`` named a fetch that is not in flight
-    (never started, or already answered).  A ``KeyError``, so callers that
-    caught the old error still do; ``str()`` is the plain message."""
-
-    def __init__(self, fetch_id: object) -> None:
-        plain = plain_number(fetch_id)
-        super().__init__(fetch_id if plain is None else plain)
-        self.fetch_id = fetch_id if plain is None else plain
-
-    def __str__(self) -> str:
-        return f"fetch_id: no fetch {short(self.fetch_id)} is in flight (unknown, or already answered)"
 
 
 class Scheduler:
@@ -253,6 +239,8 @@ class Scheduler:
         self._pages = PageLedger(opts, self.stats, page_of)
         self._next_id = 0
         self._done_emitted = False
+        self._open: Admission | None = None
+        """The response whose links are being admitted step by step, if any."""
         self._now = -_MAX_FLOAT
         """The latest ``now`` given: time may stand still, never go back."""
 
@@ -294,6 +282,7 @@ class Scheduler:
     def add_seeds(self, urls: Iterable[str], now: float) -> None:
         """Canonicalize the seeds, put their hosts in scope, and queue them.
         A non-string seed is skipped as ``malformed`` (with an event)."""
+        self._check_idle()
         hrefs = materialize(urls, "urls")
         now = self._check_now(now)
         self._now = now
@@ -319,6 +308,7 @@ class Scheduler:
         would be: one node of a distributed crawl shares the crawl's scope
         but queues only the seeds it owns.  Entries that are not strings or
         not canonical http(s) URLs are ignored (``add_seeds`` reports them)."""
+        self._check_idle()
         for raw in materialize(urls, "urls"):
             href = plain_str(raw)
             if href is not None:
@@ -333,6 +323,7 @@ class Scheduler:
         seen set and admitted exactly as a response's links are (the same
         per-link loop and events, with ``base`` as their parent).  Returns how
         many were queued.  Checks every argument first, like ``on_response``."""
+        self._check_idle()
         hrefs = materialize(links, "links")
         page = plain_str(base)
         if page is None:
@@ -346,6 +337,8 @@ class Scheduler:
 
     def poll(self, now: float) -> list[Fetch]:
         """Every fetch that may start at ``now``, within all limits."""
+        if self._open is not None:
+            self._check_idle()
         if not (type(now) is float and self._now <= now < _INF):  # the common case, checked inline
             now = self._check_now(now)
         return self._poll(now)
@@ -360,7 +353,7 @@ class Scheduler:
         list, an unknown fetch, a bad ``now``) takes ``on_response``'s own
         path, which checks and raises exactly as it does.  The outcome and the
         events are those of the two calls."""
-        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int else None
+        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int and self._open is None else None
         if flight is None or type(links) is not list or not (type(now) is float and self._now <= now < _INF):
             self.on_response(fetch_id, now, links=links)
             return self._poll(self._now)  # (the checked, plain now)
@@ -421,43 +414,96 @@ class Scheduler:
         page (resolved against ``final_url`` or the fetched URL); ``body`` is
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints.  Every argument is checked before anything changes."""
+        self._check_idle()
+        self._respond(*self._checked_all(fetch_id, now, status, links, headers, body, content, final_url))
+
+    def _checked_all(
+        self, fetch_id: object, now: object, status: object = 200, links: object = (), headers: object = None,
+        body: object = None, content: object = None, final_url: object = None,
+    ) -> _Response:  # fmt: skip
+        """Every argument of ``on_response`` checked, as :meth:`_respond` takes them."""
         flight, now, status, hrefs = self._checked_response(fetch_id, now, status, links)
         retry_after, (body, content, final_url) = self._checked_extras(status, headers, body, content, final_url)
-        self._respond(flight, now, status, hrefs, retry_after, body, content, final_url)
+        return flight, now, status, hrefs, retry_after, body, content, final_url  # type: ignore[return-value]
 
     def _respond(
-        self,
-        flight: _InFlight,
-        now: float,
-        status: int,
-        hrefs: Sequence[object],
-        retry_after: float | None,
-        body: str | None,
-        content: str | None,
-        final_url: str | None,
-    ) -> None:
+        self, flight: _InFlight, now: float, status: int, hrefs: Sequence[object], retry_after: float | None,
+        body: str | None, content: str | None, final_url: str | None,
+    ) -> None:  # fmt: skip
         """:meth:`on_response` once its arguments are checked: from here on, state changes."""
+        opened = self._respond_head(flight, now, status, hrefs, retry_after, body, content, final_url)
+        if opened is not None:
+            base, follow, duplicate_of = opened
+            new = 0 if follow is None else self._expand(base, follow, flight[0].depth, now)
+            self._respond_tail(flight, now, status, len(hrefs), new, duplicate_of)
+
+    def _respond_head(
+        self, flight: _InFlight, now: float, status: int, hrefs: Sequence[object], retry_after: float | None,
+        body: str | None, content: str | None, final_url: str | None,
+    ) -> tuple[str, Sequence[object] | None, str | None] | None:  # fmt: skip
+        """A response up to its links: the fetch out of flight, a retry or a
+        robots.txt handled in full (None: nothing is left to do), else the
+        page recorded and ``(base, links to admit or None, duplicate_of)``."""
         self._now = now
         host = self._finish(flight)
         if status in self._retry_statuses and self._retry_response(flight, host, status, retry_after, now):
-            return
+            return None
         fetch = flight[0]
         if fetch.kind == "robots":
             self._robots.answered(host, status, body, now)
             self._finished(now, fetch, status, 0, 0, None)
-            return
+            return None
         self._pages.record(fetch, f"HTTP {status}" if status >= 400 else None)
         duplicate_of = None
         if content is not None and status < 400 and self._pages.dedup_content:
             duplicate_of = self._pages.content_duplicate(fetch.url, content)
-        new = 0
-        if duplicate_of is None:
-            base = final_url or fetch.url
-            follow = hrefs if self._route is None else self._route(base, hrefs, fetch.depth, now)
-            new = self._expand(base, follow, fetch.depth, now)
+        if duplicate_of is not None:
+            return fetch.url, None, duplicate_of
+        base = final_url or fetch.url
+        return base, hrefs if self._route is None else self._route(base, hrefs, fetch.depth, now), None
+
+    def _respond_tail(self, flight: _InFlight, now: float, status: int, links: int, new: int, dup: str | None) -> None:
+        """A page's response after its links: announced (FetchFinished), its host re-filed."""
         if self._record or not self._in_flight:
-            self._finished(now, fetch, status, len(hrefs), new, duplicate_of)
-        self._frontier.reconsider(host, now)
+            self._finished(now, flight[0], status, links, new, dup)
+        self._frontier.reconsider(flight[2], now)
+
+    def begin_response(self, fetch_id: int, now: float, **response: Any) -> Admission:
+        """:meth:`on_response` (its arguments, checked alike), the links then admitted
+        :meth:`Admission.step` by step: stepped to its end it is ``on_response`` (the same
+        state, the same events in order at ``now``), only split so a driver can look at
+        its clock between steps.  While it is open, calls that change the scheduler raise
+        :class:`SchedulerBusy` (see :mod:`crawlsim.core.admission`)."""
+        self._check_idle()
+        checked = self._checked_all(fetch_id, now, **response)
+        flight, now, status, hrefs = checked[:4]
+        opened = self._respond_head(*checked)
+        if opened is None:  # a retry or a robots.txt: wholly handled already
+            return Admission(flight[0].url, 0, None, None, None)
+        base, follow, duplicate_of = opened
+        depth, links = flight[0].depth, len(hrefs)
+        follow = follow if follow is None or type(follow) is tuple else tuple(follow)  # the caller's may change
+
+        def expand(part: Sequence[object], first: bool) -> int:
+            return self._expand(base, part, depth, now, new_batch=first)
+
+        def end(new: int, cut: bool) -> None:
+            self._open = None
+            if not cut:
+                self._respond_tail(flight, now, status, links, new, duplicate_of)
+                return
+            fetch = flight[0]  # links dropped: announced, but no Done (the crawl was cut, not finished)
+            self._emit(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, None))
+            self._frontier.reconsider(flight[2], now)
+
+        admission = Admission(flight[0].url, links, follow, expand, end)
+        self._open = None if admission.finished else admission
+        return admission
+
+    def _check_idle(self) -> None:
+        """Raise :class:`SchedulerBusy` while a response's links are being admitted."""
+        if self._open is not None:
+            raise SchedulerBusy(self._open.url)
 
     def _checked_response(
         self, fetch_id: object, now: object, status: object, links: object
@@ -473,7 +519,7 @@ class Scheduler:
         if not (type(now) is float and self._now <= now < _INF):  # type: ignore[operator]
             now = self._check_now(now)
         if not (type(status) is int and 100 <= status <= 599):  # type: ignore[operator]
-            status = _checked_status(status)
+            status = checked_status(status)
         if type(links) is not list and type(links) is not tuple:
             links = materialize(links, "links")
         return flight, now, status, links  # type: ignore[return-value]
@@ -487,9 +533,9 @@ class Scheduler:
         if body is not None or content is not None or final_url is not None:
             texts = plain_texts(body=body, content=content, final_url=final_url)
         if status in self._retry_statuses:
-            return _retry_after_of(headers), texts
+            return retry_after_of(headers), texts
         if headers is not None and type(headers) not in _PLAIN_MAPPINGS:
-            _check_headers(headers)
+            check_headers(headers)
         return None, texts
 
     def _retry_response(
@@ -513,6 +559,7 @@ class Scheduler:
     def on_error(self, fetch_id: int, now: float, reason: str, *, transient: bool = True) -> None:
         """A fetch failed without a usable response (timeout, reset, garbage).
         Transient errors are retried with backoff; the rest fail the page."""
+        self._check_idle()
         flight = self._flight_of(fetch_id)
         if flight is None:
             raise UnknownFetch(fetch_id)
@@ -710,8 +757,10 @@ class Scheduler:
         self._frontier.push_page(host, count() if count is not None else self._next_key(url, depth, self._batch), url, depth, now)
         return True
 
-    def _expand(self, base: str, links: Sequence[object], depth: int, now: float) -> int:
-        """Canonicalize, filter and queue the links of one page.
+    def _expand(self, base: str, links: Sequence[object], depth: int, now: float, new_batch: bool = True) -> int:
+        """Canonicalize, filter and queue the links of one page (or, with
+        ``new_batch`` false, the next part of the page whose first part
+        opened the batch: :class:`Admission`).
 
         This loop runs for every link of every page -- several million times
         in a million-page simulation, most of them links to pages already
@@ -725,7 +774,8 @@ class Scheduler:
         ``malformed`` (the type check sits on the path that would parse it,
         not on the seen-set hit).
         """
-        self._batch += 1
+        if new_batch:
+            self._batch += 1
         steps = self._steps
         quick = self._already_canonical
         seen_first = self._seen_first
@@ -848,36 +898,3 @@ class Scheduler:
             self._done_emitted = True
             self._emit(Done(now, self._accepted, self.stats.fetches))
 
-
-def _checked_status(status: object) -> int:
-    """``status`` as a plain int (an ``HTTPStatus`` is one), or the error."""
-    plain = plain_number(status)
-    if type(plain) is not int:
-        raise TypeError(f"status: expected an int HTTP status, got {short(status)}")
-    if not 100 <= plain <= 599:  # type: ignore[operator]
-        raise ValueError(f"status: expected an HTTP status 100-599, got {plain!r}")
-    return plain  # type: ignore[return-value]
-
-
-def _check_headers(headers: object) -> Mapping[object, object]:
-    """``headers``, or TypeError unless it is a mapping."""
-    if not isinstance(headers, Mapping):
-        raise TypeError(f"headers: expected a mapping of header names to values, got {short(headers)}")
-    return headers
-
-
-def _retry_after_of(headers: object) -> float | None:
-    """Seconds of a response's ``Retry-After`` (measured against its ``Date``
-    when it is an HTTP-date), or None when absent or unusable.  Raises
-    TypeError when ``headers`` is not a mapping; junk inside it is ignored."""
-    if headers is None:
-        return None
-    found: dict[str, object] = {}
-    for k, v in _check_headers(headers).items():
-        name = plain_str(k)
-        if name is not None and name.lower() in ("retry-after", "date"):
-            found[name.lower()] = plain_str(v)
-    value, date = found.get("retry-after"), found.get("date")
-    if not isinstance(value, str):
-        return None
-    return parse_retry_after(value, date if isinstance(date, str) else None)

@@ -12,8 +12,8 @@ at named moments (:mod:`crawlsim.notebook.moments`) or times, as PNG or SVG:
     crawlsim animate see-it --normalize off --frames start,first-duplicate,end -o slides/see-it.svg
     crawlsim animate see-it --frames 0,1.5,end -o slides/ --format png
 
-A progress bar goes to stderr on a terminal (``--quiet`` turns it off); stdout
-gets one ``wrote FILE`` line per file.  A mistake (unknown extension or
+A progress bar goes to stderr on a terminal; stdout gets one ``wrote FILE``
+line per file (``--quiet``: neither, as in ``crawlsim html``).  A mistake (unknown extension or
 moment, a moment that never happens, no ffmpeg, a bad scenario or option)
 prints one line ``crawlsim: error: ...`` and exits 2.
 """
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli_options import ArgumentParser, add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import ArgumentParser, add_crawler_flags, add_quiet_flag, overrides_from_args
 from crawlsim.errors import UsageError
-from crawlsim.outfile import remove_partial
+from crawlsim.outfile import check_folder, make_folder, replaced
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
 from crawlsim.scenario import DEFAULT_SCENARIO
@@ -68,17 +68,6 @@ def _movie_suffix(path: Path) -> str:
             f"(or {' or '.join(STILL_FORMATS)} with --frames)"
         )
     return suffix
-
-
-def _check_folder(folder: Path, out: Path) -> None:
-    """The output's folder, made when only it is missing (``-o out/crawl.gif``
-    in a fresh checkout, as ``trace`` and ``sweep`` do); a deeper missing path
-    is more likely a typo, and is refused."""
-    if not folder.is_dir():
-        try:
-            folder.mkdir()
-        except OSError:
-            raise AnimateError(f"cannot write {str(out)!r}: no such directory {str(folder)!r}") from None
 
 
 def picture_size(size: str | None, dpi: float | None) -> tuple[tuple[float, float], float]:
@@ -161,7 +150,7 @@ def animate(
     suffix = _movie_suffix(out)  # before the simulation: fail fast on a bad name
     if suffix == ".mp4":
         ffmpeg_path()
-    _check_folder(out.parent, out)
+    check_folder(out)  # made when missing, as for every output file (before the simulation)
     with stages(progress) as steps:
         _, result, drawing = _draw(scenario, overrides, layout=layout, dpi=dpi, figsize=figsize, steps=steps)
         times = frame_times(result.finish, max(1, round(fps * seconds) - 1))
@@ -173,17 +162,14 @@ def animate(
                 steps.advance()
                 yield frame
 
-        try:
+        with replaced(out) as temp:  # a full disk or Ctrl-C: no half-encoded movie left looking finished
             if suffix == ".gif":
                 (fullest,) = drawing.frames([result.finish])
                 inks = [style.ink for style in STATES.values()]  # the hatches' lines
                 colours = [*STATE_COLOURS.values(), *SPAN_COLOURS.values(), *inks, *BOUND_COLOURS.values(), FINISH_COLOUR]
-                write_gif(out, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
+                write_gif(temp, counted(), palette_for(fullest, colours), fps, HOLD_SECONDS)
             else:
-                write_mp4(out, counted(), fps, HOLD_SECONDS)
-        except BaseException:
-            remove_partial(out)  # a full disk or Ctrl-C: no half-encoded movie left looking finished
-            raise
+                write_mp4(temp, counted(), fps, HOLD_SECONDS, shown=out)
     return out
 
 
@@ -212,7 +198,7 @@ def still_frames(
     items = parse_moments(moments if isinstance(moments, str) else ",".join(moments))
     out = Path(path)
     folder, stem, suffix = _still_target(out, fmt)
-    _check_folder(folder, out)
+    make_folder(folder, out)
     with stages(progress) as steps:
         scen, result, drawing = _draw(scenario, overrides, layout=layout, dpi=dpi, figsize=figsize, steps=steps)
         chosen = resolve(items, result)
@@ -221,7 +207,8 @@ def still_frames(
         for moment in chosen:
             target = folder / f"{stem or scen.name}-{moment.label}{suffix}"
             drawing.update(moment.t)
-            drawing.save(target, suffix[1:])
+            with replaced(target) as temp:
+                drawing.save(temp, suffix[1:])
             written.append((target, moment))
             steps.advance()
     return written
@@ -272,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"dots per inch: text is in points, so a higher --dpi at one --size makes it bigger "
                              f"(default: {SLIDE_SIZE[0] / SLIDE_INCHES[0]:g} without --size; with it, height / "
                              f"{SLIDE_INCHES[1]:g})")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    add_quiet_flag(parser)  # a progress bar is drawn only on a terminal anyway
     add_crawler_flags(parser)
     return parser
 
@@ -284,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         lines = _export(args)
     except OSError as err:
         raise UsageError(f"cannot write {args.output!r}: {err.strerror or err}") from None
-    for line in lines:
-        print(line)
+    if not args.quiet:
+        for line in lines:
+            print(line)
     return 0
 
 

@@ -71,9 +71,10 @@ def write_gif(path: Path, frames: Iterable[np.ndarray], palette: Image.Image, fp
     return len(images)
 
 
-def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, hold: float) -> int:
+def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, hold: float, shown: Path | None = None) -> int:
     """Pipe ``frames`` (all one even size) to ffmpeg as H.264 at ``fps``; the
-    last frame repeated for ``hold`` seconds.  Returns the frames written."""
+    last frame repeated for ``hold`` seconds.  Returns the frames written.
+    An error names ``shown`` (the file the user asked for), else ``path``."""
     process: subprocess.Popen[bytes] | None = None
     count = 0
     try:
@@ -94,7 +95,7 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, hold: float) -
             process.wait()
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines()
-        raise UsageError(f"ffmpeg could not write {str(path)!r}: {lines[-1] if lines else process.returncode}")
+        raise UsageError(f"ffmpeg could not write {str(shown or path)!r}: {lines[-1] if lines else process.returncode}")
     return count
 
 

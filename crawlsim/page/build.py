@@ -46,9 +46,11 @@ STEP_TABLE_URLS = 40
 KEY_WORDS = {
     " ": "play/pause", ".": "step", "f": "faster", "s": "slower", "r": "restart", "n": "normalize",
     "+": "workers +", "-": "workers -", "p": "polite", "[": "gap -", "]": "gap +", "o": "order",
-    "ArrowLeft": "back", "ArrowRight": "forward",
+    "ArrowLeft": "seek back", "ArrowRight": "seek forward",
 }
-"""The terminal app's keys (``crawlsim tui``), with the same meanings."""
+"""The terminal app's keys (``crawlsim tui``), with the same meanings.  The page
+sits below the app in the layers and cannot read its ``BINDINGS``; tests/test_page.py
+checks that the two agree."""
 
 
 @dataclass

@@ -18,6 +18,11 @@ same reasons the simulation uses where they apply:
 
 So ``pages found = pages fetched + pages lost``, and a page a link reaches
 is never "unreachable" because its fetch failed.
+
+Links the time limit left unexamined on a page whose links were being
+admitted when it came (``CrawlResult.links_dropped``) are not pages found:
+they were never resolved, so they name no page yet.  They are counted per
+page instead (``crawl --json``'s ``links_not_examined``).
 """
 
 from __future__ import annotations

@@ -6,6 +6,20 @@ core's next wakeup (a politeness hold or a retry backoff).  Fetch tasks
 never touch the scheduler: what they need of its state (the host's
 robots.txt policy and politeness) is captured in a
 :class:`~crawlsim.real.results.FetchContext` when the fetch starts.
+
+The time limit is a promise whatever the pages contain, so nothing the
+coordinator does on the event loop is unbounded: a page's links are handed
+to the core in steps of about :data:`ADMIT_SECONDS`
+(``Scheduler.begin_response``; a step's size follows what the last one
+cost, since one link may cost microseconds or, against a robots.txt of
+thousands of rules, milliseconds), the new events passed on after each
+step, and the clock looked at between steps.  Stepping changes nothing in the crawl (the same links admitted in
+the same order at the response's time, ``FetchFinished`` last, so a trace
+is the same as one ``on_response`` call's); between steps the loop lets the
+other fetches read their sockets, but no other response is reported and
+nothing new starts.  When the limit comes in the middle of a page, the
+admission is closed: the links not yet examined are dropped, never
+queued, and counted in ``CrawlResult.links_dropped`` under their page.
 """
 
 from __future__ import annotations
@@ -19,6 +33,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import Fetch, Scheduler
 from crawlsim.real.accounting import LOST_SKIPS
+from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.redirect_scope import RedirectScope
 from crawlsim.real.results import CrawlResult, Failure, FetchContext, Fetcher, Outcome
 
@@ -32,10 +47,14 @@ async def run_crawl(
     keep_events: bool = True,
     max_time: float | None = None,
     page_of: Callable[[str], str] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> CrawlResult:
     """Crawl from ``seeds`` with ``fetcher`` until the core says done (or
-    ``max_time`` seconds pass, when in-flight fetches are cancelled)."""
-    coordinator = _Coordinator(options, fetcher, seeds, on_event=on_event, keep_events=keep_events, page_of=page_of)
+    ``max_time`` seconds pass, when in-flight fetches are cancelled).
+    ``clock`` is read for every time told to the core and for the limit."""
+    coordinator = _Coordinator(
+        options, fetcher, seeds, on_event=on_event, keep_events=keep_events, page_of=page_of, clock=clock
+    )
     return await coordinator.run(max_time)
 
 
@@ -54,6 +73,7 @@ class _Coordinator:
         on_event: Callable[[Event], None] | None,
         keep_events: bool,
         page_of: Callable[[str], str] | None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.options = options
         self.fetcher = fetcher
@@ -61,7 +81,8 @@ class _Coordinator:
         self.on_event = on_event
         self.keep_events = keep_events
         self.sched = Scheduler(options, page_of=page_of)
-        self.origin = time.monotonic()
+        self.clock = clock
+        self.origin = clock()
         self.last = 0.0
         """The scheduler's clock: the latest time told to it (never goes back)."""
         self.events: list[Event] = []
@@ -74,10 +95,15 @@ class _Coordinator:
         """Pages whose fetch ended for good (done, or failed with no retry left)."""
         self.redirect_scope = RedirectScope(options.scope, self.seeds)
         self.max_time: float | None = None
-        """The crawl's time limit, checked between responses too."""
+        """The crawl's time limit, checked between responses and between the steps of one page's links."""
+        self.links_dropped: dict[str, int] = {}
+        """Page URL -> links on it never examined: the time limit came while they were admitted."""
 
     def now(self) -> float:
-        return time.monotonic() - self.origin
+        return self.clock() - self.origin
+
+    def out_of_time(self) -> bool:
+        return self.max_time is not None and self.now() >= self.max_time
 
     async def run(self, max_time: float | None) -> CrawlResult:
         """The crawl loop, then the result (every page accounted for when
@@ -106,12 +132,15 @@ class _Coordinator:
             robots_refused=self.robots_refused,
             unfinished=unfinished,
             skipped=self.skipped,
+            links_dropped=self.links_dropped,
         )
 
     async def _loop(self, max_time: float | None) -> str | None:
         """Start what the core allows, wait, report; until done.  Why the crawl
         stopped early (a time limit), or None when it ran to the end."""
         while True:
+            if self.out_of_time() and (self.links_dropped or not self.sched.done):
+                return f"time limit of {max_time:g} s reached"  # nothing new starts once it has come
             self.last = max(self.last, self.now())
             for fetch in self.sched.poll(self.last):
                 self._start(fetch)
@@ -137,12 +166,47 @@ class _Coordinator:
         done, _ = await asyncio.wait(self.pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         # Report in order of finishing, so the trace's times never go backwards.
         for _, _, task in sorted((task.result()[1], self.pending[task].id, task) for task in done):
-            if self.max_time is not None and self.now() >= self.max_time:
+            if self.out_of_time():
                 return  # the rest stay pending: listed as in flight when the time limit stopped the crawl
             fetch = self.pending.pop(task)
             outcome, t = task.result()
             self.last = max(self.last, t)
-            _report(self.sched, fetch, outcome, self.last, self.statuses)
+            await self._report(fetch, outcome, self.last)
+
+    async def _report(self, fetch: Fetch, outcome: Outcome, t: float) -> None:
+        """Hand one outcome to the core; a page's links in steps of about
+        :data:`ADMIT_SECONDS`, with the clock looked at between steps (see the
+        module docstring)."""
+        if isinstance(outcome, Failure):
+            self.sched.on_error(fetch.id, t, outcome.reason, transient=outcome.transient)
+            return
+        if fetch.kind == "robots":
+            self.sched.on_response(fetch.id, t, status=outcome.status, headers=outcome.headers, body=outcome.body)
+            return
+        self.statuses[fetch.url] = outcome.status
+        admission = self.sched.begin_response(
+            fetch.id,
+            t,
+            status=outcome.status,
+            links=outcome.links,
+            headers=outcome.headers,
+            content=outcome.content,
+            final_url=outcome.base or outcome.final_url,
+        )
+        size = ADMIT_FIRST
+        try:
+            while True:
+                began = self.clock()
+                if admission.step(size):
+                    break
+                size = next_step(size, self.clock() - began)
+                self._flush()
+                await asyncio.sleep(0)  # the other fetches read their sockets meanwhile
+                if self.out_of_time():
+                    break
+        finally:  # the time limit, or the crawl cancelled (Ctrl-C, the app closed) between steps
+            if not admission.finished:
+                self.links_dropped[fetch.url] = admission.close()
 
     async def _cancel_pending(self) -> None:
         """Cancel what is still in flight (a time limit, or an error) and emit
@@ -218,21 +282,11 @@ class _Coordinator:
         return unfinished
 
 
-def _report(sched: Scheduler, fetch: Fetch, outcome: Outcome, t: float, statuses: dict[str, int]) -> None:
-    """Hand one outcome to the scheduler."""
-    if isinstance(outcome, Failure):
-        sched.on_error(fetch.id, t, outcome.reason, transient=outcome.transient)
-        return
-    if fetch.kind == "robots":
-        sched.on_response(fetch.id, t, status=outcome.status, headers=outcome.headers, body=outcome.body)
-        return
-    statuses[fetch.url] = outcome.status
-    sched.on_response(
-        fetch.id,
-        t,
-        status=outcome.status,
-        links=outcome.links,
-        headers=outcome.headers,
-        content=outcome.content,
-        final_url=outcome.base or outcome.final_url,
-    )
+def next_step(size: int, took: float) -> int:
+    """How many links the next step of a page's admission takes, after
+    ``size`` links took ``took`` seconds: twice as many while steps stay
+    under :data:`ADMIT_SECONDS` (up to :data:`ADMIT_MOST`), else as many as
+    would fit in it (at least one)."""
+    if took <= ADMIT_SECONDS:
+        return min(ADMIT_MOST, size * 2)
+    return max(1, int(size * ADMIT_SECONDS / took))

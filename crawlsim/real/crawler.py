@@ -41,7 +41,10 @@ What :class:`HttpFetcher` does with the web, and why:
   that refuses nesting deeper than :data:`MAX_NESTING` (a page that fails
   either is lost alone); the event loop never waits for a parser.
 * when ``max_time`` stops the crawl, every page found but not finished is
-  in ``CrawlResult.unfinished`` with why.
+  in ``CrawlResult.unfinished`` with why.  The limit holds in the middle of
+  a page too: its links are admitted in steps with the clock looked at
+  between them, and those it left unexamined are counted in
+  ``CrawlResult.links_dropped`` (see :mod:`~crawlsim.real.coordinator`).
 * a timeout, a reset or a refused connection is transient (retried with
   backoff, then recorded); a response that is not HTTP, a body over
   ``max_bytes``, or a redirect to a non-http(s) URL fails that page at once.

@@ -37,6 +37,17 @@ itself (see :func:`parse_html_off_loop`); others on a thread of their own."""
 INLINE_PARSE_TAGS = 1024
 """With no nesting cap, the most ``<`` a page parsed on the loop may have."""
 
+ADMIT_SECONDS = 0.05
+"""A page's links are handed to the scheduler in steps of about this long, the
+clock looked at between steps, so the time limit holds on a page of a million
+links (see :mod:`crawlsim.real.coordinator`)."""
+ADMIT_FIRST = 16
+"""Links in a page's first step; each next step doubles while steps stay under
+:data:`ADMIT_SECONDS` and shrinks to fit when one takes longer (a link costs
+microseconds, or milliseconds against a robots.txt of 30,000 rules)."""
+ADMIT_MOST = 4096
+"""The most links in one step."""
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 AS_WRITTEN: frozenset[str] = frozenset()

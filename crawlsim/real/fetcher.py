@@ -168,6 +168,7 @@ class HttpFetcher:
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
+            clock.claim(pace)
             claim: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._sending[host] = claim
             return claim

@@ -26,6 +26,7 @@ from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import priority_name
 from crawlsim.errors import UsageError
+from crawlsim.outfile import check_folder
 
 MAX_SECONDS = 1_000_000.0
 """Longest duration a flag takes (about 11.6 days): beyond it a value is a typo."""
@@ -53,13 +54,13 @@ def check_int(flag: str, value: int, low: int, high: int) -> None:
 
 def check_writable(path: str) -> None:
     """``UsageError`` now, rather than a traceback after starting, when ``path``
-    cannot be written (a missing folder, a folder, no permission)."""
+    cannot be written (a folder, no permission); a missing folder is made, as
+    for every output file (:func:`crawlsim.outfile.check_folder`)."""
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{path}: is a folder; expected a file name")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"{path}: no such folder {str(parent)!r}")
+    check_folder(target)
+    parent = target.parent
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise UsageError(f"{path}: not writable")
 

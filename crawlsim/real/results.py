@@ -101,6 +101,10 @@ class CrawlResult:
     refused: list[tuple[str, str]] = field(default_factory=list)
     """(URL or host, reason) for each request refused before connecting (an
     address the :class:`AddressPolicy` does not allow, a redirect out of scope)."""
+    links_dropped: dict[str, int] = field(default_factory=dict)
+    """Page URL -> how many of its links were never looked at: the time limit
+    came while they were being admitted (its ``FetchFinished`` counts all of
+    the page's links and the new ones among those examined)."""
 
     @property
     def fetched(self) -> set[str]:

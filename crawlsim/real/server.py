@@ -47,6 +47,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from crawlsim.outfile import written
 from crawlsim.scenario import Scenario, ScenarioError
 from crawlsim.sim.hashing import salt_of, stable_hash
 from crawlsim.sim.web import ROBOTS_PATH, Response
@@ -300,9 +301,11 @@ class ScenarioServer:
         return {h: (e.address, e.port) for h, e in self.endpoints.items()}
 
     def write_hosts_file(self, path: str | Path) -> None:
-        """The host map as JSON: ``{"start": [...], "hosts": {...}}``."""
+        """The host map as JSON: ``{"start": [...], "hosts": {...}}``, whole or
+        not at all (:func:`crawlsim.outfile.written`)."""
         data = {"start": list(self.scenario.seeds), "hosts": self.host_map()}
-        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        with written(path) as out:
+            out.write(json.dumps(data, indent=2) + "\n")
 
     # ---------------------------------------------------------------- serving
 

@@ -6,7 +6,7 @@ crawl that merged them never sees what it missed.  The synthetic web knows
 its true link graph, so a report can name every page the crawl could have
 fetched and did not.
 
-The words (README, "Words"):
+The words (docs/reference/words.md):
 
 * **pages reachable**: pages of the web reachable from the seeds by the
   web's true links, within the crawl's scope (``scope``, ``allow``, ``deny``).

@@ -297,7 +297,8 @@ class Web(ABC):
         if key is None:
             return Response(404, NO_HEADERS, [], ident, "")
         status, headers = self._status_at(key)
-        out = self._links_at(key) if status == 200 else []
+        redirect = 300 <= status < 400  # a redirect's links are where it points (a recorded crawl's Location)
+        out = self._links_at(key) if status == 200 or redirect else []
         if self.variants is not None and out:
             out = self.variants.apply(ident, out)
         return Response(status, headers, out, ident, source=(self, key))

@@ -94,7 +94,7 @@ class StatusBar(Panel):
 
 class CountersBar(Panel):
     """t, pages fetched of reachable (and lost), duplicate fetches, wasted
-    worker-seconds, frontier, in flight: the words of README's "Words"."""
+    worker-seconds, frontier, in flight: the words of docs/reference/words.md."""
 
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         c = view.replay.counters()

@@ -34,7 +34,7 @@ STATE_STYLE = tuple(STATES[name].rich for name in PAGE_STATES)
 """Each page state's colour, by ``PageState`` (the one palette, :mod:`crawlsim.palette`)."""
 STATE_GLYPH = tuple(STATES[name].glyph for name in PAGE_STATES)
 STATE_SHORT = ("unseen", "frontier", "fetching", "fetched", "dup", "failed", "skipped")
-"""Legend words; the counters bar uses the same ones (README, "Words")."""
+"""Legend words; the counters bar uses the same ones (docs/reference/words.md)."""
 SPAN_STYLE = {outcome: STATES[name].rich_block for outcome, name in SPAN_STATES.items()}
 """A lane's fetch, by outcome (``open``: running): the state's ink on its colour."""
 IDLE_STYLE = STATES["idle"].rich

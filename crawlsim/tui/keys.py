@@ -4,8 +4,8 @@
 
 They work on any scenario (``N`` turns one process into two nodes), but
 the key bar lists them only while the run is a cluster, so the app of a
-one-process crawl looks exactly as it did before clusters existed; README
-and ``crawlsim tui --help`` name them."""
+one-process crawl looks exactly as it did before clusters existed; the docs
+(docs/tutorials/first-crawl.md) and ``crawlsim tui --help`` name them."""
 
 from __future__ import annotations
 

@@ -1,0 +1,204 @@
+"""Record a real Scrapy crawl as a crawlsim trace.
+
+In a Scrapy project's ``settings.py`` (or a spider's ``custom_settings``)::
+
+    EXTENSIONS = {"crawlsim.integrations.scrapy.TraceRecorder": 500}
+    CRAWLSIM_TRACE = "crawl.jsonl"
+
+then ``scrapy crawl SPIDER`` writes ``crawl.jsonl`` when the spider closes:
+``crawlsim tui --trace crawl.jsonl`` replays the crawl and
+``crawlsim model crawl.jsonl -o site.toml`` makes it a scenario, with
+Scrapy's settings read into ``[crawl]`` (:mod:`.scrapy_settings`).
+
+The extension listens to Scrapy's signals only (``spider_opened``,
+``request_scheduled``, ``request_dropped``, ``request_reached_downloader``,
+``response_downloaded``, ``request_left_downloader``, ``spider_closed``) and
+:class:`~crawlsim.integrations.scrapy_log.ScrapyLog` turns them into events.
+One moment has no signal: a request that reached the downloader may wait in
+its download slot's queue (``DOWNLOAD_DELAY``, the per-domain limit) before
+its transfer starts.  The fetch's measured time must not include that wait,
+so the extension watches each slot's ``transferring`` set (the downloader
+adds a request to it as the transfer starts); where a Scrapy version has no
+such set, the reach time stands in and the wait is counted as fetch time.
+
+This module is the only one that imports Scrapy (the ``scrapy`` extra).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import scrapy
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from crawlsim.integrations.scrapy_log import ScrapyLog
+from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
+
+logger = logging.getLogger(__name__)
+
+FETCH_META = "crawlsim_fetch"
+"""The request meta key holding the fetch id of the request's latest download."""
+ROBOTS_PATH = "/robots.txt"
+
+
+class _Transfers(set):  # type: ignore[type-arg]
+    """A download slot's ``transferring`` set that says when a transfer starts."""
+
+    def __init__(self, items: Iterable[Any], on_add: Callable[[Any], None]) -> None:
+        super().__init__(items)
+        self.on_add = on_add
+
+    def add(self, request: Any) -> None:
+        super().add(request)
+        self.on_add(request)
+
+
+class TraceRecorder:
+    """A Scrapy extension writing the crawl to ``CRAWLSIM_TRACE`` (off when unset)."""
+
+    def __init__(self, crawler: Any, path: str) -> None:
+        self.crawler = crawler
+        self.path = path
+        self.log = ScrapyLog()
+        self.t0 = time.monotonic()
+        self.allowed: list[str] | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> TraceRecorder:
+        path = crawler.settings.get("CRAWLSIM_TRACE")
+        if not path:
+            raise NotConfigured("CRAWLSIM_TRACE is not set")
+        ext = cls(crawler, str(path))
+        for name in (
+            "spider_opened", "request_scheduled", "request_dropped", "request_reached_downloader",
+            "response_downloaded", "request_left_downloader", "spider_closed",
+        ):  # fmt: skip
+            crawler.signals.connect(getattr(ext, name), signal=getattr(signals, name))
+        return ext
+
+    def now(self) -> float:
+        return time.monotonic() - self.t0
+
+    # -- signals --------------------------------------------------------------------
+
+    def spider_opened(self, spider: Any) -> None:
+        self.t0 = time.monotonic()
+        domains = getattr(spider, "allowed_domains", None)
+        self.allowed = [str(d) for d in domains] if domains else None
+
+    def request_scheduled(self, request: Any) -> None:
+        if request.meta.get("retry_times"):
+            return  # another attempt of a request already recorded
+        redirects = request.meta.get("redirect_urls")
+        referer = redirects[-1] if redirects else _header(request, "Referer")
+        self.log.scheduled(self.now(), request.url, referer, int(request.meta.get("depth", 0)))
+
+    def request_dropped(self, request: Any) -> None:
+        self.log.dropped(request.url)
+
+    def request_reached_downloader(self, request: Any) -> None:
+        robots = bool(request.meta.get("dont_obey_robotstxt")) and _path(request.url) == ROBOTS_PATH
+        attempt = 1 + int(request.meta.get("retry_times", 0))
+        depth = int(request.meta.get("depth", 0))
+        request.meta[FETCH_META] = self.log.reached(
+            self.now(), request.url, "robots" if robots else "page", depth, attempt
+        )
+        self._watch_slot(request)
+
+    def response_downloaded(self, response: Any, request: Any) -> None:
+        fid = request.meta.get(FETCH_META)
+        if fid is None:
+            return
+        self.log.downloaded(self.now(), fid, int(response.status))
+        if self.log.fetches[fid].kind == "robots":
+            body = response.body.decode("utf-8", errors="replace")
+            self.log.robots(self.log.fetches[fid].host, body, self._user_agent())
+
+    def request_left_downloader(self, request: Any) -> None:
+        fid = request.meta.get(FETCH_META)
+        if fid is not None:
+            self.log.left(self.now(), fid)
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        from crawlsim.errors import UsageError
+        from crawlsim.session import TraceWriter
+
+        try:
+            writer = TraceWriter(self.path, options=self.options())
+            for event in self.log.events(self._in_scope):
+                writer(event)
+            writer.close()
+        except UsageError as err:
+            logger.error("crawlsim: %s", err)
+            return
+        logger.info("crawlsim trace written to %s (%s)", self.path, reason)
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _transfer(self, request: Any) -> None:
+        fid = request.meta.get(FETCH_META)
+        if fid is not None:
+            self.log.started(self.now(), fid)
+
+    def _watch_slot(self, request: Any) -> None:
+        """Wrap the request's download slot's ``transferring`` set (see the module docstring)."""
+        downloader = getattr(self.crawler.engine, "downloader", None)
+        slot = getattr(downloader, "slots", {}).get(request.meta.get("download_slot"))
+        transfers = getattr(slot, "transferring", None)
+        if isinstance(transfers, set) and not isinstance(transfers, _Transfers):
+            slot.transferring = _Transfers(transfers, self._transfer)  # type: ignore[union-attr]
+
+    def _user_agent(self) -> str:
+        settings = self.crawler.settings
+        return str(settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "Scrapy")
+
+    def _in_scope(self, url: str) -> bool:
+        """Scrapy's offsite rule: a host in ``allowed_domains`` or under one."""
+        if self.allowed is None:
+            return True
+        host = _host(url)
+        return any(host == d.lower() or host.endswith("." + d.lower()) for d in self.allowed)
+
+    def _jitter(self) -> float:
+        downloader = getattr(self.crawler.engine, "downloader", None)
+        jitter = getattr(downloader, "_jitter", None)
+        if jitter is None:
+            return 0.5 if self.crawler.settings.getbool("RANDOMIZE_DOWNLOAD_DELAY") else 0.0
+        return float(jitter)
+
+    def options(self) -> dict[str, Any]:
+        """The trace's options: ``[crawl]`` for the model, and what recorded it."""
+        settings = self.crawler.settings
+        options = crawl_options(settings, self.allowed, self._jitter())
+        options[RECORDER_KEY] = {
+            "tool": f"Scrapy {scrapy.__version__}",
+            "settings": scrapy_settings(settings),
+            "differences": differences(
+                settings, options, self.log.waiting(), self.log.refetched(), self.log.host_peaks()
+            ),
+        }
+        return options
+
+
+def _header(request: Any, name: str) -> str | None:
+    value = request.headers.get(name)
+    return value.decode("latin-1") if value else None
+
+
+def _path(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path
+
+
+def _host(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "").lower()
+
+
+__all__ = ["FETCH_META", "TraceRecorder"]

@@ -1,0 +1,86 @@
+"""The same mistake reads the same in every command: a bad ``--port``, a
+scenario that does not exist, a port that is taken; ``-q`` means one thing;
+``crawlsim html`` is given a scenario or a trace, never both silently."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from pathlib import Path
+
+import pytest
+
+from crawlsim.cli import main
+from crawlsim.commands import html, web
+from crawlsim.commands.serve import build_parser as serve_parser
+from crawlsim.notebook.movie import build_parser as animate_parser
+
+TRACE = Path(__file__).parent / "hostile" / "accepted" / "done_only.jsonl"
+
+
+def error_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """The one error line ``crawlsim ARGV`` prints (exit 2), without its prefix."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("crawlsim: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err.removeprefix("crawlsim: error: ").strip()
+
+
+@pytest.mark.parametrize("port", ["http", "70000", "-1"])
+def test_a_bad_port_is_refused_in_one_wording_by_web_and_serve(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    said = {
+        command: error_line(capsys, [command, "see-it", "--port", port]).replace(f"crawlsim {command}", "CMD")
+        for command in ("web", "serve")
+    }
+    shown = repr(port) if not port.lstrip("-").isdigit() else port
+    expected = "argument --port: expected a port number {}; got " + shown + " (see `CMD --help`)"
+    assert said["web"] == expected.format("1-65535")
+    assert said["serve"] == expected.format("0-65535 (0: any free port)")
+
+
+@pytest.mark.parametrize("name", ["nosuch", "nosuch.toml", "no/such/file.toml"])
+def test_a_missing_scenario_reads_the_same_in_every_command(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commands = {
+        "run": ["run", name],
+        "web": ["web", name],
+        "serve": ["serve", name],
+        "html": ["html", name, "-o", str(tmp_path / "page.html")],
+    }
+    said = {command: error_line(capsys, argv) for command, argv in commands.items()}
+    assert len(set(said.values())) == 1, said
+    assert name in said["run"] and "see-it" in said["run"]  # names the mistake and what exists
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_taken_port_is_one_line_and_exit_2_from_web_and_serve(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        web_said = error_line(capsys, ["web", "see-it", "--port", str(port)])
+        serve_said = error_line(capsys, ["serve", "see-it", "--layout", "ports", "--port", str(port)])
+    assert web_said == f"cannot listen on 127.0.0.1 port {port}: Address already in use"
+    assert serve_said == f"cannot listen on loopback port {port}: Address already in use; try --port 0"
+
+
+def quiet_help(parser: argparse.ArgumentParser) -> str | None:
+    [action] = [a for a in parser._actions if "-q" in a.option_strings]
+    assert action.option_strings == ["-q", "--quiet"]
+    return action.help
+
+
+def test_quiet_means_one_thing_in_every_command() -> None:
+    assert quiet_help(html._parser()) == quiet_help(animate_parser())
+    assert "nothing but errors" in (quiet_help(html._parser()) or "")
+    assert not any("-q" in a.option_strings for a in (*web._parser()._actions, *serve_parser()._actions))
+
+
+def test_html_refuses_a_scenario_with_a_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "page.html"
+    said = error_line(capsys, ["html", "isro", "--trace", str(TRACE), "-o", str(out)])
+    assert said.startswith(f"give a SCENARIO or --trace {TRACE}, not both")
+    assert not out.exists()
+    assert main(["html", "--trace", str(TRACE), "-o", str(out), "-q"]) == 0  # the trace alone draws
+    assert out.stat().st_size > 0 and capsys.readouterr().out == ""

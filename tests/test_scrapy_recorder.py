@@ -1,0 +1,227 @@
+"""A real Scrapy crawl with ``crawlsim.integrations.scrapy.TraceRecorder``
+becomes a crawlsim trace: it replays, ``crawlsim model`` makes it a
+scenario, and that scenario's ``run`` fetches the pages Scrapy fetched.
+
+One real crawl for the module (Scrapy's start-up costs seconds on a loaded
+machine): a spider run by ``CrawlerProcess`` in a child process, against a
+scenario served on loopback by crawlsim's own server."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawlsim.core.events import Discovered, FetchFinished, FetchStarted, Skipped
+from crawlsim.real.server import ServerProcess
+from crawlsim.session import read_trace
+from tests.test_real_crawl import make_scenario
+
+SPIDER = """
+import json, sys
+import scrapy
+from scrapy.crawler import CrawlerProcess
+
+class Site(scrapy.Spider):
+    name = "site"
+    start_urls = [sys.argv[1]]
+    allowed_domains = ["127.0.0.1"]
+
+    def parse(self, response):
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href, self.parse)
+
+settings = {
+    "EXTENSIONS": {"crawlsim.integrations.scrapy.TraceRecorder": 500},
+    "CRAWLSIM_TRACE": sys.argv[2],
+    "LOG_LEVEL": "WARNING",
+    "TELNETCONSOLE_ENABLED": False,
+    **json.loads(sys.argv[3]),
+}
+process = CrawlerProcess(settings)
+process.crawl(Site)
+process.start()
+"""
+SETTINGS = {"ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 2, "DOWNLOAD_DELAY": 0}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def site(port: int) -> dict[str, Any]:
+    """One host of 10 pages, a 404, a redirect, a robots-disallowed page, a
+    link to a host outside ``allowed_domains``, and the start page linked
+    again (Scrapy's start requests skip its duplicate filter)."""
+    a, other = f"http://127.0.0.1:{port}", f"http://127.0.0.2:{port}"
+    pages: dict[str, Any] = {
+        f"{a}/": [f"/p{i}" for i in range(6)] + ["/gone", "/private/x", f"{other}/", "/moved"],
+        f"{a}/gone": {"links": [], "status": 404},
+        f"{a}/moved": {"links": [], "status": 301, "headers": {"Location": "/p8"}},
+        f"{a}/p8": [],
+        f"{a}/p0": ["/", "/p1", "/p6"],
+        f"{a}/p1": ["/p2", "/p7"],
+        f"{other}/": [],
+    }
+    return pages
+
+
+def crawl_with_scrapy(base: str, trace: Path, settings: dict[str, Any]) -> None:
+    spider = trace.parent / "spider.py"
+    spider.write_text(SPIDER)
+    done = subprocess.run(
+        [sys.executable, str(spider), base + "/", str(trace), json.dumps(settings)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    tmp = tmp_path_factory.mktemp("scrapy")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    robots = "User-agent: *\nDisallow: /private/\n"
+    scenario = make_scenario(site(port), latency=0.01, hosts={f"127.0.0.1:{port}": {"robots": robots}})
+    trace = tmp / "crawl.jsonl"
+    with ServerProcess(scenario):
+        crawl_with_scrapy(base, trace, SETTINGS)
+    return trace, base
+
+
+def fetched_pages(events: list[Any]) -> set[str]:
+    return {e.url for e in events if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
+
+
+def test_the_recorded_scrapy_crawl_replays_with_its_links_and_lanes(recorded: tuple[Path, str]) -> None:
+    from crawlsim.session import trace_result
+
+    path, base = recorded
+    trace = read_trace(path)
+    events = trace.events
+    assert fetched_pages(events) == {f"{base}/", f"{base}/moved", *(f"{base}/p{i}" for i in range(9))}
+    assert {e.url: e.status for e in events if isinstance(e, FetchFinished) and e.kind == "robots"} == {
+        f"{base}/robots.txt": 200
+    }
+    skipped = {(e.url, e.reason) for e in events if isinstance(e, Skipped)}
+    assert (f"{base}/private/x", "robots") in skipped
+    assert ("http://127.0.0.2:" + base.rsplit(":", 1)[1] + "/", "scope") in skipped
+    parents = {e.url: e.parent for e in events if isinstance(e, Discovered)}
+    assert parents[f"{base}/p7"] == f"{base}/p1" and parents[f"{base}/"] is None
+    assert parents[f"{base}/p8"] == f"{base}/moved"  # a redirect's target, found at the redirect
+    depth = {e.url: e.depth for e in events if isinstance(e, FetchStarted) and e.kind == "page"}
+    assert depth[f"{base}/p7"] == 2
+    assert max(e.slot for e in events if isinstance(e, FetchStarted)) < SETTINGS["CONCURRENT_REQUESTS"]
+    times = [e.t for e in events]
+    assert times == sorted(times)
+    found = {e.url: i for i, e in reversed(list(enumerate(events))) if isinstance(e, Discovered)}
+    started = {e.url: i for i, e in reversed(list(enumerate(events))) if isinstance(e, FetchStarted)}
+    assert all(found[url] < started[url] for url in fetched_pages(events))  # found before fetched
+    assert trace.options is not None and trace.options["workers"] == 4 and trace.options["per_host"] == 2
+    result = trace_result(trace)
+    assert result.replay.end == events[-1].t
+
+
+def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
+    recorded: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crawlsim.cli import main
+
+    path, base = recorded
+    model = tmp_path / "site.toml"
+    assert main(["model", str(path), "-o", str(model)]) == 0
+    data = tomllib.loads(model.read_text())
+    assert data["crawl"]["workers"] == 4 and data["crawl"]["per_host"] == 2 and data["crawl"]["robots"] is True
+    assert data["crawl"]["order"] == "dfs" and "recorder" not in data["crawl"]
+    moved = data["pages"][base + "/moved"]
+    assert moved["status"] == 301 and moved["headers"] == {"Location": base + "/p8"}
+    sim_trace = tmp_path / "sim.jsonl"
+    capsys.readouterr()
+    assert main(["trace", str(model), "-o", str(sim_trace)]) == 0
+    assert fetched_pages(read_trace(sim_trace).events) == fetched_pages(read_trace(path).events)
+    assert main(["run", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "recorded by Scrapy" in out and "last-in first-out" in out and "second time" in out
+
+
+# --------------------------------------------------------------------------- the log, without Scrapy
+
+
+def test_a_retried_answer_is_a_failed_attempt_then_the_answer() -> None:
+    from crawlsim.commands.model import Recording
+    from crawlsim.core.events import FetchFailed, RetryScheduled
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+
+    log = ScrapyLog()
+    log.scheduled(0.0, "http://a.test/", None, 0)
+    first = log.reached(0.0, "http://a.test/", "page", 0, 1)
+    log.started(0.1, first)
+    log.downloaded(0.3, first, 429)
+    again = log.reached(0.3, "http://a.test/", "page", 0, 2)
+    log.started(0.3, again)
+    log.downloaded(0.5, again, 200)
+    lost = log.reached(0.5, "http://a.test/x", "page", 1, 1)
+    log.left(0.6, lost)
+    events = log.events()
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[:4] == ["Discovered", "FetchStarted", "FetchFailed", "RetryScheduled"]
+    failed = [e for e in events if isinstance(e, FetchFailed)]
+    assert [(e.reason, e.final) for e in failed] == [("HTTP 429", False), ("no response", True)]
+    assert [e.attempt for e in events if isinstance(e, RetryScheduled)] == [2]
+    assert events[-1].pages == 1 and events[-1].fetches == 3  # type: ignore[attr-defined]
+    rec = Recording.of(events)
+    assert rec.pages["http://a.test/"].status == 200 and rec.pages["http://a.test/"].took == pytest.approx(0.2)
+
+
+def test_a_request_waiting_in_its_slot_is_not_fetch_time_but_is_counted() -> None:
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+
+    log = ScrapyLog()
+    for i in range(3):
+        fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
+        log.started(1.0 * i, fid)  # a one-second DOWNLOAD_DELAY: each waits for the one before
+        log.downloaded(1.0 * i + 0.25, fid, 200)
+    starts = [e.t for e in log.events() if isinstance(e, FetchStarted)]
+    assert starts == [0.0, 1.0, 2.0]
+    assert log.waiting() == (2, 3.0)
+
+
+def test_a_per_domain_limit_scrapy_did_not_hold_is_said() -> None:
+    from scrapy.settings import Settings
+
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+    from crawlsim.integrations.scrapy_settings import crawl_options, differences
+
+    log = ScrapyLog()
+    for i in range(3):  # three transfers to one host at once, under CONCURRENT_REQUESTS_PER_DOMAIN = 1
+        fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
+        log.started(0.01, fid)
+        log.downloaded(0.5, fid, 200)
+    settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
+    options = crawl_options(settings, None, 0.5)
+    assert (options["workers"], options["per_host"], options["gap"], options["order"]) == (16, 1, 0.0, "dfs")
+    said = differences(settings, options, log.waiting(), log.refetched(), log.host_peaks())
+    assert log.host_peaks() == {"a.test": 3}
+    assert any("up to 3 transfers at once to a.test" in s for s in said)
+    held = differences(settings, options, (0, 0.0), 0, {"a.test": 1})
+    assert not any("transfers at once" in s for s in held)
+
+
+def test_only_the_extension_imports_scrapy() -> None:
+    code = (
+        "import sys, crawlsim.cli, crawlsim.commands.model, crawlsim.integrations.scrapy_log, "
+        "crawlsim.integrations.scrapy_settings; print('scrapy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
