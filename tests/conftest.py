@@ -22,6 +22,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from tests.shared_builds import SharedBuilds, shared_root
+
 settings.register_profile("crawlsim", deadline=None)
 settings.load_profile("crawlsim")
 
@@ -32,6 +34,7 @@ SLOW = (
     "tests/test_notebooks.py::test_notebook_runs_and_its_asserts_hold[01_bfs_by_hand]",  # 5.0
     "tests/test_notebook_widget.py::test_animate_writes_a_gif",  # 3.9
     "tests/test_notebook_widget.py::test_animate_writes_an_mp4",  # 3.6
+    "tests/test_notebook_widget.py::test_a_million_page_web_is_capped_for_the_widget",  # 75 (narrating 5,000 pages)
 )
 
 
@@ -46,3 +49,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.nodeid in SLOW or item.nodeid.startswith(SLOW_FILES):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def shared_builds(tmp_path_factory: pytest.TempPathFactory) -> SharedBuilds:
+    """Costly ``crawlsim`` outputs (the see-it page) made once per session,
+    shared by all xdist workers (tests/shared_builds.py)."""
+    return SharedBuilds(shared_root(tmp_path_factory))

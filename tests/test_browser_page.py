@@ -3,8 +3,9 @@ from file:// in headless Chromium with every request outside the file
 refused, shows the same finish times `crawlsim run` prints, plays, answers
 the what-if keys, and fits a phone and a projector.
 
-One page is written and one browser started for the whole module; each test
-opens the file in a fresh browser context.  Nothing sleeps: the clock's
+One page is written for the whole session (shared with README's tour, which
+runs the same command) and one browser started for the whole module; each
+test opens the file in a fresh browser context.  Nothing sleeps: the clock's
 progress is awaited with Playwright's own waits.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.browser import CHROMIUM_ARGS, UI_TIMEOUT_MS, chromium_path, needs_chromium, save_artefact
+from tests.shared_builds import SharedBuilds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
 """Slow: writing the page simulates every setting it offers (1,440 small crawls)."""
@@ -43,11 +45,11 @@ def cli_finish(*flags: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("page") / "see-it.html"
-    done = crawlsim("html", "see-it", "-o", str(out))
+def page_file(shared_builds: SharedBuilds) -> Path:
+    """``crawlsim html see-it -o see-it.html``, written once per session (README's tour checks the same run)."""
+    done = shared_builds.cli(("html", "see-it"), "see-it.html")
     assert done.returncode == 0, done.stderr
-    return out
+    return done.path
 
 
 @pytest.fixture(scope="module")

@@ -125,12 +125,18 @@ def test_correct_crawlers_are_never_flagged(crawl, path):
         assert not schedule.nondeterministic
 
 
-@settings(max_examples=15)
-@given(
-    edges=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=30),
-    seed=st.integers(0, 10_000),
-    workers=st.integers(1, 4),
-)
+# Each example below explores whole thread schedules (seconds of CPU):
+# README's command tries a few, the exhaustive step (-m exhaustive) the
+# full count, through the same test body.
+LOCKED_WEBS = {
+    "edges": st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=30),
+    "seed": st.integers(0, 10_000),
+    "workers": st.integers(1, 4),
+}
+
+
+@settings(max_examples=5)
+@given(**LOCKED_WEBS)
 def test_locked_crawler_fetches_each_reachable_page_once_under_any_seed(edges, seed, workers):
     web: dict[str, list[str]] = {f"/{i}": [] for i in range(8)}
     for a, b in edges:
@@ -148,8 +154,18 @@ def test_locked_crawler_fetches_each_reachable_page_once_under_any_seed(edges, s
     assert dict(schedule.value[1]) == dict.fromkeys(reachable, 1)
 
 
-@settings(max_examples=10)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 6))
+@pytest.mark.exhaustive
+@settings(max_examples=15)
+@given(**LOCKED_WEBS)
+def test_locked_crawler_fetches_each_reachable_page_once_under_any_seed_exhaustive(edges, seed, workers):
+    test_locked_crawler_fetches_each_reachable_page_once_under_any_seed.hypothesis.inner_test(edges, seed, workers)
+
+
+SEEDS_AND_SIZES = {"seed": st.integers(0, 10_000), "n": st.integers(2, 6)}
+
+
+@settings(max_examples=4)
+@given(**SEEDS_AND_SIZES)
 def test_same_seed_gives_the_same_switch_log(seed, n):
     target = _crawl_target(crawlers.crawl_unlocked, _complete_web(n), "http://a.com/p0")
     first = il.explore(target, seeds=[seed, seed], files=[str(CRAWLERS)])
@@ -159,6 +175,13 @@ def test_same_seed_gives_the_same_switch_log(seed, n):
     assert a.steps == b.steps == second.steps
     assert [(p.step, p.thread, p.before) for p in a.preemptions] == [(p.step, p.thread, p.before) for p in second.preemptions]
     assert _duplicates(a) == _duplicates(second)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=10)
+@given(**SEEDS_AND_SIZES)
+def test_same_seed_gives_the_same_switch_log_exhaustive(seed, n):
+    test_same_seed_gives_the_same_switch_log.hypothesis.inner_test(seed, n)
 
 
 def test_switch_log_names_threads_files_and_lines():
@@ -463,13 +486,16 @@ def test_a_check_then_add_on_one_line_is_split_after_its_condition():
     assert "after its condition" in str(race)
 
 
-@settings(max_examples=8)
-@given(
-    crawl=st.sampled_from([crawlers.crawl_unlocked, crawlers.crawl_one_line_check_then_add,
-                           crawlers.crawl_pool_recursive, crawlers.crawl_idle_timeout_workers]),
-    pages=st.integers(3, 9),
-    workers=st.integers(2, 5),
-)
+RACY_CRAWLS = {
+    "crawl": st.sampled_from([crawlers.crawl_unlocked, crawlers.crawl_one_line_check_then_add,
+                              crawlers.crawl_pool_recursive, crawlers.crawl_idle_timeout_workers]),
+    "pages": st.integers(3, 9),
+    "workers": st.integers(2, 5),
+}
+
+
+@settings(max_examples=4)
+@given(**RACY_CRAWLS)
 def test_default_seeds_catch_the_race_on_any_complete_web(crawl, pages, workers):
     # every page links every other, so two pages in flight always share links:
     # the race is there to find, whatever the size and the number of workers
@@ -477,3 +503,10 @@ def test_default_seeds_catch_the_race_on_any_complete_web(crawl, pages, workers)
                                        files=[str(CRAWLERS)], max_workers=workers)
     assert report.problems == []
     assert any(d.race is not None for d in report.duplicates)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=8)
+@given(**RACY_CRAWLS)
+def test_default_seeds_catch_the_race_on_any_complete_web_exhaustive(crawl, pages, workers):
+    test_default_seeds_catch_the_race_on_any_complete_web.hypothesis.inner_test(crawl, pages, workers)

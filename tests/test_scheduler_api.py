@@ -376,10 +376,20 @@ class SchedulerMachine(RuleBasedStateMachine):
                 assert e.url in s.failures
 
 
-SchedulerMachine.TestCase.settings = settings(
-    max_examples=300, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-TestSchedulerAPI = SchedulerMachine.TestCase
+MACHINE = settings(max_examples=50, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class TestSchedulerAPI(SchedulerMachine.TestCase):  # type: ignore[misc,valid-type]
+    """README's command: 50 random call sequences of up to 40 steps per run."""
+
+    settings = MACHINE
+
+
+@pytest.mark.exhaustive
+class TestSchedulerAPIExhaustive(SchedulerMachine.TestCase):  # type: ignore[misc,valid-type]
+    """The exhaustive step (``-m exhaustive``, run by .ci/run): 300 sequences."""
+
+    settings = settings(MACHINE, max_examples=300)
 
 
 # -- the misuses the issue found, one by one ------------------------------------------

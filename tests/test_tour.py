@@ -8,7 +8,9 @@ this process through ``crawlsim.cli.main`` in a fresh folder (no interpreter
 start per line), as the tour prints them; three get a flag that keeps them
 quick and is said where it is added: ``serve`` a time scale (the same
 crawl, 50 times faster), ``check`` the quick cases only, ``tui`` runs under
-Textual's test pilot.
+Textual's test pilot.  ``html`` (1,440 crawls) runs once per session as a
+child process, its output shared with the page's browser tests
+(tests/shared_builds.py).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from pathlib import Path
 import pytest
 
 from crawlsim.cli import main
+from tests.shared_builds import SharedBuilds
 
 REPO = Path(__file__).resolve().parent.parent
-Check = Callable[[list[str], Path, pytest.CaptureFixture[str]], None]
+Check = Callable[..., None]
+"""(argv, tmp, capsys), and for the offline page the session's shared builds."""
 
 
 TOUR = REPO / "docs" / "tutorials" / "tour.md"
@@ -202,11 +206,16 @@ def animation(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) ->
         assert gif.format == "GIF" and gif.n_frames > 10
 
 
-def offline_page(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def offline_page(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str], shared: SharedBuilds) -> None:
     # "one offline web page for a class: every what-if precomputed"
-    out = run(argv, capsys)
+    # The line's command runs once per session (1,440 crawls), shared with
+    # the page's browser tests: the same arguments, -o into a shared folder.
+    at = argv.index("-o")
+    done = shared.cli((*argv[1:at], *argv[at + 2:]), Path(argv[at + 1]).name)
+    assert done.returncode == 0, (argv, done.stderr)
+    out = done.stdout
     assert re.search(r"[\d,]+ crawls simulated when it was written", out), out
-    page = (tmp / argv[argv.index("-o") + 1]).read_text(encoding="utf-8")
+    page = done.path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert not re.search(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?https?:", page)  # nothing fetched from a network
 
@@ -263,7 +272,16 @@ PARAMS = [
 
 @pytest.mark.parametrize(("comment", "argv"), PARAMS)
 def test_the_tour_line_shows_what_its_comment_says(
-    comment: str, argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    comment: str,
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    check_for(argv)(argv, tmp_path, capsys)
+    check = check_for(argv)
+    if check is offline_page:
+        offline_page(argv, tmp_path, capsys, request.getfixturevalue("shared_builds"))
+    else:
+        check(argv, tmp_path, capsys)

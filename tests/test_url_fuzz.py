@@ -43,7 +43,19 @@ def url_like(draw: st.DrawFn) -> str:
 
 STEP_SETS = st.one_of(st.sampled_from(list(MODES)), st.frozensets(st.sampled_from(STEPS)))
 BASES = st.one_of(st.none(), st.sampled_from(["http://a.com/d/e", "https://WWW.b.org:443/x/?q#f", "http://[::1]:9/"]))
-FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+"""README's command: 300 random URLs per run (a different 300 each run)."""
+FUZZ_EXHAUSTIVE = settings(FUZZ, max_examples=3000)
+"""The exhaustive step (``-m exhaustive``, run by .ci/run): 3,000."""
+
+
+def check_canonical(href: str, base: str | None, steps: object) -> None:
+    once = canonicalize(href, base, steps)  # type: ignore[arg-type]
+    if once is None:
+        return
+    assert isinstance(once, str) and once.split(":", 1)[0].lower() in ("http", "https")
+    twice = canonicalize(once, None, steps)  # type: ignore[arg-type]
+    assert twice == once, f"{href!r} -> {once!r} -> {twice!r}"
 
 
 @FUZZ
@@ -54,12 +66,14 @@ FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthC
 @example(href="http:// ", base=None, steps="off")
 @example(href="http:// :", base=None, steps=frozenset({"default_port"}))
 def test_canonicalize_never_raises_and_is_idempotent(href: str, base: str | None, steps: object) -> None:
-    once = canonicalize(href, base, steps)  # type: ignore[arg-type]
-    if once is None:
-        return
-    assert isinstance(once, str) and once.split(":", 1)[0].lower() in ("http", "https")
-    twice = canonicalize(once, None, steps)  # type: ignore[arg-type]
-    assert twice == once, f"{href!r} -> {once!r} -> {twice!r}"
+    check_canonical(href, base, steps)
+
+
+@pytest.mark.exhaustive
+@FUZZ_EXHAUSTIVE
+@given(href=url_like(), base=BASES, steps=STEP_SETS)
+def test_canonicalize_never_raises_and_is_idempotent_exhaustive(href: str, base: str | None, steps: object) -> None:
+    check_canonical(href, base, steps)
 
 
 @pytest.mark.parametrize(

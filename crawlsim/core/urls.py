@@ -24,6 +24,7 @@ Each step can be switched on or off on its own: ``"rfc3986-dot_segments"``,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
@@ -130,7 +131,27 @@ def canonical_or_raise(href: str, base: str | None, steps: frozenset[str]) -> st
     :class:`CanonicalizeError` with the reason -- the scheduler's hot path.
 
     Every step is linear in the URL's length, and a URL longer than
-    :data:`MAX_URL_LENGTH` is refused before any of them runs."""
+    :data:`MAX_URL_LENGTH` is refused before any of them runs.  The answer
+    depends on the three arguments alone, so the last few thousand answers
+    for short URLs are remembered: a small web simulated many times over
+    (the offline page's 1,440 what-if crawls, a sweep, the advisor's
+    reruns) asks the same questions again and again."""
+    if len(href) <= _REMEMBERED_LENGTH and (base is None or len(base) <= _REMEMBERED_LENGTH):
+        return _remembered(href, base, steps)
+    return _canonical(href, base, steps)
+
+
+_REMEMBERED_LENGTH = 256
+"""Only URLs (and bases) this short are remembered: the memory is bounded
+(``_remembered``'s 8,192 answers of at most ~1 KB each)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _remembered(href: str, base: str | None, steps: frozenset[str]) -> str:
+    return _canonical(href, base, steps)  # an error is not remembered: it is raised afresh each time
+
+
+def _canonical(href: str, base: str | None, steps: frozenset[str]) -> str:
     if len(href) > MAX_URL_LENGTH:
         raise CanonicalizeError("malformed", _clipped(href))
     if SAFE_STEPS <= steps:
