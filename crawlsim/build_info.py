@@ -44,5 +44,5 @@ def compiled_modules() -> list[str]:
 
 
 def build_name() -> str:
-    """``"compiled (cython)"`` when the hot modules are compiled, else ``"pure Python"``."""
-    return "compiled (cython)" if compiled_modules() else "pure Python"
+    """``"compiled with Cython"`` when the hot modules are compiled, else ``"pure Python"``."""
+    return "compiled with Cython" if compiled_modules() else "pure Python"

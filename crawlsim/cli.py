@@ -50,7 +50,7 @@ from crawlsim.errors import EXIT_USAGE, UsageError, exit_status  # noqa: E402 (r
 
 
 def _version() -> str:
-    """The version and which build runs: ``0.1.0 (pure Python)`` or ``0.1.0 (compiled (cython))``."""
+    """The version and which build runs: ``0.1.0 (pure Python)`` or ``0.1.0 (compiled with Cython)``."""
     from crawlsim import __version__
     from crawlsim.build_info import build_name
 

@@ -287,7 +287,7 @@ def test_version_names_the_build_that_runs(capsys: pytest.CaptureFixture[str]) -
 
     _, out, _ = run_cli(capsys, "--version")
     built = not scheduler.__file__.endswith(".py")
-    assert out.strip().endswith("(compiled (cython))" if built else "(pure Python)")
+    assert out.strip().endswith("(compiled with Cython)" if built else "(pure Python)")
 
 
 def test_version_says_compiled_when_the_hot_modules_load_from_extensions(
@@ -304,7 +304,7 @@ def test_version_says_compiled_when_the_hot_modules_load_from_extensions(
     monkeypatch.setattr(build_info.importlib.util, "find_spec", spec_of)
     assert build_info.compiled_modules() == list(build_info.COMPILED_MODULES)
     _, out, _ = run_cli(capsys, "--version")
-    assert out.strip().endswith("(compiled (cython))")
+    assert out.strip().endswith("(compiled with Cython)")
 
 
 def test_command_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,7 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace writes"
     )
-    parser.add_argument("--quick", action="store_true", help="smaller webs: about 3 s instead of about 10 s")
+    parser.add_argument(
+        "--quick", action="store_true",
+        help="smaller webs, about half the time; under --follow-up, only the round's own cases",
+    )
     parser.add_argument(
         "--rules",
         choices=RULE_SETS,
@@ -72,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
             "below): the base cases run first, with no limit, unless --quick"
         ),
     )
-    parser.add_argument("--only", metavar="CASE,...", help=f"run only these cases ({', '.join(CASE_NAMES)})")
+    parser.add_argument("--only", metavar="CASE,...", help=f"run only these base cases ({', '.join(CASE_NAMES)}); a round's own cases always run")
     return parser
 
 

@@ -326,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
             "reproduces the recorded crawl and `--workers`, `--per-host`, `--gap` ask what if."
         ),
     )
-    parser.add_argument("trace", help="a JSONL trace written by crawlsim crawl -o")
+    parser.add_argument("trace", help="a JSONL trace written by crawlsim crawl -o (or by the Scrapy TraceRecorder)")
     parser.add_argument("-o", "--output", required=True, metavar="SITE.toml", help="the scenario file to write")
     return parser
 
