@@ -24,7 +24,10 @@ def crawl(start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers:
     q: queue.Queue[str] = queue.Queue()
     q.put(start)
 
+    started = threading.Barrier(max_workers)  # every thread is up before the first fetch
+
     def worker() -> None:
+        started.wait()
         while True:
             try:
                 url = q.get(timeout=0.015)
