@@ -95,3 +95,29 @@ def test_the_model_of_a_real_crawl_carries_its_own_work(tmp_path: Path, capsys: 
     capsys.readouterr()
     assert main(["run", str(site), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["pages_fetched"] == 3
+
+
+def test_an_absurd_busy_time_in_a_trace_is_refused_by_model(tmp_path: Path) -> None:
+    """A Done line whose crawler was busy for 1e300 s is a hostile trace: one
+    line naming the file and the key, exit 2, and no model that `run` refuses."""
+    import json
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text('<a href="b.html">b</a>', encoding="utf-8")
+    (site / "b.html").write_text("b", encoding="utf-8")
+    trace = tmp_path / "rec.jsonl"
+    crawlsim = [sys.executable, "-m", "crawlsim"]
+    subprocess.run([*crawlsim, "crawl", str(site), "-o", str(trace)], capture_output=True, check=True, timeout=120)
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    done = json.loads(lines[-1])
+    done["options"]["client_busy"] = 1e300
+    trace.write_text("\n".join([*lines[:-1], json.dumps(done)]) + "\n", encoding="utf-8")
+    model = tmp_path / "site.toml"
+    result = subprocess.run([*crawlsim, "model", str(trace), "-o", str(model)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"crawlsim: error: {trace}: the Done line's options.client_busy")
+    assert len(result.stderr.splitlines()) == 1 and not model.exists()

@@ -358,12 +358,27 @@ def model_from_trace(path: str) -> str:
         raise UsageError(f"{path}: a cluster's trace (node keys): model one crawler process's trace")
     rec = Recording.of(trace.events)
     options = trace.options or {}
-    cpu = options.get(CLIENT_BUSY_KEY, options.get(CLIENT_CPU_KEY))
-    if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu > 0 and rec.fetches:
-        rec.client_cost = float(cpu) / rec.fetches
+    rec.client_cost = _client_cost(options, rec.fetches, path)
     if not rec.pages:
         raise UsageError(f"{path}: no page was fetched in this trace; nothing to model")
     return scenario_text(rec, trace.options, path)
+
+
+def _client_cost(options: Mapping[str, Any], fetches: int, path: str | Path) -> float:
+    """The crawler's own work per response, from the Done line's busy (or CPU)
+    seconds; a figure the scenario could not hold (over a day per response)
+    is the trace's mistake, said here rather than by the model's ``run``."""
+    from crawlsim.scenario import MAX_SECONDS
+
+    cpu = options.get(CLIENT_BUSY_KEY, options.get(CLIENT_CPU_KEY))
+    if not isinstance(cpu, (int, float)) or isinstance(cpu, bool) or not cpu > 0 or not fetches:
+        return 0.0
+    cost = float(cpu) / fetches
+    if not cost <= MAX_SECONDS:
+        key = CLIENT_BUSY_KEY if CLIENT_BUSY_KEY in options else CLIENT_CPU_KEY
+        raise UsageError(f"{path}: the Done line's options.{key} ({cpu:g} s over {fetches} fetches) is "
+                         f"{cost:g} s of the crawler's own work per response; expected at most {MAX_SECONDS:g}")
+    return cost
 
 
 def main(argv: Sequence[str] | None = None) -> int:
