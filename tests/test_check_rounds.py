@@ -4,8 +4,13 @@ run with its cause named, and bad round names or signatures exit 2."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import urlsplit
 
 import pytest
@@ -25,6 +30,30 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
 
 def example(name: str) -> str:
     return f"{EXAMPLES / name}.py:crawl"
+
+
+def example_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def freeze(seconds: float) -> None:
+    """Stop every thread of this process for ``seconds``, as a loaded machine
+    that does not run the process for that long: hold the GIL (a switch
+    interval longer than the freeze) while the clocks the check reads go on.
+    Not a wait for anything: what a slow machine does, made to happen on
+    every run at the moment a test chooses."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(seconds + 1.0)
+    try:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+    finally:
+        sys.setswitchinterval(interval)
 
 
 DEPTH_BUGS = [
@@ -49,6 +78,30 @@ def test_each_buggy_depth_answer_fails_every_run_with_its_cause(name: str, check
         result = report.check(check)
         assert not report.ok and not result.passed and result.cause == cause, result.explanation
         assert phrase in result.explanation
+
+
+def test_a_first_path_depth_fails_even_when_the_machine_stops_the_crawl_mid_race() -> None:
+    """/t's short path goes through a slow page, so the long path reaches /t
+    first -- but a machine that stops the process longer than that slow page
+    takes (here just as the long path starts) used to let the slow page
+    answer first, and the bug passed.  The slow page now waits for /t to be
+    called before its latency starts, so no stop of the process reorders them."""
+    from crawlsim.check.depth_round import SLOW
+
+    buggy = example_module("buggy_depth_first_path").crawl
+
+    def stopped_mid_race(
+        start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_depth: int
+    ) -> list[str]:
+        def get(url: str) -> Iterable[str]:
+            if url.endswith("/l1"):
+                freeze(2 * SLOW)
+            return get_urls(url)
+
+        return buggy(start_url, get, max_workers, max_depth)
+
+    result = run_check(stopped_mid_race, quick=True, follow_up="depth").check("depth-shortest")
+    assert not result.passed and result.cause == "depth-first-path", result.explanation
 
 
 PAGES_BUGS = [
@@ -208,8 +261,8 @@ def test_the_hung_call_is_released_when_the_check_is_done_with_the_run() -> None
 
 RATE_BUGS = [
     # (example, the check that fails, its cause, what the check measured)
-    ("buggy_rate_per_worker", "rate-limit", "rate-per-worker", "starts in 0."),
-    ("buggy_rate_no_limit", "rate-limit", "rate-no-limit", "starts in 0."),
+    ("buggy_rate_per_worker", "rate-limit", "rate-per-worker", "starts in"),
+    ("buggy_rate_no_limit", "rate-limit", "rate-no-limit", "starts in"),
     ("buggy_rate_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
     ("buggy_rate_asyncio_lock_held", "rate-use", "rate-one-at-a-time", "never more than one call in flight"),
 ]
@@ -230,6 +283,8 @@ def test_each_buggy_rate_answer_fails_with_its_cause_and_what_was_measured(
     result = run_check(example(name), quick=True, follow_up="rate").check(check)
     assert not result.passed and result.cause == cause, result.explanation
     assert phrase in result.explanation and "with max_rate" in result.explanation
+    if phrase == "starts in":  # the window measured, whatever its length on this machine
+        assert re.search(r"\b\d+ starts in \d+\.\d\d s with max_rate 20 ", result.explanation), result.explanation
 
 
 def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture[str]) -> None:
@@ -287,6 +342,25 @@ def test_a_limiter_without_a_burst_passes_and_the_report_names_the_choice() -> N
     assert "this crawl chose evenly spaced starts" in report.check("rate-limit").explanation
 
 
-def test_the_asyncio_timeout_reference_cancels_the_hung_call() -> None:
-    result = run_check(example("reference_timeout_asyncio"), quick=True, follow_up="timeout").check("timeout")
-    assert result.passed and "given up (cancelled after 0.6" in result.explanation
+@pytest.mark.parametrize("stopped", [0.0, 0.3], ids=["as-scheduled", "process-stopped-at-the-timeout"])
+def test_the_asyncio_timeout_reference_cancels_the_hung_call(stopped: float) -> None:
+    """Cancelled once it has run its timeout: how long after that the
+    cancellation lands is the machine's (a process stopped for ``stopped``
+    seconds just before the timeout cancels it that much later), so the
+    report's measured seconds are checked against the limit, not as digits."""
+    import asyncio
+
+    from crawlsim.check.timeout_round import HUNG, INSIDE, TIMEOUT
+
+    reference = example_module("reference_timeout_asyncio").crawl
+
+    async def crawl(start_url: str, get_urls: Callable[[str], object], max_workers: int, timeout: float) -> object:
+        if stopped:
+            asyncio.get_running_loop().call_later(timeout - 0.1, freeze, stopped)
+        return await reference(start_url, get_urls, max_workers, timeout)
+
+    run_report = run_check(crawl, quick=True, follow_up="timeout")
+    result = run_report.check("timeout")
+    assert result.passed and "given up (cancelled after " in result.explanation, result.explanation
+    (hung,) = [r for r in run_report.runs["timeout"].records if r.page == HUNG]
+    assert hung.outcome == "cancelled" and hung.end is not None and hung.end - hung.start >= INSIDE * TIMEOUT

@@ -129,6 +129,11 @@ class Case:
     hung: frozenset[str] = frozenset()
     """Pages whose calls never return: they block until the checker gives up
     on the run (the ``timeout`` round), then raise ``CheckAbandoned``."""
+    held_until: Mapping[str, str] = field(default_factory=dict)
+    """Page -> page: the first page's call waits at the door until the second
+    has been called (or ``services.HOLD_TIMEOUT`` passes), and only then
+    takes its latency.  An order of events a case relies on, so that it
+    holds however late a loaded machine runs any thread."""
     deadline: float | None = None
     """The case's deadline in seconds, when the sequential estimate does not
     fit it (a hung call would hold a crawl that waits for it that long)."""

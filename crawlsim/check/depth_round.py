@@ -7,10 +7,13 @@ Two cases, each aimed at the round's classic mistakes:
   loses the pages at depth 2; links found on depth-2 pages returned without
   a fetch show as unfetched pages of depth 3.
 * ``depth-shortest`` -- ``/t`` is depth 2 through ``/slow`` (0.4 s) and
-  depth 3 through ``/l1`` and ``/l2`` (10 ms each): the long path reaches
-  ``/t`` first on every run, long before ``/slow`` returns, so a crawl that
-  keeps the depth of the first path that reached a page gives ``/t`` depth
-  3 and never follows its link to ``/leaf`` (depth 3, within the limit).
+  depth 3 through ``/l1`` and ``/l2`` (10 ms each).  ``/slow`` is held at
+  the door until ``/t`` has been called (``Case.held_until``), and takes its
+  0.4 s only then, so the long path reaches ``/t`` first on every run,
+  however late a loaded machine runs the crawl's threads: a crawl that keeps
+  the depth of the first path that reached a page gives ``/t`` depth 3 and
+  never follows its link to ``/leaf`` (depth 3, within the limit).  A crawl
+  that fetches level by level waits out the hold once (``HOLD_TIMEOUT``).
 
 Findings are measured from what the service recorded (which pages were
 fetched, what was returned), against the case's true depths; anything else
@@ -78,6 +81,7 @@ def depth_shortest() -> Case:
         level="L6",
         latency={A + "/slow": SLOW},
         default_latency=0.01,
+        held_until={A + "/slow": A + "/t"},
         args=(3,),
         max_depth=3,
     )

@@ -235,16 +235,17 @@ PER_PAGE_CPU = 0.004
 
 def case_timeout(case: Case, quick: bool = False) -> float:
     """Deadline for one case, from that case alone: three times a sequential
-    crawl of it (its pages' latencies summed, plus the rendezvous a
+    crawl of it (its pages' latencies summed, plus the rendezvous and holds a
     one-at-a-time crawler waits out), plus the crawler's own work per page,
     plus two seconds (or the case's own ``deadline``, for a case with a hung call).  Nothing that happened in earlier cases shortens it;
     a crawl that hangs ends sooner anyway (see ``STALL_SECONDS``)."""
-    from crawlsim.check.services import RENDEZVOUS_TIMEOUT
+    from crawlsim.check.services import HOLD_TIMEOUT, RENDEZVOUS_TIMEOUT
 
     if case.deadline is not None:
         return case.deadline
     sequential = sum(case.latency_of(page) for page in case.links)
     sequential += RENDEZVOUS_TIMEOUT * sum(len(group) for group in case.groups)
+    sequential += HOLD_TIMEOUT * len(case.held_until)
     return round(3 * sequential + PER_PAGE_CPU * len(case.links) + 2.0 + case.extra_time, 2)
 
 

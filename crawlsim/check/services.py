@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +36,15 @@ RENDEZVOUS_TIMEOUT = 0.2
 """How long a page in a rendezvous group waits for its partners.  Long
 enough that any crawler with two fetches in flight meets it; short enough
 that a sequential crawler only loses a fifth of a second per page."""
+
+
+HOLD_TIMEOUT = 0.3
+"""How long a held page (``Case.held_until``) waits for the page it is held
+for to be called.  A crawl that fetches both at once meets it at once; one
+that needs the held page's answer first (level by level) loses this much
+once.  The latency is taken after the door, so a whole process that a loaded
+machine stops for a while cannot reorder the two: the held page's clock
+starts only when the other page has been called."""
 
 
 HANG_POLL = 0.005
@@ -89,6 +99,9 @@ class SimService:
         self._hung = frozenset(page_of(page) for page in case.hung)
         self._calls: dict[str, int] = {}
         self._group_of = {page_of(page): group for group in case.groups for page in group}
+        self._held = {page_of(page): page_of(until) for page, until in case.held_until.items()}
+        self._called: set[str] = set()
+        """Pages called at least once (what a held page waits for)."""
         self._arrived: dict[frozenset[str], set[str]] = {group: set() for group in case.groups}
         """Pages of each group in flight now."""
         self._met: set[frozenset[str]] = set()
@@ -120,6 +133,7 @@ class SimService:
         outcome: Outcome = "cancelled"
         try:
             self._wait_for_partners_blocking(record.page)
+            self._wait_until_blocking(lambda: self._hold_released(record.page), HOLD_TIMEOUT)
             self._hang_blocking(record.page)
             delay = self._latency.get(record.page, self.case.default_latency)
             if delay > 0:
@@ -143,6 +157,7 @@ class SimService:
         outcome: Outcome = "cancelled"
         try:
             await self._wait_for_partners_async(record.page)
+            await self._wait_until_async(lambda: self._hold_released(record.page), HOLD_TIMEOUT)
             while record.page in self._hung and not self._abandoned:
                 await asyncio.sleep(HANG_POLL)
             delay = self._latency.get(record.page, self.case.default_latency)
@@ -176,6 +191,7 @@ class SimService:
             )
             self._last_activity = record.start
             self._records.append(record)
+            self._called.add(record.page)
             self._running[record.fetch_id] = record
             self.peak = max(self.peak, len(self._running))
             group = self._group_of.get(record.page)
@@ -183,6 +199,7 @@ class SimService:
                 self._arrived[group].add(record.page)
                 if self._arrived[group] >= group:  # every page of the group in flight right now
                     self._met.add(group)
+            if group is not None or record.page in self._held.values():
                 self._cond.notify_all()
             return record
 
@@ -232,18 +249,29 @@ class SimService:
         group = self._group_of.get(page)
         return group is None or group in self._met or self._abandoned
 
+    def _hold_released(self, page: str) -> bool:
+        until = self._held.get(page)
+        return until is None or until in self._called or self._abandoned
+
     def _wait_for_partners_blocking(self, page: str) -> None:
-        deadline = time.perf_counter() + self.rendezvous_timeout
+        self._wait_until_blocking(lambda: self._partners_ready(page), self.rendezvous_timeout)
+
+    async def _wait_for_partners_async(self, page: str) -> None:
+        await self._wait_until_async(lambda: self._partners_ready(page), self.rendezvous_timeout)
+
+    def _wait_until_blocking(self, ready: Callable[[], bool], timeout: float) -> None:
+        """Wait (on the service's condition) until ``ready()`` or ``timeout`` seconds pass."""
+        deadline = time.perf_counter() + timeout
         with self._cond:
-            while not self._partners_ready(page):
+            while not ready():
                 remaining = deadline - time.perf_counter()
                 if remaining <= 0:
                     return
                 self._cond.wait(remaining)
 
-    async def _wait_for_partners_async(self, page: str) -> None:
-        deadline = time.perf_counter() + self.rendezvous_timeout
-        while not self._partners_ready(page) and time.perf_counter() < deadline:
+    async def _wait_until_async(self, ready: Callable[[], bool], timeout: float) -> None:
+        deadline = time.perf_counter() + timeout
+        while not ready() and time.perf_counter() < deadline:
             await asyncio.sleep(0.001)
 
     # ------------------------------------------------------------ for the runner
