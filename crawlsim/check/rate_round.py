@@ -213,21 +213,24 @@ def _result(run: CaseRun) -> tuple[str, str] | str:
     later = sorted(r.start for r in run.records)[1:]
     span = later[-1] - later[0] if later else 0.0
     pace = f"{used_rate([r.start for r in run.records]):.1f} per second" if span >= 0.5 else "within the burst"
+    first = min(run.records, key=lambda r: r.start)
     return (
         f"{len(fetched)} starts with max_rate {rate:g}: the fullest window held {plural(window.starts, 'start')} in "
         f"{window.seconds:.2f} s ({window.allowed:.0f} allowed); after the start page, {len(later)} starts in "
-        f"{span:.2f} s ({pace}); {_shape(later, rate)}."
+        f"{span:.2f} s ({pace}); {_shape(later, rate, first.end if first.end is not None else first.start)}."
     )
 
 
-def _shape(starts: list[float], rate: float) -> str:
+def _shape(starts: list[float], rate: float, links_known: float) -> str:
     """The crawl's choice of limiter: a burst then the rate, or evenly spaced starts.
 
     A token bucket's burst comes first, so only the starts in the first
-    :data:`BURST_WINDOW` after the start page are counted: a loaded machine
-    that stalls an evenly spaced crawl later wakes several of its sleepers
-    together, which is not a choice of the crawl's."""
-    burst = sum(1 for t in starts if t - starts[0] <= BURST_WINDOW) if starts else 0
+    :data:`BURST_WINDOW` after the start page returned (``links_known``: no
+    other page can be due before it) are counted.  A loaded machine only
+    ever makes a start later than the crawl scheduled it, so it can move
+    starts out of that window but never into it: evenly spaced starts it
+    bunched together (sleepers it woke at once) do not read as a burst."""
+    burst = sum(1 for t in starts if t - links_known <= BURST_WINDOW)
     if burst >= 0.25 * rate + 1:
         return f"this crawl chose a burst ({burst} starts within {BURST_WINDOW:g} s), as a token bucket allows"
     return f"this crawl chose evenly spaced starts (at most {burst} within {BURST_WINDOW:g} s)"
