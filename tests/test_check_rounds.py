@@ -149,6 +149,45 @@ def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, cau
         assert phrase in result.explanation
 
 
+def stopped_once_at_a_backoff(name: str, call: int, seconds: float) -> Callable[..., list[str]]:
+    """Example ``name``'s crawl, on a machine that stops the process for
+    ``seconds`` on its first run, just as http://a.com/dead0's call number
+    ``call`` fails: every page's wait before that retry is stretched alike."""
+    crawl = example_module(name).crawl
+    runs: list[None] = []
+
+    def stopped(
+        start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_retries: int, backoff: float
+    ) -> list[str]:
+        runs.append(None)
+        calls: list[str] = []
+
+        def get(url: str) -> Iterable[str]:
+            try:
+                return get_urls(url)
+            finally:
+                calls.append(url)
+                if len(runs) == 1 and url.endswith("/dead0") and calls.count(url) == call:
+                    freeze(seconds)
+
+        return crawl(start_url, get, max_workers, max_retries, backoff)
+
+    return stopped
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "cause"),
+    [("reference_retries", 1, None), ("buggy_retries_fixed_delay", 3, "retry-no-growth")],
+    ids=["growing-waits-stopped-at-the-first", "fixed-waits-stopped-at-the-third"],
+)
+def test_a_machine_that_stops_during_a_backoff_does_not_decide_the_growth(name: str, call: int, cause: str | None) -> None:
+    """A stop of the process stretches every wait it ends: before the first
+    retry it made growing waits look flat, before the third it made fixed
+    waits grow.  Such a run is measured again."""
+    result = run_check(stopped_once_at_a_backoff(name, call, 0.3), quick=True, follow_up="retries").check("retries")
+    assert result.cause == cause, result.explanation
+
+
 def sequential_with_backoff(
     start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_retries: int, backoff: float
 ) -> list[str]:

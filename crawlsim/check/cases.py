@@ -129,6 +129,9 @@ class Case:
     hung: frozenset[str] = frozenset()
     """Pages whose calls never return: they block until the checker gives up
     on the run (the ``timeout`` round), then raise ``CheckAbandoned``."""
+    timed: bool = False
+    """Its verdict is measured in seconds between calls: a run the machine
+    stopped the process during is run again (``grade.STOP_RERUNS``)."""
     held_until: Mapping[str, str] = field(default_factory=dict)
     """Page -> page: the first page's call waits at the door until the second
     has been called (or ``services.HOLD_TIMEOUT`` passes), and only then

@@ -76,6 +76,7 @@ def retries_case() -> Case:
         permanent=frozenset({BAD}),
         args=(3, 0.1),
         extra_time=5.0,  # three pages' backoffs (0.7 s each, jittered up to 1.5x), even one after another
+        timed=True,  # the waits' growth and spread are the verdict
     )
 
 

@@ -153,6 +153,15 @@ class CaseRun:
     """What is wrong with the return value, when it is not a list of URLs."""
     race: dict[str, Any] | None = None
     """What the interleaving explorer found (seed, switch log), when it ran."""
+    stops: list[tuple[float, float]] = field(default_factory=list)
+    """Spans (seconds since the call) in which the checker's own poll did not
+    run for more than ``STOP_SECONDS``: the machine stopped the process (or
+    held it off the GIL), so every thread's clock ran on while none of them
+    could act.  A measured wait that spans one is not all the crawl's."""
+
+    def stopped_within(self, start: float, end: float) -> float:
+        """Seconds of :attr:`stops` inside ``[start, end]``."""
+        return sum(max(0.0, min(end, b) - max(start, a)) for a, b in self.stops)
 
     @property
     def tail(self) -> float | None:
@@ -185,6 +194,7 @@ class CaseRun:
             "result": self.result,
             "bad_return": self.bad_return,
             "race": self.race,
+            "stops": [list(span) for span in self.stops],
         }
 
     @classmethod
@@ -211,6 +221,7 @@ class CaseRun:
             result=data.get("result"),
             bad_return=data.get("bad_return"),
             race=data.get("race"),
+            stops=[(float(a), float(b)) for a, b in data.get("stops", [])],
         )
 
 
@@ -218,6 +229,9 @@ STALL_SECONDS = 2.0
 """A crawl with no fetch in flight and none started or ended for this long
 has stopped making progress: it is stuck, and its case ends early."""
 POLL_SECONDS = 0.01
+STOP_SECONDS = 0.05
+"""A poll this much later than ``POLL_SECONDS`` is a stop of the process
+(see ``CaseRun.stops``); shorter delays are the GIL's ordinary turns."""
 LEFTOVER_GRACE = 0.1
 """How long threads the crawl started get to finish after it returned
 before they are reported as left running."""
@@ -423,9 +437,13 @@ def _run_case(
     thread = threading.Thread(target=call, name=f"crawlsim-check:{case.name}", daemon=CRAWL_THREAD_DAEMON)
     watch._original(thread)  # our own thread is not one of the crawl's
     stall = min(STALL_SECONDS, timeout / 4)
+    polled = 0.0
     while not finished.wait(POLL_SECONDS):
         watch.poll()
         now = service.now()
+        if now - polled > POLL_SECONDS + STOP_SECONDS:
+            run.stops.append((round(polled + POLL_SECONDS, 4), round(now, 4)))
+        polled = now
         if now >= timeout or service.idle_for(now) >= stall:
             break
     watch.poll()

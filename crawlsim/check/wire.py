@@ -142,11 +142,21 @@ def _race(value: object, where: str) -> dict[str, Any] | None:
     return value
 
 
+def _spans(value: object, where: str) -> list[tuple[float, float]]:
+    spans = []
+    for i, span in enumerate(_list(value, where)):
+        pair = [_seconds(v, f"{where}[{i}][{j}]") for j, v in enumerate(_list(span, f"{where}[{i}]"))]
+        if len(pair) != 2 or pair[0] > pair[1]:
+            raise _fail(f"{where}[{i}]", "a [start, end] pair")
+        spans.append((pair[0], pair[1]))
+    return spans
+
+
 _RUN = {
     "case": _text, "error": _maybe_error, "timed_out": _bool, "stalled": _bool, "crash": _maybe_text,
     "timeout": _seconds, "wall": _seconds, "in_flight_at_return": _each(_int), "records": _each(_record),
     "peak": _int, "groups_met": _groups, "thread_deaths": _each(_error), "threads": _each(_thread),
-    "result": _maybe_urls, "bad_return": _maybe_text, "race": _race,
+    "result": _maybe_urls, "bad_return": _maybe_text, "race": _race, "stops": _spans,
 }
 
 
@@ -180,4 +190,5 @@ def checked_run(case: Case, data: object) -> CaseRun:
         result=fields["result"],
         bad_return=fields["bad_return"],
         race=fields["race"],
+        stops=fields["stops"],
     )
