@@ -1,7 +1,8 @@
 """Where the third-party conformance data lives, and what to do without it.
 
 The data (WPT's ``urltestdata.json``, Google's robots.txt cases) is kept in
-``shared/conformance/`` beside the checkout, not in it.  Without it the
+``shared/conformance/`` beside the checkout, not in it (or in the folder
+``CRAWLSIM_CONFORMANCE_DIR`` names).  Without it the
 conformance tests skip and say where they looked -- unless
 ``CRAWLSIM_REQUIRE_CONFORMANCE=1`` is set (``.ci/run`` sets it: CI always has
 the data), which turns that skip into a failure, so the docs' conformance
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+FOLDER = "CRAWLSIM_CONFORMANCE_DIR"
+"""Names the folder when it is elsewhere (a git worktree one level deeper, a CI cache)."""
+CONFORMANCE = Path(os.environ.get(FOLDER) or Path(__file__).resolve().parents[2] / "shared" / "conformance")
 REQUIRE = "CRAWLSIM_REQUIRE_CONFORMANCE"
 
 

@@ -28,3 +28,15 @@ def test_present_data_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     (tmp_path / "x.json").write_text("[]")
     monkeypatch.setattr(conformance, "CONFORMANCE", tmp_path)
     assert conformance.conformance_file("x.json", "x") == tmp_path / "x.json"
+
+
+def test_the_folder_can_be_named_by_its_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    (tmp_path / "x.json").write_text("[]")
+    monkeypatch.setenv(conformance.FOLDER, str(tmp_path))
+    try:
+        assert importlib.reload(conformance).conformance_file("x.json", "x") == tmp_path / "x.json"
+    finally:
+        monkeypatch.delenv(conformance.FOLDER)
+        importlib.reload(conformance)
