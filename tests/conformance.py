@@ -18,13 +18,13 @@ import pytest
 
 FOLDER = "CRAWLSIM_CONFORMANCE_DIR"
 """Names the folder when it is elsewhere (a git worktree one level deeper, a CI cache)."""
-CONFORMANCE = Path(os.environ.get(FOLDER) or Path(__file__).resolve().parents[2] / "shared" / "conformance")
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 REQUIRE = "CRAWLSIM_REQUIRE_CONFORMANCE"
 
 
 def conformance_file(name: str, what: str) -> Path:
     """``shared/conformance/<name>``; skips (or fails, when required) if it is missing."""
-    path = CONFORMANCE / name
+    path = Path(os.environ.get(FOLDER) or CONFORMANCE) / name
     if not path.is_file():
         message = f"{what} not found at {path} (the project's shared/conformance folder)"
         if os.environ.get(REQUIRE) == "1":
