@@ -521,6 +521,11 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
     except RecursionError:
         raise TraceError(f"{path}: line {number}: nested too deeply: not a trace event") from None
     except json.JSONDecodeError as err:
+        if not line.endswith(b"\n"):
+            raise TraceError(
+                f"{path}: line {number}: cut off: the file ends mid-line (a recording stopped while writing?); "
+                "without that line the rest reads"
+            ) from None
         raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
     except ValueError as err:  # UnicodeDecodeError, a NaN, a key twice, a 5,000-digit number
         raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None

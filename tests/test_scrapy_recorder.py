@@ -175,6 +175,18 @@ def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> 
     assert trace_result(read_trace(trace_path)).replay.end == events[-1].t  # it replays
 
 
+def test_a_trace_cut_mid_line_is_named_as_cut_off(tmp_path: Path) -> None:
+    from crawlsim.core.events import TraceError
+
+    whole = '{"t":0.0,"url":"http://a.test/","host":"a.test","depth":0,"parent":null,"type":"Discovered"}\n'
+    cut = tmp_path / "killed.jsonl"
+    cut.write_text(whole + whole[:40])
+    with pytest.raises(TraceError, match="line 2: cut off: the file ends mid-line"):
+        read_trace(cut)
+    cut.write_text(whole)
+    assert len(read_trace(cut).events) == 1
+
+
 def test_links_beyond_depth_limit_are_recorded_as_skipped(tmp_path: Path) -> None:
     trace_path, base = crawl_site(tmp_path, {**SETTINGS, "DEPTH_LIMIT": 1})
     trace = read_trace(trace_path)
