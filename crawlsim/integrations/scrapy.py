@@ -52,6 +52,10 @@ logger = logging.getLogger(__name__)
 FETCH_META = "crawlsim_fetch"
 """The request meta key holding the fetch id of the request's latest download."""
 ROBOTS_PATH = "/robots.txt"
+STALE_SECONDS = 60.0
+"""An answer still unsettled this long after it ended is written anyway (a
+response some middleware swallowed would otherwise hold back the whole
+trace); a link its callback yields later is written at its own time."""
 FLUSH_SECONDS = 1.0
 """How often the trace file is written to (``CRAWLSIM_TRACE_FLUSH``): a killed
 crawl loses at most this much of its end."""
@@ -227,6 +231,7 @@ class TraceRecorder:
         # what nothing else settles (robots.txt; every answer where the scraper
         # cannot be watched) is settled once it ended a whole flush ago
         self.log.settle_ended(self.settle_before, ("robots",) if self.scraper_watched else None)
+        self.log.settle_ended(self.log.clock - STALE_SECONDS)  # an answer no callback ever took
         self.settle_before = self.log.clock
         self.log.flush()
         try:
