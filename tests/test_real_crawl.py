@@ -485,8 +485,8 @@ async def test_a_robots_txt_redirect_loop_means_no_rules() -> None:
             "http://bad.test/ok",
             options,
             resolve={"bad.test": ("127.0.0.9", port)},
-            limits=HttpLimits(timeout=0.5),
-            max_time=5.0,
+            limits=HttpLimits(timeout=30.0),  # no page here stalls: only a guard, which a stopped machine must not reach
+            max_time=60.0,
         )
     assert result.statuses == {"http://bad.test/ok": 200}
     assert bad.requests == ["/robots.txt", "/ok"]  # the loop is seen without asking again
@@ -500,8 +500,8 @@ async def test_a_host_missing_from_the_map_is_an_error_not_a_dns_lookup() -> Non
             "http://bad.test/far",
             options,
             resolve={"bad.test": ("127.0.0.9", port)},
-            limits=HttpLimits(timeout=0.3),
-            max_time=5.0,
+            limits=HttpLimits(timeout=30.0),  # no page here stalls: only a guard, which a stopped machine must not reach
+            max_time=60.0,
         )
     assert result.failures == {
         "http://other.test/landing": ("host other.test is not in the host map (--resolve); not looked up in DNS")
