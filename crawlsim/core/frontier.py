@@ -108,9 +108,14 @@ _COMPACT_AT = 1024
 and at least half the list (amortised O(1) per entry)."""
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(eq=False)
 class HostState:
-    """Everything the scheduler tracks per host."""
+    """Everything the scheduler tracks per host.
+
+    Not ``slots=True``: the compiled build makes it a C struct of these
+    fields (``frontier.pxd``), which Cython's dataclasses spell without
+    that argument; a plain instance dictionary costs the pure build about
+    100 bytes per host, not per page."""
 
     name: str
     """Its host key (:func:`crawlsim.core.urls.host_key`)."""

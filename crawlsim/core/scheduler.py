@@ -782,7 +782,6 @@ class Scheduler:
         seen = self._seen_set
         record = self._record
         events = self._events
-        admit = self._admit
         new = 0
         seen_skips = 0
         child_depth = depth + 1
@@ -809,7 +808,7 @@ class Scheduler:
                     continue
             # (with seen_first, an unchanged href is already known not to be seen)
             if (seen_first and url == href) or url not in seen:
-                if admit(url, base, child_depth, now):
+                if self._admit(url, base, child_depth, now):
                     new += 1
                 continue
             seen_skips += 1
