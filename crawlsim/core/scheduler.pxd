@@ -3,6 +3,9 @@
 # counters and flags, and containers of known type, are C-typed here.
 cimport cython
 from crawlsim.core.frontier cimport HostState
+from crawlsim.core.ledger cimport PageLedger
+from crawlsim.core.retry cimport RetryQueue
+from crawlsim.core.slots cimport WorkerSlots
 
 cdef class Scheduler:
     cdef public object options, stats, _route
@@ -11,7 +14,10 @@ cdef class Scheduler:
     cdef public dict _hosts, _in_flight, _attempts
     cdef public object _frontier
     cdef public list _ready_heap, _waiting_heap
-    cdef public object _slots, _retries, _rng, _politeness, _robots, _pages
+    cdef public WorkerSlots _slots
+    cdef public RetryQueue _retries
+    cdef public PageLedger _pages
+    cdef public object _rng, _politeness, _robots
     cdef public Py_ssize_t _next_id
     cdef public bint _done_emitted
     cdef public object _open, _now
