@@ -286,6 +286,16 @@ class Replay:
         self.series = self._build_series()
         self._reset()
 
+    @classmethod
+    def pending(cls, end: float, *, workers: int = 0) -> Replay:
+        """A replay with no events yet, spanning ``[0, end]``: what a view
+        holds while the crawl's events are still being recorded
+        (:func:`crawlsim.session.replay_result`), so its clock and finish
+        time are the run's and nothing is drawn that the crawl did not emit."""
+        replay = cls((), workers=workers)
+        replay.end = end
+        return replay
+
     # -- built once ----------------------------------------------------------
 
     def _layout(self, known_pages: Iterable[str]) -> None:
