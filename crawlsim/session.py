@@ -309,7 +309,7 @@ class Result:
     is :data:`ADVICE_PENDING`): :func:`advise_result` completes it."""
     replay_pending: bool = False
     """The finish time and bounds are here but the events are not yet:
-    ``replay`` is an empty :meth:`Replay.pending` spanning ``[0, finish]``,
+    ``replay`` is an empty :class:`Replay` spanning ``[0, finish]``,
     and :func:`replay_result` records and builds the real one."""
 
 
@@ -378,7 +378,7 @@ def _unreplayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
 
     run = simulate(scen, scen.options, trace=False)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
-    replay = Replay.pending(run.finish_time, workers=scen.options.workers)
+    replay = Replay((), workers=scen.options.workers, end=run.finish_time)  # the events come with replay_result
     return Result(
         replay, run.finish_time, knobs, scen.options, run, bounds, note, simulated=scen, advice_pending=True,
         replay_pending=True,

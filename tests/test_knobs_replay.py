@@ -91,10 +91,10 @@ def test_a_replay_asked_for_after_a_newer_key_is_never_built() -> None:
 
 
 def test_large_runs_are_the_ones_the_app_threads() -> None:
-    assert large_run(load_scenario("busiest-host"), None)
-    assert not large_run(load_scenario("see-it"), None)
-    assert ScenarioSource(load_scenario("busiest-host")).run(Knobs.for_scenario(load_scenario("busiest-host"))).replay_pending
-    assert not ScenarioSource(load_scenario("see-it")).run(Knobs.for_scenario(load_scenario("see-it"))).replay_pending
+    busiest, see_it = load_scenario("busiest-host"), load_scenario("see-it")
+    assert large_run(busiest, None) and not large_run(see_it, None)
+    assert ScenarioSource(busiest).run(Knobs.for_scenario(busiest)).replay_pending
+    assert not ScenarioSource(see_it).run(Knobs.for_scenario(see_it)).replay_pending  # replayed at once
 
 
 # -- the app -------------------------------------------------------------------------------
@@ -141,9 +141,8 @@ async def test_the_app_draws_the_finish_and_bounds_before_the_replay() -> None:
     app = CrawlApp(source=source, paused=True, animate=False, threaded=True)
     async with app.run_test(size=SIZE) as pilot:
         try:
-            await until(pilot, lambda: len(source.gates) == 1)
-            source.open_all()
-            await until(pilot, lambda: app.result is not None and not app.result.replay_pending)
+            await until(pilot, lambda: app.result is not None)
+            assert not app.result.replay_pending and not source.gates  # a source opened: replayed at once
             await pilot.press("p")
             knobs = source.knobs
             assert knobs is not None
@@ -169,9 +168,8 @@ async def test_a_newer_key_cancels_the_older_replay_and_it_is_never_installed() 
     app = CrawlApp(source=source, paused=True, animate=False, threaded=True)
     async with app.run_test(size=SIZE) as pilot:
         try:
-            await until(pilot, lambda: len(source.gates) == 1)
-            source.open_all()
-            await until(pilot, lambda: app.result is not None and not app.result.replay_pending)
+            await until(pilot, lambda: app.result is not None)
+            assert not app.result.replay_pending and not source.gates  # a source opened: replayed at once
             await pilot.press("p")
             older = source.knobs
             assert older is not None
@@ -216,8 +214,8 @@ def replayed(monkeypatch: pytest.MonkeyPatch) -> list[Knobs]:
 
 async def test_the_widget_draws_the_finish_first_and_the_replay_on_the_next_turn(replayed: list[Knobs]) -> None:
     w = CrawlWidget("busiest-host", max_pages=400)
-    await asyncio.sleep(0)  # the first run's replay
-    await asyncio.sleep(0)  # and its advice
+    assert not w.result.replay_pending  # the first run: replayed at once
+    await asyncio.sleep(0)  # its advice
     w.workers.value = 6
     assert w.result is not None and w.result.replay_pending and w.result.knobs.workers == 6
     assert f"finish {w.result.finish:.1f} s" in w.summary.value and REPLAY_PENDING in w.summary.value
@@ -229,15 +227,14 @@ async def test_the_widget_draws_the_finish_first_and_the_replay_on_the_next_turn
     assert w.result.replay.events == run_session(w.scenario, w.knobs(), advice=False).replay.events
     await asyncio.sleep(0)
     assert not w.result.advice_pending
-    assert [k.workers for k in replayed] == [16, 6]
+    assert [k.workers for k in replayed] == [6]
 
 
 async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: list[Knobs]) -> None:
     w = CrawlWidget("busiest-host", max_pages=400)
     await asyncio.sleep(0)
-    await asyncio.sleep(0)
     w.workers.value = 6
     w.workers.value = 7  # before the loop came round to the replay of 6 workers
     await asyncio.sleep(0)
-    assert [k.workers for k in replayed] == [16, 7]  # 6 workers' replay never built
+    assert [k.workers for k in replayed] == [7]  # 6 workers' replay never built
     assert w.result.knobs.workers == 7 and not w.result.replay_pending

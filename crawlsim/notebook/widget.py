@@ -265,13 +265,13 @@ class CrawlWidget:
         kernel's event loop right after this control's change is handled, so
         the new finish time reaches the browser first, or at once when no
         loop is running (a script, a test).  A large run
-        (:func:`~crawlsim.session.large_run`) shows its finish time and bounds
-        before its replay too: :meth:`replay_now` records and draws it on the
+        (:func:`~crawlsim.session.large_run`) after the first shows its finish
+        time and bounds before its replay too: :meth:`replay_now` records and draws it on the
         loop's next turn, the advice on the turn after.  A control moved
         before then makes that work stale: it is dropped, never shown."""
         previous = self.result
-        large = large_run(self.scenario, self.cap)
-        result = run_session(self.scenario, self.knobs(), cap=self.cap, advice=False, replay=not large)
+        later = previous is not None and large_run(self.scenario, self.cap)  # the first run: replayed at once
+        result = run_session(self.scenario, self.knobs(), cap=self.cap, advice=False, replay=not later)
         self.previous, self.result = previous, result
         self.story = Story(result.replay.events, result.options or self.scenario.options)
         self._draw_result(result, previous)

@@ -340,10 +340,10 @@ class CrawlApp(App[int]):
             self.simulating = True
             if self.result is not None:
                 self.show(self.t)
-            self._simulate_in_thread(source, knobs, self._generation)
+            self._simulate_in_thread(source, knobs, self._generation, self._fresh)
             return
         try:
-            result = source.run(knobs)
+            result = source.run(knobs, at_once=self._fresh)
             if self.threaded is False:  # everything on the UI thread, in order (snapshot tests)
                 result = source.advise(source.replay(result))
         except (ScenarioError, OptionError) as err:
@@ -352,9 +352,9 @@ class CrawlApp(App[int]):
         self._install(result, self._generation)
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
-    def _simulate_in_thread(self, source: Source, knobs: Knobs, generation: int) -> None:
+    def _simulate_in_thread(self, source: Source, knobs: Knobs, generation: int, at_once: bool) -> None:
         try:
-            result = source.run(knobs)
+            result = source.run(knobs, at_once=at_once)
         except Exception as err:  # noqa: BLE001 -- shown to the user; the app goes on
             self.call_from_thread(self._failed, err, generation)
             return

@@ -99,9 +99,11 @@ class Source(Protocol):
         None when there is nothing new (or the results come from :meth:`run`)."""
         ...
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         """The crawl with ``knobs`` (only called when :attr:`knobs` is not None):
-        the finish time and bounds, its advice possibly still pending."""
+        the finish time and bounds, its replay and advice possibly still
+        pending; ``at_once``: with its replay (a source just opened, nothing
+        drawn yet to keep the screen busy)."""
         ...
 
     def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
@@ -152,12 +154,13 @@ class ScenarioSource:
     def poll(self) -> Update | None:
         return None
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         """The run without its advice: the app draws the new finish time and
         bounds at once and asks :meth:`advise` for the rest afterwards.  A
         large run (:func:`~crawlsim.session.large_run`) comes without its
-        replay too, which :meth:`replay` records and builds."""
-        return run_session(self.scenario, knobs, cap=self.cap, advice=False, replay=not self.wants_thread())
+        replay too, unless ``at_once``: :meth:`replay` records and builds it."""
+        replay = at_once or not self.wants_thread()
+        return run_session(self.scenario, knobs, cap=self.cap, advice=False, replay=replay)
 
     def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
         return replay_result(result, cancelled=cancelled)
@@ -203,7 +206,7 @@ class TraceSource:
         self._shown = True
         return Update(trace_result(self.recorded or self.events))
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         raise TypeError("a trace replays as recorded: it cannot be rerun with other knobs")
 
     def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
