@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -238,3 +239,17 @@ async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: lis
     await asyncio.sleep(0)
     assert [k.workers for k in replayed] == [7]  # 6 workers' replay never built
     assert w.result.knobs.workers == 7 and not w.result.replay_pending
+
+
+def test_a_rerun_after_a_knob_turn_finds_every_link_canonicalized_already() -> None:
+    # the canonical form of each link is remembered: a rerun (the replay's, the advisor's,
+    # the next key's) of a 2,000-page web under the same normalization computes none again
+    from crawlsim.core.urls import _remembered
+
+    scenario = load_scenario("busiest-host")
+    knobs = replace(Knobs.for_scenario(scenario), normalize="aggressive")  # every link is canonicalized
+    run_session(scenario, knobs, advice=False, replay=False)
+    before = _remembered.cache_info()
+    run_session(scenario, knobs, advice=False, replay=False)
+    after = _remembered.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
