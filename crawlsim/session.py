@@ -376,7 +376,7 @@ def _unreplayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
     from crawlsim.sim.bounds import compute_bounds
     from crawlsim.sim.driver import simulate
 
-    run = simulate(scen, scen.options, trace=False)
+    run = simulate(scen, scen.options, trace=False, series=False)  # (the replay's run brings the series)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     replay = Replay((), workers=scen.options.workers, end=run.finish_time)  # the events come with replay_result
     return Result(
