@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlsim.commands.model import model_from_trace
-from crawlsim.core.events import FetchFinished, FetchStarted
+from crawlsim.core.events import FetchFailed, FetchFinished, FetchStarted, RetryScheduled
 from crawlsim.errors import UsageError
 from crawlsim.real.loopwatch import WAITED, ReadyLog
 from crawlsim.scenario import scenario_from_dict
@@ -196,3 +196,62 @@ def test_a_real_crawl_records_each_fetchs_server_time_within_its_measured_time(
     capsys.readouterr()
     assert main(["run", str(site), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["pages_fetched"] == 13
+
+
+# --------------------------------------------------------------------------- 429, then 200
+
+
+def test_a_page_that_answered_429_then_200_is_retried_after_its_wait_then_followed() -> None:
+    data = {
+        "start": "http://a.test/",
+        "crawl": {"workers": 2, "per_host": 2, "gap": 0.0, "robots": False},
+        "hosts": {"*": {"latency": 0.01}},
+        "pages": {
+            "http://a.test/": ["/busy", "/b"],
+            "http://a.test/busy": {"links": ["/c"], "before": [{"status": 429, "headers": {"Retry-After": "2"}}]},
+        },
+    }
+    run = simulate(scenario_from_dict(data))
+    answers = [e for e in run.trace if isinstance(e, (FetchFailed, FetchFinished)) and e.url == "http://a.test/busy"]
+    assert [getattr(e, "reason", None) or e.status for e in answers] == ["HTTP 429", 200]  # type: ignore[union-attr]
+    assert run.stats.pages_fetched == 4  # /c, linked only from the page's 200, was reached
+    starts = [e.t for e in run.trace if isinstance(e, FetchStarted) and e.url == "http://a.test/busy"]
+    assert starts[1] - answers[0].t == pytest.approx(2.0)
+
+
+def test_a_bad_earlier_answer_names_its_key() -> None:
+    from crawlsim.scenario import ScenarioError
+
+    data = {"start": "http://a.test/", "pages": {"http://a.test/": {"links": [], "before": [{"status": "soon"}]}}}
+    with pytest.raises(ScenarioError, match=r'pages\."http://a\.test/"\.before\[0\]\.status'):
+        scenario_from_dict(data)
+
+
+def test_a_recorded_429_then_200_is_modelled_as_it_happened(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A served host that refuses every page's first attempt with 429: the model's
+    pages answer 429 with the wait the crawler took before their 200, and its rerun
+    fetches the same pages with as many retries."""
+    from crawlsim.cli import main
+    from crawlsim.real.server import ServerProcess
+    from tests.test_real_crawl import make_scenario
+
+    pages: dict[str, object] = {"http://a.test/": ["/p1", "/p2"], "http://a.test/p1": ["/p3"]}
+    throttle = {"throttle": {"status": 429, "retry_after": 0.2, "rate": 1.0, "attempts": 1}}
+    trace, site = tmp_path / "rec.jsonl", tmp_path / "site.toml"
+    with ServerProcess(make_scenario(pages, latency=0.005, hosts={"a.test": throttle})) as server:
+        resolve = [f"--resolve={h}={a}:{p}" for h, (a, p) in server.resolve().items()]
+        assert main(["crawl", "http://a.test/", *resolve, "--gap", "0", "-o", str(trace), "--json"]) == 0
+    real = json.loads(capsys.readouterr().out)
+    assert main(["model", str(trace), "-o", str(site)]) == 0
+    model = tomllib.loads(site.read_text())
+    waits = {e.url: e.at - e.t for e in read_trace(trace).events if isinstance(e, RetryScheduled)}
+    assert len(waits) == 4
+    for url, spec in model["pages"].items():
+        assert "status" not in spec  # 200 in the end
+        (answer,) = spec["before"]
+        assert answer["status"] == 429 and float(answer["headers"]["Retry-After"]) == pytest.approx(waits[url], abs=1e-3)
+    capsys.readouterr()
+    assert main(["run", str(site), "--json"]) == 0
+    sim = json.loads(capsys.readouterr().out)
+    assert sim["pages_fetched"] == real["pages_fetched"] == 4
+    assert sim["retries"] == real["retries"] == 4

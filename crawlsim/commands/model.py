@@ -86,6 +86,8 @@ class _PageRecord:
     fetch_id: int = -1
     links: list[str] = field(default_factory=list)
     retry_after: float | None = None
+    earlier: list[tuple[int, float | None]] = field(default_factory=list)
+    """The answers to its attempts before the last (status, seconds until the retry)."""
 
 
 @dataclass
@@ -172,10 +174,16 @@ class Recording:
             self.robots_took[e.host], self.robots_wire[e.host] = took, wire
             self.robots_id[e.host] = e.fetch_id
             return
-        page = self.pages.setdefault(e.url, _PageRecord())
+        page = self.pages.get(e.url)
+        if page is None:
+            page = self.pages[e.url] = _PageRecord()
+        elif page.retry_after is not None:  # retried: its earlier answer replays as it came
+            if page.status != FAILED_STATUS:  # a network failure has no answer to replay
+                page.earlier.append((page.status, page.retry_after))
+            page.retry_after = None
         page.took, page.wire, page.links = took, wire, self.pending.pop(e.url, [])
         page.fetch_id = e.fetch_id
-        page.status = e.status if isinstance(e, FetchFinished) else FAILED_STATUS
+        page.status = e.status if isinstance(e, FetchFinished) else _failed_status(e.reason)
 
     def _link(self, e: Discovered | Skipped) -> None:
         if e.parent is None:
@@ -233,6 +241,13 @@ class Recording:
             self.pages[e.url].retry_after = max(0.0, e.at - e.t)
         elif isinstance(e, Done):
             self.finish = e.t
+
+
+def _failed_status(reason: str) -> int:
+    """A failed fetch's status in the model: the HTTP status it failed with ("HTTP 429",
+    a retryable answer), else :data:`FAILED_STATUS` (no answer: a timeout, too large)."""
+    code = reason[5:8] if reason.startswith("HTTP ") else ""
+    return int(code) if code.isdigit() and len(reason) in (8,) else FAILED_STATUS
 
 
 def _host(url: str) -> str:
@@ -348,6 +363,14 @@ def _host_lines(rec: Recording) -> list[str]:
     return out
 
 
+def _answer(status: int, retry_after: float | None) -> dict[str, Any]:
+    """An earlier answer of a page (``before``): its status, and the wait the crawler
+    took before retrying it as ``Retry-After`` where the status is one that sends it."""
+    if retry_after is not None and status in (429, 503):
+        return {"status": status, "headers": {"Retry-After": f"{retry_after:g}"}}
+    return {"status": status}
+
+
 def _page_lines(rec: Recording) -> list[str]:
     out = ["[pages]"]
     for url, page in rec.pages.items():
@@ -358,6 +381,8 @@ def _page_lines(rec: Recording) -> list[str]:
             spec["headers"] = {"Retry-After": f"{page.retry_after:g}"}
         if 300 <= page.status < 400 and len(page.links) == 1:  # a redirect the crawler followed (Scrapy's)
             spec["headers"] = {"Location": page.links[0]}
+        if page.earlier:
+            spec["before"] = [_answer(status, after) for status, after in page.earlier]
         out.append(f"{json.dumps(url)} = {_toml(spec)}")
     return out
 
