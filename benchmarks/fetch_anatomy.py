@@ -15,17 +15,20 @@ splits:
   connection, or taking a pooled one);
 * ``server``: nginx's ``$request_time``;
 * ``noticed``: headers sent to the response's headers read, less the server's
-  time -- the loop busy with other responses when this one arrived;
+  time -- the loop busy with other responses when this one arrived, and the
+  operating system waking the crawler;
+* ``loop_late``: a lower bound of the loop's part of ``noticed`` (since the
+  loop last looked at its sockets);
+* ``rec_server``: the server time ``crawlsim crawl -o`` recorded for the fetch
+  (``server_time`` on the Done line), and ``rec-nginx`` its excess over nginx's;
 * ``body``: response headers to the body read;
-* ``parse``: body read to the task's end (parsing the links, on the loop);
-* ``report``: the task's end to FetchFinished's time (0 by construction: the
-  trace's time is the task's end).
+* ``parse``: body read to the task's end (parsing the links, on the loop; the
+  trace's FetchFinished time is the task's end).
 
     python benchmarks/fetch_anatomy.py [--workers 4] [--pages 80] [--think 0.03]
 
-Also prints the trace's ``client_busy`` per fetch, and the recorded time that
-the current model's deconvolution (``crawlsim model``) gives each page against
-nginx's time.  Needs ``/usr/sbin/nginx`` and ``libnginx-mod-http-echo``.
+Also prints the trace's ``client_busy`` per fetch, and the time ``crawlsim
+model`` gives each page against nginx's.  Needs ``/usr/sbin/nginx`` and ``libnginx-mod-http-echo``.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def instrument() -> None:
     """Wrap the fetch path so each request's moments are noted in :data:`MARKS`."""
     import aiohttp
 
-    from crawlsim.real import coordinator, fetcher, parsing
+    from crawlsim.real import coordinator, fetcher
 
     one = coordinator._Coordinator._one
 
@@ -107,7 +110,6 @@ def instrument() -> None:
         return trace
 
     fetcher.HttpFetcher._wire_clock = traced
-    del parsing
 
 
 def _path(url: str) -> str:

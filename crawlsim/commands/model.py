@@ -247,7 +247,7 @@ def _failed_status(reason: str) -> int:
     """A failed fetch's status in the model: the HTTP status it failed with ("HTTP 429",
     a retryable answer), else :data:`FAILED_STATUS` (no answer: a timeout, too large)."""
     code = reason[5:8] if reason.startswith("HTTP ") else ""
-    return int(code) if code.isdigit() and len(reason) in (8,) else FAILED_STATUS
+    return int(code) if code.isdigit() and len(reason) == len("HTTP 429") else FAILED_STATUS
 
 
 def _host(url: str) -> str:
