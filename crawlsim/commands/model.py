@@ -114,6 +114,9 @@ class Recording:
     robots_id: dict[str, int] = field(default_factory=dict)
     served: dict[int, float] = field(default_factory=dict)
     """Fetch id -> the server's time the recording measured for it (:data:`SERVER_TIME_KEY`)."""
+    work_in_fetch: bool = True
+    """Whether a fetch's measured time holds the crawler's own work on its response
+    (crawlsim parses a page inside its fetch; Scrapy's callbacks run after its transfer)."""
     robots_hold: dict[str, float] = field(default_factory=dict)
     """Host -> from its robots.txt fetch's start to its first page fetch's start: how long
     robots.txt held the host's pages (see :meth:`robots_time`)."""
@@ -215,6 +218,8 @@ class Recording:
         that work, 25 % fast at one worker on a server-bound site.)"""
         if fetch_id in self.served:
             return self.served[fetch_id]
+        if self.client_cost and not self.work_in_fetch:
+            return wire  # another crawler's transfer: its own work came after
         if not self.client_cost:
             return took
         return max(0.0, wire - self.client_cost)
@@ -297,6 +302,9 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
     and, for another crawler's recording, where its scheduler differs."""
     unfetched = len(rec.discovered.difference(rec.pages))
     text = "each fetched page takes its measured time again, whatever the settings"
+    if rec.served:
+        text = ("each fetched page takes its server's measured time again (from its request sent to its "
+                "answer's arrival), whatever the settings")
     if rec.client_cost:
         text += (
             f"; the crawler's own work is {1000 * rec.client_cost:.2f} ms per response, one at a time "
@@ -432,6 +440,7 @@ def model_from_trace(path: str) -> str:
     rec = Recording.of(trace.events)
     options = trace.options or {}
     rec.client_cost = _client_cost(options, rec.fetches, path, rec.before_pages or 0)
+    rec.work_in_fetch = RECORDER_KEY not in options
     rec.served = _server_times(options, path)
     if not rec.pages:
         raise UsageError(f"{path}: no page was fetched in this trace; nothing to model")

@@ -21,6 +21,12 @@ so the extension watches each slot's ``transferring`` set (the downloader
 adds a request to it as the transfer starts); where a Scrapy version has no
 such set, the reach time stands in and the wait is counted as fetch time.
 
+Scrapy's own work per response (its callbacks, scheduler and middlewares,
+one at a time on its reactor) is measured as in ``crawlsim crawl -o``: the
+reactor's asyncio loop's time outside its selector, written as the trace's
+``client_busy`` (only under Scrapy's default asyncio reactor), so the model
+gets a ``client_cost``.
+
 This module is the only one that imports Scrapy (the ``scrapy`` extra).
 """
 
@@ -57,6 +63,49 @@ class _Transfers(set):  # type: ignore[type-arg]
         self.on_add(request)
 
 
+CLIENT_BUSY_KEY = "client_busy"
+"""The options' entry ``crawlsim model`` reads as the crawler's busy seconds."""
+
+
+class _LoopIdle:
+    """Seconds the asyncio loop under Scrapy's reactor waited in its selector."""
+
+    def __init__(self) -> None:
+        self.idle = 0.0
+        self.undo: Callable[[], None] | None = None
+
+    def watch(self) -> None:
+        """Wrap the loop's selector wait (no asyncio reactor: nothing is measured)."""
+        try:
+            from twisted.internet import reactor
+
+            selector = reactor._asyncioEventloop._selector  # type: ignore[attr-defined]
+        except (ImportError, AttributeError):
+            return
+        select = selector.select
+
+        def timed(timeout: float | None = None) -> Any:
+            began = time.monotonic()
+            try:
+                return select(timeout)
+            finally:
+                self.idle += time.monotonic() - began
+
+        def undo() -> None:
+            if selector.select is timed:
+                selector.select = select
+
+        selector.select, self.undo = timed, undo
+
+    def stop(self) -> bool:
+        """Stop watching; True when the loop was watched."""
+        if self.undo is None:
+            return False
+        self.undo()
+        self.undo = None
+        return True
+
+
 class TraceRecorder:
     """A Scrapy extension writing the crawl to ``CRAWLSIM_TRACE`` (off when unset)."""
 
@@ -66,6 +115,10 @@ class TraceRecorder:
         self.log = ScrapyLog()
         self.t0 = time.monotonic()
         self.allowed: list[str] | None = None
+        self.loop_idle = _LoopIdle()
+        self.busy: float | None = None
+        """Seconds Scrapy's loop was busy from the spider's opening to its last fetch's
+        end, when it was watched."""
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> TraceRecorder:
@@ -87,6 +140,7 @@ class TraceRecorder:
 
     def spider_opened(self, spider: Any) -> None:
         self.t0 = time.monotonic()
+        self.loop_idle.watch()
         domains = getattr(spider, "allowed_domains", None)
         self.allowed = [str(d) for d in domains] if domains else None
 
@@ -122,11 +176,14 @@ class TraceRecorder:
         fid = request.meta.get(FETCH_META)
         if fid is not None:
             self.log.left(self.now(), fid)
+        if self.loop_idle.undo is not None:  # busy up to the crawl's last fetch, not its closing
+            self.busy = max(0.0, self.now() - self.loop_idle.idle)
 
     def spider_closed(self, spider: Any, reason: str) -> None:
         from crawlsim.errors import UsageError
         from crawlsim.session import TraceWriter
 
+        self.loop_idle.stop()
         try:
             writer = TraceWriter(self.path, options=self.options())
             for event in self.log.events(self._in_scope):
@@ -181,6 +238,8 @@ class TraceRecorder:
                 settings, options, self.log.waiting(), self.log.refetched(), self.log.host_peaks()
             ),
         }
+        if self.busy:
+            options[CLIENT_BUSY_KEY] = round(self.busy, 6)
         return options
 
 
