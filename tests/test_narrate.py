@@ -406,11 +406,28 @@ def event_runs(draw: st.DrawFn) -> list[Event]:
     return events
 
 
-@settings(max_examples=200, deadline=None)
-@given(events=event_runs(), per_host=st.one_of(st.none(), st.integers(1, 2)), robots=st.booleans())
+PER_HOST = st.one_of(st.none(), st.integers(1, 2))
+
+
+@settings(max_examples=50, deadline=None)
+@given(events=event_runs(), per_host=PER_HOST, robots=st.booleans())
 def test_the_frontier_and_the_held_hosts_equal_a_walk_over_every_host(
     events: list[Event], per_host: int | None, robots: bool
 ) -> None:
+    check_counts_against_the_walk(events, per_host, robots)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=1000, deadline=None)
+@given(events=event_runs(), per_host=PER_HOST, robots=st.booleans())
+def test_the_frontier_and_the_held_hosts_equal_a_walk_over_every_host_exhaustive(
+    events: list[Event], per_host: int | None, robots: bool
+) -> None:
+    check_counts_against_the_walk(events, per_host, robots)
+
+
+def check_counts_against_the_walk(events: list[Event], per_host: int | None, robots: bool) -> None:
+    """After every event, the narrator's kept counts are the walk's."""
     narrator = Narrator(opts(per_host=per_host, robots=robots))
     for e in events:
         narrator.narrate(e)
