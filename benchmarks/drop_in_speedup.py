@@ -9,7 +9,7 @@ latency).  The sequential crawler is the textbook loop (a list as queue, a
 set as seen set); the concurrent one is ``crawlsim.crawl`` with
 ``--workers`` threads.  The ideal speed-up is about ``workers`` (the root is
 fetched alone first).  This is a measurement, not a test: the tests show
-concurrency by overlap (tests/test_crawl_seed001.py), never by wall time.
+concurrency by overlap (tests/test_crawl_interview_cases.py), never by wall time.
 
 The last line is one JSON object: ``sequential_s``, ``concurrent_s``, ``speedup``.
 """

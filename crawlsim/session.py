@@ -521,6 +521,11 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
     except RecursionError:
         raise TraceError(f"{path}: line {number}: nested too deeply: not a trace event") from None
     except json.JSONDecodeError as err:
+        if not line.endswith(b"\n"):
+            raise TraceError(
+                f"{path}: line {number}: cut off: the file ends mid-line (a recording stopped while writing?); "
+                "without that line the rest reads"
+            ) from None
         raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
     except ValueError as err:  # UnicodeDecodeError, a NaN, a key twice, a 5,000-digit number
         raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None
@@ -594,6 +599,14 @@ OPTIONS_KEY = "options"
 """The Done line's key for the options a real crawl ran with (``crawlsim model`` reads it)."""
 
 
+def trace_line_with_options(done: Done, options: Mapping[str, Any] | None) -> str:
+    """The Done line, carrying the options the crawl ran with (:data:`OPTIONS_KEY`) if given."""
+    line = trace_line(done)
+    if options is None:
+        return line
+    return line[:-2] + "," + json.dumps({OPTIONS_KEY: options}, separators=(",", ":"))[1:] + "\n"
+
+
 class TraceWriter:
     """Writes a trace as events come (a live crawl) through
     :func:`crawlsim.outfile.written`: the file appears whole when
@@ -613,9 +626,7 @@ class TraceWriter:
         if self._file is None:
             return
         try:
-            line = trace_line(event)
-            if self.options is not None and isinstance(event, Done):
-                line = line[:-2] + "," + json.dumps({OPTIONS_KEY: self.options}, separators=(",", ":"))[1:] + "\n"
+            line = trace_line_with_options(event, self.options) if isinstance(event, Done) else trace_line(event)
             self._out.write(line)
         except OSError as err:
             self._error = err
@@ -671,6 +682,7 @@ __all__ = [
     "ADVICE_PENDING",
     "Result",
     "TraceWriter",
+    "trace_line_with_options",
     "advise_result",
     "default_speed",
     "interactive_cap",

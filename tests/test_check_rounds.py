@@ -162,6 +162,31 @@ def test_the_base_cases_run_first_unless_quick() -> None:
     assert "depth-limit" in {c.name for c in report.checks}
 
 
+def test_only_takes_the_rounds_own_case_names() -> None:
+    report = run_check(example("buggy_depth_first_path"), follow_up="depth", only=["depth-shortest"])
+    assert [c.name for c in report.checks] == ["depth-shortest"]
+    assert not report.ok and report.checks[0].cause == "depth-first-path"
+
+
+def test_only_with_base_names_alone_keeps_every_round_case() -> None:
+    report = run_check(example("reference_depth"), follow_up="depth", only=["basic"])
+    names = [c.name for c in report.checks]
+    assert names[0] == "basic" and {"depth-limit", "depth-shortest"} <= set(names) and "cycle" not in names
+
+
+def test_an_unknown_case_under_a_round_lists_the_rounds_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_depth"), "--follow-up", "depth", "--only", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "unknown case nope" in err and "round depth's own cases are: depth-limit, depth-shortest" in err
+
+
+def test_a_rounds_case_without_its_round_names_the_round(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_depth"), "--only", "depth-limit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "add --follow-up depth" in err, err
+
+
 def test_a_mistyped_round_gets_did_you_mean_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([example("reference_depth"), "--follow-up", "dept"]) == 2
     err = capsys.readouterr().err
@@ -246,6 +271,7 @@ def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture
     flat = " ".join(out.split())
     assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat
     assert "makes observable: L6's politeness and rate limits" in flat
+    assert "cases: depth-limit, depth-shortest" in flat and "cases: rate-limit, rate-use" in flat
 
 
 def test_the_asyncio_answer_without_a_bound_fails_max_workers() -> None:

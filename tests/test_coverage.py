@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -307,3 +308,18 @@ def test_compare_shows_the_loss(capsys) -> None:
     assert re.search(r"pages reachable\s+14\s+14", out)
     assert re.search(r"pages fetched\s+14\s+13", out)
     assert re.search(r"pages lost\s+0\s+1 \(normalization\)", out)
+
+
+def test_the_words_page_defines_what_run_prints_about_bounds(capsys) -> None:
+    """The bounds' and the frontier's words, as `run` and its --json print them, are each defined
+    on the Words page (the reader of `<- binding` or `efficiency 95%` can look them up)."""
+    assert run_command.main(["see-it"]) == 0
+    text = capsys.readouterr().out
+    data = run_json(capsys, "see-it")
+    printed = ["lower bounds on the finish time", "<- binding", "efficiency"]
+    assert all(phrase in text for phrase in printed)
+    assert {"bounds", "binding_bound", "efficiency", "peak_frontier"} <= set(data)
+    words = " ".join((Path(__file__).resolve().parent.parent / "docs" / "reference" / "words.md").read_text().split())
+    for term in ["**frontier**", "**bound**", "**binding**", "**efficiency**", "`peak_frontier`", "`binding_bound`"]:
+        assert term in words, term
+    assert all(f"`{phrase}" in words for phrase in printed[:2])

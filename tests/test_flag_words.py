@@ -5,6 +5,8 @@ scenario that does not exist, a port that is taken; ``-q`` means one thing;
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import socket
 from pathlib import Path
 
@@ -62,7 +64,44 @@ def test_a_taken_port_is_one_line_and_exit_2_from_web_and_serve(capsys: pytest.C
         web_said = error_line(capsys, ["web", "see-it", "--port", str(port)])
         serve_said = error_line(capsys, ["serve", "see-it", "--layout", "ports", "--port", str(port)])
     assert web_said == f"cannot listen on 127.0.0.1 port {port}: Address already in use"
-    assert serve_said == f"cannot listen on loopback port {port}: Address already in use; try --port 0"
+    assert serve_said == f"cannot listen on 127.0.0.1 port {port}: Address already in use; try --port 0"
+
+
+@pytest.fixture
+def only_127_0_0_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine as macOS has it by default: of 127.0.0.0/8, only 127.0.0.1 is up."""
+    bind = socket.socket.bind
+
+    def macos_bind(self: socket.socket, address: tuple[str, int]) -> None:
+        host = address[0]
+        if host.startswith("127.") and host != "127.0.0.1":
+            raise OSError(errno.EADDRNOTAVAIL, os.strerror(errno.EADDRNOTAVAIL))
+        bind(self, address)
+
+    monkeypatch.setattr(socket.socket, "bind", macos_bind)
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_serving_on_absent_loopback_addresses_is_one_line_with_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    said = error_line(capsys, ["serve", "see-it", "--layout", "addresses", "--port", "0"])
+    assert said.startswith("cannot listen on 127.0.0.2: this machine has no address 127.0.0.2"), said
+    assert "sudo ifconfig lo0 alias 127.0.0.2" in said and said.endswith("or use --layout ports")
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_serve_falls_back_to_ports_where_only_127_0_0_1_is_up(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "see-it", "--port", "0", "--duration", "0.001"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "--resolve a.com=127.0.0.1:" in first and "--resolve b.com=127.0.0.1:" in first, first
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_crawling_an_absent_loopback_address_is_one_line_not_a_crawl_of_timeouts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    said = error_line(capsys, ["crawl", "http://a.com/", "--resolve", "a.com=127.0.0.2:8000"])
+    assert said.startswith("--resolve a.com=127.0.0.2:8000: this machine has no address 127.0.0.2"), said
+    assert "sudo ifconfig lo0 alias 127.0.0.2" in said
 
 
 def quiet_help(parser: argparse.ArgumentParser) -> str | None:

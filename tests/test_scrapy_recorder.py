@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from crawlsim.core.events import Discovered, FetchFinished, FetchStarted, Skipped
+from crawlsim.core.events import Discovered, Done, FetchFinished, FetchStarted, Skipped
 from crawlsim.real.server import ServerProcess
-from crawlsim.session import read_trace
+from crawlsim.session import read_trace, trace_result
 from tests.test_real_crawl import make_scenario
 
 SPIDER = """
-import json, sys
+import json, os, signal, sys
 import scrapy
 from scrapy.crawler import CrawlerProcess
 
@@ -34,6 +34,8 @@ class Site(scrapy.Spider):
     allowed_domains = ["127.0.0.1"]
 
     def parse(self, response):
+        if len(sys.argv) > 4 and response.url.endswith(sys.argv[4]):
+            os.kill(os.getpid(), signal.SIGKILL)  # killed mid-crawl, as by the OOM killer or kill -9
         for href in response.css("a::attr(href)").getall():
             yield response.follow(href, self.parse)
 
@@ -74,30 +76,34 @@ def site(port: int) -> dict[str, Any]:
     return pages
 
 
-def crawl_with_scrapy(base: str, trace: Path, settings: dict[str, Any]) -> None:
+def crawl_with_scrapy(base: str, trace: Path, settings: dict[str, Any], kill_at: str = "") -> None:
     spider = trace.parent / "spider.py"
     spider.write_text(SPIDER)
     done = subprocess.run(
-        [sys.executable, str(spider), base + "/", str(trace), json.dumps(settings)],
+        [sys.executable, str(spider), base + "/", str(trace), json.dumps(settings), *([kill_at] if kill_at else [])],
         check=False,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == (-9 if kill_at else 0), done.stderr[-2000:]
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    tmp = tmp_path_factory.mktemp("scrapy")
+def crawl_site(tmp: Path, settings: dict[str, Any], kill_at: str = "") -> tuple[Path, str]:
+    """``site`` served on loopback, crawled by Scrapy with ``settings``; (the trace, the base URL)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     robots = "User-agent: *\nDisallow: /private/\n"
     scenario = make_scenario(site(port), latency=0.01, hosts={f"127.0.0.1:{port}": {"robots": robots}})
     trace = tmp / "crawl.jsonl"
     with ServerProcess(scenario):
-        crawl_with_scrapy(base, trace, SETTINGS)
+        crawl_with_scrapy(base, trace, settings, kill_at)
     return trace, base
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return crawl_site(tmp_path_factory.mktemp("scrapy"), SETTINGS)
 
 
 def fetched_pages(events: list[Any]) -> set[str]:
@@ -155,7 +161,64 @@ def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
     assert "recorded by Scrapy" in out and "last-in first-out" in out and "second time" in out
 
 
+def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> None:
+    # killed in the callback of /p1: the start page was answered and its callback finished
+    # long before, so its answer and links are on disk (flushed after every signal here)
+    trace_path, base = crawl_site(tmp_path, {**SETTINGS, "CRAWLSIM_TRACE_FLUSH": 0}, kill_at="/p1")
+    events = read_trace(trace_path).events  # every line whole: the reader takes it
+    assert not any(isinstance(e, Done) for e in events)
+    assert f"{base}/" in fetched_pages(events)
+    found = {e.url for e in events if isinstance(e, Discovered) and e.parent == f"{base}/"}
+    assert {f"{base}/p{i}" for i in range(6)} <= found
+    times = [e.t for e in events]
+    assert times == sorted(times)
+    assert trace_result(read_trace(trace_path)).replay.end == events[-1].t  # it replays
+
+
+def test_a_trace_cut_mid_line_is_named_as_cut_off(tmp_path: Path) -> None:
+    from crawlsim.core.events import TraceError
+
+    whole = '{"t":0.0,"url":"http://a.test/","host":"a.test","depth":0,"parent":null,"type":"Discovered"}\n'
+    cut = tmp_path / "killed.jsonl"
+    cut.write_text(whole + whole[:40])
+    with pytest.raises(TraceError, match="line 2: cut off: the file ends mid-line"):
+        read_trace(cut)
+    cut.write_text(whole)
+    assert len(read_trace(cut).events) == 1
+
+
+def test_links_beyond_depth_limit_are_recorded_as_skipped(tmp_path: Path) -> None:
+    trace_path, base = crawl_site(tmp_path, {**SETTINGS, "DEPTH_LIMIT": 1})
+    trace = read_trace(trace_path)
+    skipped = {(e.url, e.parent, e.reason) for e in trace.events if isinstance(e, Skipped)}
+    assert (f"{base}/p6", f"{base}/p0", "depth") in skipped  # p0 is depth 1: its links are depth 2
+    assert (f"{base}/p7", f"{base}/p1", "depth") in skipped
+    assert f"{base}/p6" not in fetched_pages(trace.events)
+    assert trace.options is not None and trace.options["depth_limit"] == 1
+
+
 # --------------------------------------------------------------------------- the log, without Scrapy
+
+
+def test_an_answer_is_written_once_its_page_is_settled_and_not_before() -> None:
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+
+    written: list[Any] = []
+    log = ScrapyLog(written.append)
+    log.scheduled(0.0, "http://a.test/", None, 0)
+    start = log.reached(0.1, "http://a.test/", "page", 0, 1)
+    log.started(0.1, start)
+    log.downloaded(0.2, start, 200)
+    log.scheduled(0.3, "http://a.test/x", "http://a.test/", 1)  # the callback yields a link
+    log.flush()
+    assert [type(e).__name__ for e in written] == ["Discovered", "FetchStarted"]  # the answer waits for its links
+    log.scheduled(0.4, "http://a.test/y", "http://a.test/", 1)
+    log.settle(start)  # the callback is done
+    x = log.reached(0.5, "http://a.test/x", "page", 1, 1)
+    log.flush()
+    assert [type(e).__name__ for e in written][2:] == ["Discovered", "Discovered", "FetchFinished"]
+    assert written[-1].links == 2 and written[-1].new_links == 2
+    assert log.fetches.keys() == {x}  # nothing is kept of a fetch written whole
 
 
 def test_a_retried_answer_is_a_failed_attempt_then_the_answer() -> None:
@@ -188,8 +251,8 @@ def test_a_request_waiting_in_its_slot_is_not_fetch_time_but_is_counted() -> Non
     from crawlsim.integrations.scrapy_log import ScrapyLog
 
     log = ScrapyLog()
-    for i in range(3):
-        fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
+    fids = [log.reached(0.0, f"http://a.test/{i}", "page", 0, 1) for i in range(3)]
+    for i, fid in enumerate(fids):  # fed in time order, as Scrapy's signals come
         log.started(1.0 * i, fid)  # a one-second DOWNLOAD_DELAY: each waits for the one before
         log.downloaded(1.0 * i + 0.25, fid, 200)
     starts = [e.t for e in log.events() if isinstance(e, FetchStarted)]
@@ -208,6 +271,7 @@ def test_a_per_domain_limit_scrapy_did_not_hold_is_said() -> None:
         fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
         log.started(0.01, fid)
         log.downloaded(0.5, fid, 200)
+    log.events()  # the summary is the whole crawl's, taken as it is written
     settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
     options = crawl_options(settings, None, 0.5)
     assert (options["workers"], options["per_host"], options["gap"], options["order"]) == (16, 1, 0.0, "dfs")

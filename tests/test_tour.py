@@ -193,8 +193,18 @@ def serve_then_crawl(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[s
 
 
 def pasted_crawl(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # the line serve prints, shown with "..." in the tour: serve_then_crawl runs it as printed
-    assert argv[:3] == ["crawlsim", "crawl", "http://a.com/"] and "--resolve" in argv
+    # "paste it in another terminal": the line is the one `serve see-it` prints (port 8000, one
+    # loopback address per host); serve_then_crawl runs that line as printed
+    serve = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0", "--layout", "addresses",
+             "--duration", "60"]
+    proc = subprocess.Popen(serve, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        printed = proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert shlex.split(re.sub(r"(127\.0\.0\.\d+):\d+", r"\1:8000", printed)) == argv
 
 
 def animation(argv: list[str], tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

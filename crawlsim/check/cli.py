@@ -75,7 +75,14 @@ def _parser() -> argparse.ArgumentParser:
             "below): the base cases run first, with no limit, unless --quick"
         ),
     )
-    parser.add_argument("--only", metavar="CASE,...", help=f"run only these base cases ({', '.join(CASE_NAMES)}); a round's own cases always run")
+    parser.add_argument(
+        "--only",
+        metavar="CASE,...",
+        help=(
+            f"run only these cases: base cases ({', '.join(CASE_NAMES)}) and, under --follow-up, the round's own "
+            "(listed below); a round's cases all run unless --only names some of them"
+        ),
+    )
     return parser
 
 

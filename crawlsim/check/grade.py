@@ -98,11 +98,25 @@ def run_check(
 
 def _plan(round_: Round | None, quick: bool, only: Iterable[str] | None) -> tuple[list[Case], list[Case]]:
     """The base cases (none for a round with ``quick``; given the round's
-    no-limit arguments under a round) and the round's own cases."""
+    no-limit arguments under a round) and the round's own cases.
+
+    Under a round, ``only`` may name the round's own cases too: then just
+    those of them run (and only the base cases it names); naming none of
+    them keeps all of the round's cases."""
     if round_ is None:
         return _select(all_cases(quick), only), []
-    cases = [] if quick else _select(all_cases(quick), only)
-    return [dataclasses.replace(case, args=round_.neutral) for case in cases], round_.cases()
+    own = round_.cases()
+    if only is None:
+        base_only = None
+        picked = own
+    else:
+        wanted = list(only)
+        own_names = [case.name for case in own]
+        _check_names(wanted, round_)
+        base_only = [name for name in wanted if name not in own_names]
+        picked = [case for case in own if case.name in wanted] or own
+    cases = [] if quick else _select(all_cases(quick), base_only)
+    return [dataclasses.replace(case, args=round_.neutral) for case in cases], picked
 
 
 def _crawler(
@@ -246,10 +260,24 @@ def _select(cases: list[Case], only: Iterable[str] | None) -> list[Case]:
     if only is None:
         return cases
     wanted = list(only)
-    unknown = [name for name in wanted if name not in CASE_NAMES]
-    if unknown:
-        raise CheckInputError(f"unknown case {', '.join(unknown)}; cases are: {', '.join(CASE_NAMES)}")
+    _check_names(wanted, None)
     return [case for case in cases if case.name in wanted]
+
+
+def _check_names(wanted: list[str], round_: Round | None) -> None:
+    """Raise a one-line error for a name that is no case of this run,
+    listing the names that are (and which round another round's case is of)."""
+    own = [case.name for case in round_.cases()] if round_ else []
+    unknown = [name for name in wanted if name not in CASE_NAMES and name not in own]
+    if not unknown:
+        return
+    listed = f"cases are: {', '.join(CASE_NAMES)}"
+    if round_ is not None:
+        listed += f"; round {round_.name}'s own cases are: {', '.join(own)}"
+    owner = next((r.name for r in ROUNDS.values() for c in r.cases() if c.name == unknown[0]), None)
+    if owner is not None:
+        raise CheckInputError(f"case {unknown[0]} is a case of the follow-up round {owner}: add --follow-up {owner}")
+    raise CheckInputError(f"unknown case {', '.join(unknown)}; {listed}")
 
 
 def _retry_speedup(runs: dict[str, CaseRun], run_one: RunOne, deadline: Callable[[Case], float]) -> list[CaseRun]:

@@ -147,4 +147,6 @@ def help_epilog(width: int = 79) -> str:
         lines.extend(
             textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11, subsequent_indent=" " * 11)
         )
+        cases = ", ".join(case.name for case in r.cases())
+        lines.extend(textwrap.wrap(f"cases: {cases}", width, initial_indent=" " * 11, subsequent_indent=" " * 11))
     return "\n".join(lines)

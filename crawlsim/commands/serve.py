@@ -29,7 +29,7 @@ from typing import Any
 from crawlsim.cli_options import cannot_listen, port_number, warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.errors import UsageError
-from crawlsim.real.flags import check_seconds, check_writable, scenario_flags
+from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, check_writable, missing_loopback, scenario_flags
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
@@ -136,7 +136,7 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
     try:
         await server.start()
     except OSError as err:
-        raise cannot_listen("loopback", args.port, err, "try --port 0" if args.port else "") from None
+        raise _cannot_listen(err, args.port) from None
     try:
         try:
             _announce(server, args, scenario)
@@ -147,6 +147,15 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
         await server.stop()
     print(f"stopped after {server.log.total} requests", file=sys.stderr)
     return 0
+
+
+def _cannot_listen(err: OSError, port: int) -> UsageError:
+    """The one line for a server that could not listen: a busy port, or (with
+    ``--layout addresses``) a loopback address this machine does not have."""
+    address = getattr(err, "address", None)
+    if address is not None and err.errno in NOT_AVAILABLE:
+        return UsageError(f"cannot listen on {address}: {missing_loopback(address)}, or use --layout ports")
+    return cannot_listen(address or "loopback", getattr(err, "port", port), err, "try --port 0" if port else "")
 
 
 async def _until_stopped(duration: float | None) -> None:

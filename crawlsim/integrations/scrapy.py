@@ -5,7 +5,9 @@ In a Scrapy project's ``settings.py`` (or a spider's ``custom_settings``)::
     EXTENSIONS = {"crawlsim.integrations.scrapy.TraceRecorder": 500}
     CRAWLSIM_TRACE = "crawl.jsonl"
 
-then ``scrapy crawl SPIDER`` writes ``crawl.jsonl`` when the spider closes:
+then ``scrapy crawl SPIDER`` writes ``crawl.jsonl`` as it crawls (whole lines,
+flushed every ``CRAWLSIM_TRACE_FLUSH`` seconds, default 1; a crawl that is
+killed leaves a trace of its first part, with no ``Done`` line):
 ``crawlsim tui --trace crawl.jsonl`` replays the crawl and
 ``crawlsim model crawl.jsonl -o site.toml`` makes it a scenario, with
 Scrapy's settings read into ``[crawl]`` (:mod:`.scrapy_settings`).
@@ -20,6 +22,12 @@ its transfer starts.  The fetch's measured time must not include that wait,
 so the extension watches each slot's ``transferring`` set (the downloader
 adds a request to it as the transfer starts); where a Scrapy version has no
 such set, the reach time stands in and the wait is counted as fetch time.
+Two more moments are watched the same way: a request leaving the scraper's
+``active`` set (its callback is done, so the page's links are all known and
+its answer can be written), and Scrapy's depth middleware returning None for
+a link beyond ``DEPTH_LIMIT`` (dropped with no signal: recorded as skipped,
+reason ``depth``).  Where a Scrapy version has neither, answers are written
+one flush after they end, and the dropped links' count is logged at the end.
 
 This module is the only one that imports Scrapy (the ``scrapy`` extra).
 """
@@ -37,12 +45,20 @@ from scrapy.exceptions import NotConfigured
 
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
+from crawlsim.session import trace_line, trace_line_with_options
 
 logger = logging.getLogger(__name__)
 
 FETCH_META = "crawlsim_fetch"
 """The request meta key holding the fetch id of the request's latest download."""
 ROBOTS_PATH = "/robots.txt"
+STALE_SECONDS = 60.0
+"""An answer still unsettled this long after it ended is written anyway (a
+response some middleware swallowed would otherwise hold back the whole
+trace); a link its callback yields later is written at its own time."""
+FLUSH_SECONDS = 1.0
+"""How often the trace file is written to (``CRAWLSIM_TRACE_FLUSH``): a killed
+crawl loses at most this much of its end."""
 
 
 class _Transfers(set):  # type: ignore[type-arg]
@@ -57,15 +73,66 @@ class _Transfers(set):  # type: ignore[type-arg]
         self.on_add(request)
 
 
+class _Active(set):  # type: ignore[type-arg]
+    """The scraper slot's ``active`` set that says when a request's callback is done."""
+
+    def __init__(self, items: Iterable[Any], on_remove: Callable[[Any], None]) -> None:
+        super().__init__(items)
+        self.on_remove = on_remove
+
+    def remove(self, request: Any) -> None:
+        super().remove(request)
+        self.on_remove(request)
+
+    def discard(self, request: Any) -> None:
+        if request in self:
+            self.remove(request)
+
+
+class _TraceFile:
+    """The trace file, written as the crawl goes: whole lines, one write and
+    one flush per batch, so a killed crawl leaves whole lines behind."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lines: list[str] = []
+        self._file: Any = open(path, "w", encoding="utf-8")  # noqa: SIM115 - open for the whole crawl
+
+    def __call__(self, event: Any) -> None:
+        self._lines.append(trace_line(event))
+
+    def flush(self) -> None:
+        if self._lines and self._file is not None:
+            self._file.write("".join(self._lines))
+            self._lines.clear()
+            self._file.flush()
+
+    def close(self, last_line: str | None = None) -> None:
+        if last_line is not None:
+            self._lines.append(last_line)
+        try:
+            self.flush()
+        finally:
+            file, self._file = self._file, None
+            if file is not None:
+                file.close()
+
+
 class TraceRecorder:
     """A Scrapy extension writing the crawl to ``CRAWLSIM_TRACE`` (off when unset)."""
 
     def __init__(self, crawler: Any, path: str) -> None:
         self.crawler = crawler
         self.path = path
-        self.log = ScrapyLog()
+        self.file: _TraceFile | None = None
+        self.log = ScrapyLog(self._write)
         self.t0 = time.monotonic()
         self.allowed: list[str] | None = None
+        self.every = crawler.settings.getfloat("CRAWLSIM_TRACE_FLUSH", FLUSH_SECONDS)
+        self.flushed_at = self.t0
+        self.settle_before = 0.0
+        self.scraper_watched = False
+        self.depth_watched = False
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> TraceRecorder:
@@ -86,16 +153,28 @@ class TraceRecorder:
     # -- signals --------------------------------------------------------------------
 
     def spider_opened(self, spider: Any) -> None:
-        self.t0 = time.monotonic()
+        self.t0 = self.flushed_at = time.monotonic()
         domains = getattr(spider, "allowed_domains", None)
         self.allowed = [str(d) for d in domains] if domains else None
+        self.log.in_scope = self._in_scope
+        try:
+            self.file = _TraceFile(self.path)
+        except OSError as err:
+            logger.error("crawlsim: cannot write trace %s: %s; not recording", self.path, err.strerror or err)
+        self._watch_scraper()
+        self._watch_depth()
 
     def request_scheduled(self, request: Any) -> None:
+        fid = request.meta.get(FETCH_META)
         if request.meta.get("retry_times"):
-            return  # another attempt of a request already recorded
+            self.log.retried(fid)  # another attempt of a request already recorded
+            return
         redirects = request.meta.get("redirect_urls")
         referer = redirects[-1] if redirects else _header(request, "Referer")
         self.log.scheduled(self.now(), request.url, referer, int(request.meta.get("depth", 0)))
+        if redirects:
+            self.log.settle(fid)  # the redirect's one link is known: its answer is done
+        self._maybe_flush()
 
     def request_dropped(self, request: Any) -> None:
         self.log.dropped(request.url)
@@ -108,6 +187,8 @@ class TraceRecorder:
             self.now(), request.url, "robots" if robots else "page", depth, attempt
         )
         self._watch_slot(request)
+        self._watch_scraper()
+        self._maybe_flush()
 
     def response_downloaded(self, response: Any, request: Any) -> None:
         fid = request.meta.get(FETCH_META)
@@ -122,20 +203,43 @@ class TraceRecorder:
         fid = request.meta.get(FETCH_META)
         if fid is not None:
             self.log.left(self.now(), fid)
+        self._maybe_flush()
 
     def spider_closed(self, spider: Any, reason: str) -> None:
-        from crawlsim.errors import UsageError
-        from crawlsim.session import TraceWriter
-
+        done = self.log.close()
+        if self.file is None:
+            return
+        self._say_depth_drops()
         try:
-            writer = TraceWriter(self.path, options=self.options())
-            for event in self.log.events(self._in_scope):
-                writer(event)
-            writer.close()
-        except UsageError as err:
-            logger.error("crawlsim: %s", err)
+            self.file.close(trace_line_with_options(done, self.options()))
+        except OSError as err:
+            logger.error("crawlsim: cannot write trace %s: %s", self.path, err.strerror or err)
             return
         logger.info("crawlsim trace written to %s (%s)", self.path, reason)
+
+    # -- writing as the crawl goes ----------------------------------------------------
+
+    def _write(self, event: Any) -> None:
+        if self.file is not None:
+            self.file(event)
+
+    def _maybe_flush(self) -> None:
+        """Write what has settled, at most every ``CRAWLSIM_TRACE_FLUSH`` seconds."""
+        if self.file is None or time.monotonic() - self.flushed_at < self.every:
+            return
+        self.flushed_at = time.monotonic()
+        # what nothing else settles (robots.txt; every answer where the scraper
+        # cannot be watched) is settled once it ended a whole flush ago
+        self.log.settle_ended(self.settle_before, ("robots",) if self.scraper_watched else None)
+        self.log.settle_ended(self.log.clock - STALE_SECONDS)  # an answer no callback ever took
+        self.settle_before = self.log.clock
+        self.log.flush()
+        try:
+            self.file.flush()
+        except OSError as err:
+            logger.error("crawlsim: cannot write trace %s: %s; recording stopped", self.path, err.strerror or err)
+            self.file.close()
+            self.file = None
 
     # -- helpers --------------------------------------------------------------------
 
@@ -151,6 +255,42 @@ class TraceRecorder:
         transfers = getattr(slot, "transferring", None)
         if isinstance(transfers, set) and not isinstance(transfers, _Transfers):
             slot.transferring = _Transfers(transfers, self._transfer)  # type: ignore[union-attr]
+
+    def _scraped(self, request: Any) -> None:
+        self.log.settle(request.meta.get(FETCH_META))
+        self._maybe_flush()
+
+    def _watch_scraper(self) -> None:
+        """Wrap the scraper slot's ``active`` set (see the module docstring)."""
+        slot = getattr(getattr(self.crawler.engine, "scraper", None), "slot", None)
+        active = getattr(slot, "active", None)
+        if isinstance(active, set) and not isinstance(active, _Active):
+            slot.active = _Active(active, self._scraped)  # type: ignore[union-attr]
+            self.scraper_watched = True
+
+    def _watch_depth(self) -> None:
+        """Record the links Scrapy's depth middleware drops (it sends no signal for them)."""
+        spidermw = getattr(getattr(self.crawler.engine, "scraper", None), "spidermw", None)
+        for mw in getattr(spidermw, "middlewares", ()):
+            processed = getattr(mw, "get_processed_request", None)
+            if type(mw).__name__ != "DepthMiddleware" or processed is None or not getattr(mw, "maxdepth", 0):
+                continue
+
+            def watched(request: Any, response: Any, _processed: Callable[..., Any] = processed) -> Any:
+                out = _processed(request, response)
+                if out is None and response is not None:
+                    depth = int(request.meta.get("depth", 0))
+                    self.log.beyond_depth(self.now(), request.url, response.url, depth)
+                return out
+
+            mw.get_processed_request = watched
+            self.depth_watched = True
+
+    def _say_depth_drops(self) -> None:
+        dropped = self.crawler.stats.get_value("depth/request_ignored_count") if self.crawler.stats else None
+        if dropped and not self.depth_watched:
+            logger.warning("crawlsim: %s links beyond DEPTH_LIMIT were dropped by Scrapy and are not in the trace",
+                           dropped)
 
     def _user_agent(self) -> str:
         settings = self.crawler.settings

@@ -1,12 +1,19 @@
-"""What a Scrapy crawl did, as crawlsim events (no Scrapy import here).
+"""What a Scrapy crawl did, as crawlsim events, written as the crawl goes
+(no Scrapy import here).
 
 :class:`ScrapyLog` is fed by the extension (:mod:`crawlsim.integrations.scrapy`)
-one signal at a time and turns the whole crawl into the events a crawlsim
-trace holds.  It waits for the end because Scrapy learns a page's links
-*after* its response (the spider's callback yields them), while a crawlsim
-trace names a page's links just before its ``FetchFinished`` -- the order
-``crawlsim model`` and the replay read.  So each link is written at its
-parent's answer, the way crawlsim's own crawler logs it.
+one signal at a time and hands each event to its sink (the trace file) as
+soon as nothing can come before it, so a crawl that is killed leaves the
+trace of everything up to a moment shortly before, and a long crawl keeps
+only what is still in flight.  One thing makes it wait: Scrapy learns a
+page's links *after* its response (the spider's callback yields them),
+while a crawlsim trace names a page's links just before its
+``FetchFinished`` -- the order ``crawlsim model`` and the replay read.  So a
+page's answer is held until it is *settled*: its callback has finished (the
+extension sees the request leave the scraper), it was retried or
+redirected, or (a robots.txt answer, or a Scrapy whose scraper cannot be
+watched) it ended one flush ago.  Events are written in time order up to
+the earliest moment an unsettled fetch could still add something.
 
 Times are what the crawl measured; only the order of a page's links and
 its answer is rearranged.  What each Scrapy moment becomes:
@@ -16,19 +23,26 @@ its answer is rearranged.  What each Scrapy moment becomes:
   filter dropped it, ``scope`` when ``allowed_domains`` kept it out,
   ``robots`` when the host's robots.txt forbade it); its parent is the page
   named by its ``Referer`` header (Scrapy's referer middleware, on by default);
+* a link ``DEPTH_LIMIT`` dropped (Scrapy's depth middleware drops it without
+  a signal; the extension watches the middleware) -> ``Skipped`` ``depth``;
 * its transfer starting (leaving its download slot's queue) ->
   ``FetchStarted``, on the lowest free worker lane;
 * its response downloaded -> ``FetchFinished`` with the status, or
   ``FetchFailed`` + ``RetryScheduled`` when Scrapy's retry middleware asked
   for it again; no response at all -> ``FetchFailed``.
+
+What is kept for the whole crawl is a set of URLs (as Scrapy's own
+duplicate filter keeps) and a few counters for the closing summary of how
+Scrapy's scheduling differed from crawlsim's; no event is kept once written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import count
 
 from crawlsim.core.events import (
     Discovered,
@@ -48,8 +62,22 @@ from crawlsim.core.urls import canonicalize, host_key
 NO_RESPONSE = "no response"
 """A fetch's failure reason when Scrapy got no answer (a timeout, a refused connection)."""
 
+Sink = Callable[[Event], None]
 
-@dataclass
+
+@dataclass(slots=True)
+class _Link:
+    t: float
+    url: str
+    referer: str | None
+    depth: int
+    seq: int
+    seen: bool = False
+    beyond_depth: bool = False
+    """Dropped by ``DEPTH_LIMIT``, not scheduled."""
+
+
+@dataclass(slots=True)
 class _Fetch:
     fid: int
     url: str
@@ -63,19 +91,20 @@ class _Fetch:
     """When its transfer started (None: not seen; the reach time stands in)."""
     ended: float | None = None
     status: int | None = None
+    settled: bool = False
+    """No more links can come from it (its callback is done, or it has none)."""
+    retried: bool = False
+    start_queued: bool = False
+    end_queued: bool = False
+    links: list[_Link] = field(default_factory=list)
 
     @property
     def start(self) -> float:
         return self.reached if self.started is None else self.started
 
-
-@dataclass
-class _Link:
-    t: float
-    url: str
-    referer: str | None
-    depth: int
-    seen: bool = False
+    @property
+    def end(self) -> float:
+        return max(self.ended or 0.0, self.start)
 
 
 def _canonical(url: str) -> str:
@@ -83,147 +112,288 @@ def _canonical(url: str) -> str:
 
 
 class ScrapyLog:
-    """One Scrapy crawl's moments, in the order they happened (times in seconds from its start)."""
+    """One Scrapy crawl's moments, fed in the order they happened (times in
+    seconds from its start), written to ``sink`` in time order as they settle.
 
-    def __init__(self) -> None:
-        self.fetches: list[_Fetch] = []
-        self.links: list[_Link] = []
+    Without a sink the events are kept, for :meth:`events` to return."""
+
+    def __init__(self, sink: Sink | None = None) -> None:
+        self.kept: list[Event] = []
+        self._sink: Sink = sink or self.kept.append
+        self.in_scope: Callable[[str], bool] = lambda url: True
+        self.fetches: dict[int, _Fetch] = {}
+        """The fetches not yet written whole, by id."""
         self.policies: dict[str, RobotsPolicy] = {}
+        self._ids = count()
+        self._order = count()
+        self._attempts: dict[tuple[str, str, int], int] = {}
+        self._last_answer: dict[str, int] = {}
+        """Each page URL's latest answered fetch (a link's referer finds its source here)."""
+        self._queue: list[tuple[float, int, int, int, str, object]] = []
+        self._clock = 0.0
+        self._last_link: _Link | None = None
+        self._known: set[str] = set()
+        self._fetched: set[str] = set()
+        self._answered: set[str] = set()
+        self._good: set[str] = set()
+        self._lanes = WorkerSlots()
+        self._held: dict[int, int] = {}
+        self._written_t = 0.0
+        self._started_count = 0
+        self._waits = _Peak()
+        self._waited = 0.0
+        self._saw_start = False
+        self._hosts: dict[str, _Peak] = {}
+        self._refetched = 0
+        self._closed = False
 
     # -- what the extension reports -------------------------------------------------
 
     def scheduled(self, t: float, url: str, referer: str | None, depth: int) -> None:
         """A new request entered Scrapy's scheduler (not a retry)."""
-        self.links.append(_Link(t, _canonical(url), _canonical(referer) if referer else None, depth))
+        self._tick(t)
+        link = _Link(t, _canonical(url), _canonical(referer) if referer else None, depth, next(self._order))
+        self._last_link = link
+        self._place(link)
 
     def dropped(self, url: str) -> None:
         """The duplicate filter refused the request just scheduled."""
-        if self.links and self.links[-1].url == _canonical(url):
-            self.links[-1].seen = True
+        if self._last_link is not None and self._last_link.url == _canonical(url):
+            self._last_link.seen = True
+
+    def beyond_depth(self, t: float, url: str, referer: str, depth: int) -> None:
+        """``DEPTH_LIMIT`` dropped a link the page ``referer`` yielded."""
+        self._tick(t)
+        self._place(_Link(t, _canonical(url), _canonical(referer), depth, next(self._order), beyond_depth=True))
 
     def reached(self, t: float, url: str, kind: str, depth: int, attempt: int) -> int:
         """A request reached the downloader: its fetch id."""
+        self._tick(t)
         url = _canonical(url)
-        self.fetches.append(_Fetch(len(self.fetches), url, host_key(url), kind, depth, attempt, t))
-        return len(self.fetches) - 1
+        fid = next(self._ids)
+        self.fetches[fid] = _Fetch(fid, url, host_key(url), kind, depth, attempt, t)
+        self._attempts[(url, kind, attempt)] = fid
+        self._fetched.add(url)
+        self._waits.now += 1
+        earlier = self._attempts.get((url, kind, attempt - 1))
+        if earlier is not None:
+            self.retried(earlier)
+        return fid
 
     def started(self, t: float, fid: int) -> None:
-        if self.fetches[fid].started is None:
-            self.fetches[fid].started = t
+        f = self.fetches.get(fid)
+        if f is None or f.started is not None or f.ended is not None:
+            return
+        self._tick(t)
+        f.started = t
+        self._saw_start = True
+        self._waited += t - f.reached
+        self._queue_start(f)
 
     def downloaded(self, t: float, fid: int, status: int) -> None:
-        fetch = self.fetches[fid]
-        if fetch.ended is None:
-            fetch.ended, fetch.status = t, status
+        f = self.fetches.get(fid)
+        if f is None or f.ended is not None:
+            return
+        self._tick(t)
+        f.ended, f.status = t, status
+        if f.kind == "page":
+            self._last_answer[f.url] = fid
+        self._queue_start(f)
+        self._queue_end(f)
 
     def left(self, t: float, fid: int) -> None:
         """The request left the downloader; without a response it failed."""
-        if self.fetches[fid].ended is None:
-            self.fetches[fid].ended = t
+        f = self.fetches.get(fid)
+        if f is not None and f.ended is None:
+            self._tick(t)
+            f.ended = t
+            self._queue_start(f)
+            self._queue_end(f)
 
     def robots(self, host: str, body: str, user_agent: str) -> None:
         """A host's robots.txt as Scrapy parsed it: whatever the status, the body is the rules."""
         self.policies[host] = policy_from_response(200, body, user_agent)
 
-    # -- the trace ------------------------------------------------------------------
+    def settle(self, fid: int | None) -> None:
+        """No more links will come from fetch ``fid`` (its callback finished, or it was redirected)."""
+        f = self.fetches.get(fid) if fid is not None else None
+        if f is not None and not f.settled:
+            f.settled = True
+            self._queue_end(f)
+
+    def retried(self, fid: int | None) -> None:
+        """Scrapy asked for fetch ``fid``'s URL again: a failed attempt."""
+        f = self.fetches.get(fid) if fid is not None else None
+        if f is not None and not f.end_queued:
+            f.retried = True
+            self.settle(fid)
+
+    def settle_ended(self, before: float, kinds: tuple[str, ...] | None = None) -> None:
+        """Settle every fetch (of ``kinds``; None: all) that ended before ``before``:
+        what nothing else settles (a robots.txt answer) waits one flush, no longer."""
+        for f in list(self.fetches.values()):
+            if f.ended is not None and f.ended < before and (kinds is None or f.kind in kinds):
+                self.settle(f.fid)
+
+    # -- writing --------------------------------------------------------------------
+
+    @property
+    def clock(self) -> float:
+        """The latest moment reported."""
+        return self._clock
+
+    def flush(self) -> int:
+        """Write every event nothing unsettled can come before; how many were written."""
+        floor = self._clock
+        for f in self.fetches.values():
+            if not f.start_queued:
+                floor = min(floor, f.reached)
+            elif f.ended is not None and not f.end_queued:
+                floor = min(floor, f.end)
+        return self._write_until(floor)
+
+    def close(self) -> Done:
+        """Settle and write everything, then the ``Done`` event (returned, not written:
+        the caller adds the options to its line)."""
+        if not self._closed:
+            self._closed = True
+            for f in list(self.fetches.values()):
+                f.ended = self._clock if f.ended is None else f.ended  # still in flight: never answered
+                self._queue_start(f)
+                f.settled = True
+                self._queue_end(f)
+            self._write_until(float("inf"))
+            self._waits.close()
+        return Done(self._written_t, len(self._good), self._started_count)
+
+    def events(self, in_scope: Callable[[str], bool] | None = None) -> list[Event]:
+        """The whole crawl as events, ending in ``Done`` (for a log with no sink)."""
+        if in_scope is not None:
+            self.in_scope = in_scope
+        done = self.close()
+        return [*self.kept, done]
+
+    # -- the closing summary ----------------------------------------------------------
 
     def waiting(self) -> tuple[int, float]:
         """(most requests waiting in download slots at once, total seconds waited):
         in Scrapy a waiting request holds one of ``CONCURRENT_REQUESTS``."""
-        moves = sorted(
-            [(f.reached, 1) for f in self.fetches if f.started is not None]
-            + [(f.start, -1) for f in self.fetches if f.started is not None]
-        )
-        peak = now = 0
-        for _, step in moves:
-            now += step
-            peak = max(peak, now)
-        return peak, sum(f.start - f.reached for f in self.fetches)
+        self._waits.close()
+        return (self._waits.peak, self._waited) if self._saw_start else (0, 0.0)
 
     def host_peaks(self) -> dict[str, int]:
         """Each host's most transfers at once, as they really started (Scrapy
         may start more than its per-domain limit: see :mod:`.scrapy_settings`)."""
-        moves = sorted(
-            [(f.start, 1, f.host) for f in self.fetches if f.ended is not None]
-            + [(max(f.ended or 0.0, f.start), -1, f.host) for f in self.fetches if f.ended is not None]
-        )
-        now: dict[str, int] = {}
-        peaks: dict[str, int] = {}
-        for _, step, host in moves:
-            now[host] = now.get(host, 0) + step
-            peaks[host] = max(peaks.get(host, 0), now[host])
-        return peaks
+        for peak in self._hosts.values():
+            peak.close()
+        return {host: peak.peak for host, peak in self._hosts.items()}
 
     def refetched(self) -> int:
         """Page fetches of a URL already answered that were no retry (a start
         URL linked again: Scrapy's start requests skip its duplicate filter)."""
-        answered: set[str] = set()
-        count = 0
-        for f in sorted(self.fetches, key=lambda f: f.start):
-            if f.kind == "page" and f.attempt == 1:
-                count += f.url in answered
-            if f.status is not None:
-                answered.add(f.url)
-        return count
+        return self._refetched
 
-    def events(self, in_scope: Callable[[str], bool] = lambda url: True) -> list[Event]:
-        """The crawl as crawlsim events, time-ordered, lanes assigned, ending in ``Done``."""
-        done = [f for f in self.fetches if f.ended is not None]
-        attached, seeds = self._attach(_answered(done), in_scope)
-        groups: list[tuple[float, int, int, list[Event]]] = [(e.t, 0, i, [e]) for i, e in enumerate(seeds)]
-        retried = {(f.url, f.kind, f.attempt - 1) for f in done}
-        for f in done:
-            groups.append((f.start, 1, f.fid, [_started(f)]))
-            links = attached.get(f.fid, [])
-            rank = 0 if (f.ended or 0.0) > f.start else 2  # an answer in no time still follows its start
-            groups.append((max(f.ended or 0.0, f.start), rank, f.fid, [*links, *self._ended(f, links, retried)]))
-        groups.sort(key=lambda g: g[:3])
-        events = _with_lanes(e for g in groups for e in g[3])
-        events.append(_done(events, done))
-        return events
+    # -- inside ---------------------------------------------------------------------
 
-    def _attach(
-        self, answered: dict[str, list[_Fetch]], in_scope: Callable[[str], bool]
-    ) -> tuple[dict[int, list[Event]], list[Event]]:
-        """Each link as an event at the answer it came from (by fetch id), and the seeds."""
-        fetched = {f.url for f in self.fetches}
-        placed = sorted((_source(answered, k), i, k) for i, k in enumerate(self.links))
-        known: set[str] = set()
-        attached: dict[int, list[Event]] = {}
-        seeds: list[Event] = []
-        for (t, fid, parent), _, link in placed:
-            event = self._link_event(t, link, parent, known, fetched, in_scope)
-            if fid is None:
-                seeds.append(event)
-            else:
-                attached.setdefault(fid, []).append(event)
-        return attached, seeds
+    def _tick(self, t: float) -> None:
+        """Time moves to ``t``: the waiting count of the instant that ends counts for the peak."""
+        if t > self._clock:
+            self._waits.close()
+            self._clock = t
 
-    def _link_event(
-        self,
-        t: float,
-        link: _Link,
-        parent: str | None,
-        known: set[str],
-        fetched: set[str],
-        in_scope: Callable[[str], bool],
-    ) -> Event:
+    def _place(self, link: _Link) -> None:
+        """A link goes with the answer it came from (its referer's latest), else stands alone."""
+        source = self.fetches.get(self._last_answer.get(link.referer or "", -1))
+        if source is not None and not source.end_queued:
+            source.links.append(link)
+        else:  # its source is written (or settled) already, or there is none: a seed
+            parent = link.referer if source is not None or link.referer in self._answered else None
+            self._push(link.t, 0, link.seq, "link", (link, parent))
+
+    def _push(self, t: float, rank: int, key: int, kind: str, item: object) -> None:
+        heapq.heappush(self._queue, (t, rank, key, next(self._order), kind, item))
+
+    def _queue_start(self, f: _Fetch) -> None:
+        if not f.start_queued:
+            f.start_queued = True
+            self._waits.now -= 1  # no longer waiting in its slot (started, or gone without a transfer)
+            self._push(f.start, 1, f.fid, "start", f)
+
+    def _queue_end(self, f: _Fetch) -> None:
+        if f.settled and f.ended is not None and not f.end_queued:
+            f.end_queued = True
+            rank = 0 if f.end > f.start else 2  # an answer in no time still follows its start
+            self._push(f.end, rank, f.fid, "end", f)
+
+    def _write_until(self, floor: float) -> int:
+        written = 0
+        while self._queue and self._queue[0][0] < floor:
+            t, _, _, _, kind, item = heapq.heappop(self._queue)
+            for event in self._group(t, kind, item):
+                self._sink(event)
+                written += 1
+        return written
+
+    def _group(self, t: float, kind: str, item: object) -> list[Event]:
+        self._new_instant(t)
+        if kind == "link":
+            link, parent = item  # type: ignore[misc]
+            return [self._link_event(t, link, parent)]
+        f: _Fetch = item  # type: ignore[assignment]
+        if kind == "start":
+            return [self._start_event(f)]
+        links = [self._link_event(t, link, f.url) for link in sorted(f.links, key=lambda k: k.seq)]
+        out = [*links, *self._ended(f, links)]
+        self._forget(f)
+        return out
+
+    def _new_instant(self, t: float) -> None:
+        if t > self._written_t:
+            for peak in self._hosts.values():
+                peak.close()
+            self._written_t = t
+
+    def _start_event(self, f: _Fetch) -> FetchStarted:
+        lane = self._held[f.fid] = self._lanes.take()
+        self._started_count += 1
+        self._hosts.setdefault(f.host, _Peak()).now += 1
+        if f.kind == "page" and f.attempt == 1 and f.url in self._answered:
+            self._refetched += 1
+        return FetchStarted(f.start, f.fid, f.url, f.host, f.kind, f.depth, f.attempt, lane, f.url, False)  # type: ignore[arg-type]
+
+    def _forget(self, f: _Fetch) -> None:
+        """A fetch written whole: its lane is free and nothing of it is kept but its URL."""
+        self._lanes.give_back(self._held.pop(f.fid))
+        self._hosts[f.host].now -= 1
+        if f.status is not None and f.kind == "page":
+            self._answered.add(f.url)
+            if f.status < 400 and not f.retried:
+                self._good.add(f.url)
+        del self.fetches[f.fid]
+        if self._attempts.get((f.url, f.kind, f.attempt)) == f.fid:
+            del self._attempts[(f.url, f.kind, f.attempt)]
+        if self._last_answer.get(f.url) == f.fid:
+            del self._last_answer[f.url]
+
+    def _link_event(self, t: float, link: _Link, parent: str | None) -> Event:
         url = link.url
-        if link.seen or url in known:
+        if link.seen or url in self._known:
             return Skipped(t, url, parent, "seen", url)
-        known.add(url)
-        if url not in fetched:
+        if link.beyond_depth:
+            return Skipped(t, url, parent, "depth", url)
+        self._known.add(url)
+        if url not in self._fetched:
             policy = self.policies.get(host_key(url))
-            if not in_scope(url):
+            if not self.in_scope(url):
                 return Skipped(t, url, parent, "scope", url)
             if policy is not None and not policy.allowed(url):
                 return Skipped(t, url, parent, "robots", url)
         return Discovered(t, url, host_key(url), link.depth, parent)
 
-    def _ended(self, f: _Fetch, links: list[Event], retried: set[tuple[str, str, int]]) -> list[Event]:
-        t = max(f.ended or 0.0, f.start)
+    def _ended(self, f: _Fetch, links: list[Event]) -> list[Event]:
+        t = f.end
         reason = NO_RESPONSE if f.status is None else f"HTTP {f.status}"
-        if (f.url, f.kind, f.attempt) in retried:
+        if f.retried:
             return [
                 FetchFailed(t, f.fid, f.url, f.host, f.kind, reason, False),  # type: ignore[arg-type]
                 RetryScheduled(t, f.url, f.host, f.attempt + 1, t, reason),
@@ -237,53 +407,16 @@ class ScrapyLog:
         return out
 
 
-def _answered(done: list[_Fetch]) -> dict[str, list[_Fetch]]:
-    """Each page URL's answered fetches, in the order they ended."""
-    answered: dict[str, list[_Fetch]] = {}
-    for f in sorted(done, key=lambda f: f.ended or 0.0):
-        if f.kind == "page" and f.status is not None:
-            answered.setdefault(f.url, []).append(f)
-    return answered
+@dataclass(slots=True)
+class _Peak:
+    """A count that moves within instants; its peak is taken as each instant ends
+    (so a request that starts the moment it arrives never counts as waiting)."""
 
+    now: int = 0
+    peak: int = 0
 
-def _source(answered: dict[str, list[_Fetch]], link: _Link) -> tuple[float, int | None, str | None]:
-    """Where a link came from: (its time in the trace, the fetch id, the parent URL).
-
-    The answer from its referer that ended last before the link was
-    scheduled (Scrapy may fetch a page twice: a start URL skips the duplicate
-    filter); none -- a start URL, or a referer never answered -- makes it a seed."""
-    fetches = answered.get(link.referer or "", [])
-    ends = [f.ended or 0.0 for f in fetches]
-    i = bisect_right(ends, link.t)
-    if i == 0:
-        return link.t, None, None
-    return ends[i - 1], fetches[i - 1].fid, fetches[i - 1].url
-
-
-def _done(events: list[Event], done: list[_Fetch]) -> Done:
-    """The crawl's end: its last event's time, the pages answered below 400 (as crawlsim counts them)."""
-    pages = len({f.url for f in done if f.kind == "page" and f.status is not None and f.status < 400})
-    end = max((e.t for e in events), default=0.0)
-    return Done(end, pages, sum(isinstance(e, FetchStarted) for e in events))
-
-
-def _started(f: _Fetch) -> FetchStarted:
-    return FetchStarted(f.start, f.fid, f.url, f.host, f.kind, f.depth, f.attempt, 0, f.url, False)  # type: ignore[arg-type]
-
-
-def _with_lanes(events: Iterable[Event]) -> list[Event]:
-    """The events with each fetch on the lowest lane free when it started."""
-    lanes = WorkerSlots()
-    held: dict[int, int] = {}
-    out: list[Event] = []
-    for e in events:
-        if isinstance(e, FetchStarted):
-            held[e.fetch_id] = lane = lanes.take()
-            e = dataclasses.replace(e, slot=lane)
-        elif isinstance(e, (FetchFinished, FetchFailed)) and e.fetch_id in held:
-            lanes.give_back(held.pop(e.fetch_id))
-        out.append(e)
-    return out
+    def close(self) -> None:
+        self.peak = max(self.peak, self.now)
 
 
 __all__ = ["NO_RESPONSE", "ScrapyLog"]

@@ -13,10 +13,12 @@ one line, exit status 2).
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import math
 import os
+import socket
 import stat
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -108,7 +110,40 @@ def parse_resolve(items: Sequence[str], hosts_file: str | None) -> dict[str, tup
         if not sep or not host or not target:
             raise UsageError(f"--resolve: expected HOST=ADDR:PORT such as a.com=127.0.0.2:8000, got {item!r}")
         pairs.append(("--resolve", host, target))
-    return dict(_address_of(where, host, target) for where, host, target in pairs)
+    mapped = dict(_address_of(where, host, target) for where, host, target in pairs)
+    for host, (address, port) in mapped.items():
+        if loopback_absent(address):
+            raise UsageError(f"--resolve {host}={address}:{port}: {missing_loopback(address)}")
+    return mapped
+
+
+def loopback_absent(address: str) -> bool:
+    """Whether ``address`` is a loopback address this machine does not have.
+
+    Linux answers on all of 127.0.0.0/8; macOS has only 127.0.0.1 until an
+    alias is added, and a connection to 127.0.0.2 there goes nowhere (each
+    fetch would time out).  Binding a socket to it, port 0, is the test."""
+    ip = ipaddress.ip_address(address)
+    if not ip.is_loopback or str(ip) in ("127.0.0.1", "::1"):
+        return False
+    with socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((address, 0))
+        except OSError as err:
+            return err.errno in NOT_AVAILABLE
+    return False
+
+
+NOT_AVAILABLE = frozenset({errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", -1)})
+"""The error numbers of binding an address the machine does not have."""
+
+
+def missing_loopback(address: str) -> str:
+    """The one sentence for a loopback address this machine lacks, and the fix."""
+    return (
+        f"this machine has no address {address} (only Linux answers on all of 127.0.0.0/8; macOS has just "
+        f"127.0.0.1 until you run `sudo ifconfig lo0 alias {address}`)"
+    )
 
 
 def _hosts_file_pairs(hosts_file: str) -> list[tuple[str, str, str]]:

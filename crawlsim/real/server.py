@@ -48,6 +48,7 @@ from typing import Any, Self
 from aiohttp import web
 
 from crawlsim.outfile import written
+from crawlsim.real.flags import NOT_AVAILABLE
 from crawlsim.scenario import Scenario, ScenarioError
 from crawlsim.sim.hashing import salt_of, stable_hash
 from crawlsim.sim.web import ROBOTS_PATH, Response
@@ -66,9 +67,18 @@ MAX_HOSTS = 1000
 """More hosts than this is a simulation job (``crawlsim run``), not a server's."""
 
 LAYOUTS = ("auto", "addresses", "ports")
-_NOT_AVAILABLE = {errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", -1)}
 
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+
+
+class CannotBind(OSError):
+    """A host's socket could not listen: the error number, and the address and
+    port tried (asyncio's own message names them only inside a sentence)."""
+
+    def __init__(self, err: OSError, address: str, port: int) -> None:
+        super().__init__(err.errno, err.strerror)
+        self.address = address
+        self.port = port
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +244,7 @@ class ScenarioServer:
                 return self.endpoints
             except OSError as err:
                 await self.stop()
-                if layout == "addresses" or err.errno not in _NOT_AVAILABLE:
+                if layout == "addresses" or err.errno not in NOT_AVAILABLE:
                     raise
         await self._bind_all("ports")
         return self.endpoints
@@ -287,7 +297,10 @@ class ScenarioServer:
         await runner.setup()
         self._runners.append(runner)
         site = web.TCPSite(runner, address, port, reuse_address=False)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as err:
+            raise CannotBind(err, address, port) from err
         return int(runner.addresses[-1][1])
 
     # ------------------------------------------------------------------ views
