@@ -17,7 +17,10 @@ backend in ``build_backend/`` says so), so an edited ``.py`` file is never
 shadowed by a stale extension.  Cython reads the files in pure-Python mode
 with ``annotation_typing`` off: a ``float`` annotation does not become a C
 double, so every value, and so every event, is exactly what the pure build
-gives (``.ci/run`` checks it).
+gives (``.ci/run`` checks it).  The types Cython does use are in the
+``.pxd`` files beside the hot ``.py`` files (which classes are C classes,
+their counters and flags as C ints, the hot methods ``cpdef``): declarations
+only, which pure Python never reads.
 """
 
 from __future__ import annotations

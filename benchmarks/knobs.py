@@ -6,16 +6,20 @@ change in two ways, on every shipped scenario whose interactive crawl has at
 most 5,000 pages (``million`` is crawled capped at 5,000 pages, as the app
 does; its row is marked ``capped``):
 
-1. **run_session**, split in its two parts: *finish time and bounds* (the
-   simulation, the bounds, coverage and the replay: what the screen needs to
-   show the new finish time) and *advice* (the advisor's counterfactual
-   reruns, including the duplicate-fetch reruns of
-   :mod:`crawlsim.sim.dedup_advice`).  Median and p90 (nearest rank) over
-   every change.
+1. **run_session**, split in the three parts the app shows one after the
+   other: *finish time and bounds* (``run_session(..., advice=False)``, with
+   ``replay=False`` for a large run as the app asks: the crawl with event
+   recording off), *replay* (:func:`crawlsim.session.replay_result`: the
+   same crawl with its events recorded, its coverage and the
+   :class:`~crawlsim.replay.Replay`; nothing for a small run, replayed in the
+   first part) and *advice* (the advisor's counterfactual reruns, including
+   the duplicate-fetch reruns of :mod:`crawlsim.sim.dedup_advice`).  Median
+   and p90 (nearest rank) over every change.
 2. **key-to-frame** in the app itself, driven headless by Textual's Pilot at
    160x48: from pressing the key until the first frame painted with the
    new run (its finish time on the status line), then until the first frame
-   painted with its advice.
+   painted with its replay (key-to-replay), then with its advice
+   (key-to-advice).
 
 The keys are pressed in turn, ``+ p n [``, ``--repeat`` rounds, each on the
 knobs the one before left (as a user presses them); a key that would change
@@ -26,7 +30,9 @@ sequence of settings.
 Run from a checkout made before the advice was split off (no ``advice=`` on
 ``run_session``), the first part times the same pieces by hand -- simulate,
 bounds, coverage, replay; then the advisor -- and the app's key-to-frame
-time includes the advice, as that app computed it before drawing.
+time includes the advice, as that app computed it before drawing.  From a
+checkout made before the replay was split off (no ``replay=``), the replay
+part is counted in the first and reported as 0.
 
     python benchmarks/knobs.py [--repeat 5] [--scenarios busiest-host,variants] [--no-pilot] [--json]
 
@@ -60,6 +66,9 @@ KEYS: tuple[tuple[str, str, Callable[[Knobs], Knobs], str, Callable[[Knobs], Kno
 """(label, Textual key, the app's knob method, the opposite key, its method)."""
 SPLIT = "advice" in inspect.signature(run_session).parameters
 """True when run_session can leave the advice for later (this checkout)."""
+REPLAY_SPLIT = "replay" in inspect.signature(run_session).parameters
+"""True when run_session can leave the replay for later (this checkout)."""
+PARTS = ("bounds", "replay", "advice")
 
 
 def presses(start: Knobs, rounds: int) -> Iterator[tuple[str, str, Knobs]]:
@@ -102,17 +111,29 @@ def _since(began: tuple[float, float]) -> tuple[float, float]:
 
 
 def timed_change(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str, tuple[float, float]]:
-    """One knob change through the session: (wall ms, cpu ms) of each part."""
+    """One knob change through the session, as the app asks for it: (wall ms, cpu ms) of each part."""
     if not SPLIT:
-        return _timed_by_hand(scenario, knobs, cap)
+        return _timed_by_hand(scenario, knobs, cap) | {"replay": (0.0, 0.0)}
     from crawlsim.session import advise_result
 
+    if not REPLAY_SPLIT:
+        began = _clocks()
+        result = run_session(scenario, knobs, cap=cap, advice=False)
+        bounds = _since(began)
+        began = _clocks()
+        advise_result(result)
+        return {"bounds": bounds, "replay": (0.0, 0.0), "advice": _since(began)}
+    from crawlsim.session import large_run, replay_result
+
     began = _clocks()
-    result = run_session(scenario, knobs, cap=cap, advice=False)
+    result = run_session(scenario, knobs, cap=cap, advice=False, replay=not large_run(scenario, cap))
     bounds = _since(began)
     began = _clocks()
+    result = replay_result(result)
+    replay = _since(began)
+    began = _clocks()
     advise_result(result)
-    return {"bounds": bounds, "advice": _since(began)}
+    return {"bounds": bounds, "replay": replay, "advice": _since(began)}
 
 
 def _timed_by_hand(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str, tuple[float, float]]:
@@ -142,11 +163,11 @@ def session_figures(name: str, rounds: int) -> dict[str, Any]:
     scenario = load_scenario(name)
     cap = interactive_cap(scenario)
     run_session(scenario, Knobs.for_scenario(scenario), cap=cap)  # warm: imports, the web's own caches
-    samples: dict[str, list[tuple[float, float]]] = {"bounds": [], "advice": []}
+    samples: dict[str, list[tuple[float, float]]] = {part: [] for part in PARTS}
     for _, _, knobs in presses(Knobs.for_scenario(scenario), rounds):
         for part, value in timed_change(scenario, knobs, cap).items():
             samples[part].append(value)
-    total = [(a[0] + b[0], a[1] + b[1]) for a, b in zip(samples["bounds"], samples["advice"], strict=True)]
+    total = [(sum(s[0] for s in parts), sum(s[1] for s in parts)) for parts in zip(*samples.values(), strict=True)]
     return {
         "scenario": name,
         "pages": crawled_pages(scenario),
@@ -174,27 +195,25 @@ def _rank(ordered: list[float], q: float) -> float:
 
 
 async def pilot_figures(name: str, rounds: int) -> dict[str, Any]:
-    """Key-to-frame and key-to-advice times of the app on ``name``.
+    """Key-to-frame, key-to-replay and key-to-advice times of the app on ``name``.
 
     The moment a frame is painted is taken where the app hands the screen's
     update to the terminal (``App._display``, as benchmarks/tui_frame_time.py
     does), not when ``pilot.press`` returns: Pilot also waits for the process
-    to go idle, which a thread still measuring the advice would add."""
+    to go idle, which a thread still building the replay would add."""
     from crawlsim.tui.app import CrawlApp
 
     scenario = load_scenario(name)
     app = CrawlApp(scenario, paused=True, animate=False)
-    painted: list[tuple[float, float, Any, bool]] = []
+    painted: list[tuple[float, float, Any]] = []
     original = app._display
 
     def display(screen: Any, renderable: Any) -> None:
         original(screen, renderable)
-        result = app.result
-        painted.append((*_clocks(), result, bool(getattr(result, "advice_pending", False))))
+        painted.append((*_clocks(), app.result))
 
     app._display = display  # type: ignore[method-assign]
-    frame: list[tuple[float, float]] = []
-    advice: list[tuple[float, float]] = []
+    marks: dict[str, list[tuple[float, float]]] = {"frame_": [], "replay_app_": [], "advice_app_": []}
     async with app.run_test(size=(160, 48)) as pilot:
         await _settle(app, pilot)
         for _, key, knobs in presses(Knobs.for_scenario(scenario), rounds):
@@ -202,18 +221,22 @@ async def pilot_figures(name: str, rounds: int) -> dict[str, Any]:
             painted.clear()
             began = _clocks()
             await pilot.press(key)
-            while not _shows_new_finish(app, previous, knobs) or getattr(app.result, "advice_pending", False):
+            while not _shows_new_finish(app, previous, knobs) or _pending(app.result, "advice_pending"):
                 await pilot.pause()
             await _settle(app, pilot)
             shown = [p for p in painted if p[2] is not previous and p[2] is not None and p[2].knobs == knobs]
-            frame.append(_between(began, shown[0]))
-            advice.append(_between(began, next(p for p in shown if not p[3])))
-    return {"frame_" + k: v for k, v in summary(frame).items()} | {
-        "advice_app_" + k: v for k, v in summary(advice).items()
-    }
+            marks["frame_"].append(_between(began, shown[0]))
+            marks["replay_app_"].append(_between(began, next(p for p in shown if not _pending(p[2], "replay_pending"))))
+            marks["advice_app_"].append(_between(began, next(p for p in shown if not _pending(p[2], "advice_pending"))))
+    return {prefix + k: v for prefix, samples in marks.items() for k, v in summary(samples).items()}
 
 
-def _between(began: tuple[float, float], mark: tuple[float, float, Any, bool]) -> tuple[float, float]:
+def _pending(result: Any, part: str) -> bool:
+    """The result's ``advice_pending`` or ``replay_pending`` (False on a checkout without it)."""
+    return bool(getattr(result, part, False))
+
+
+def _between(began: tuple[float, float], mark: tuple[float, float, Any]) -> tuple[float, float]:
     return (mark[0] - began[0]) * 1000, (mark[1] - began[1]) * 1000
 
 
@@ -242,15 +265,24 @@ async def _settle(app: Any, pilot: Any) -> None:
 # -- report ------------------------------------------------------------------------------
 
 
+COLUMNS = (
+    ("finish+bounds", "bounds_"),
+    ("replay", "replay_"),
+    ("advice", "advice_"),
+    ("key-to-frame", "frame_"),
+    ("key-to-replay", "replay_app_"),
+    ("key-to-advice", "advice_app_"),
+)
+"""(heading, row prefix) of each printed column; the app's three only with Pilot."""
+
+
 def report(rows: list[dict[str, Any]]) -> None:
     print(f"knob changes (+ p n [): median / p90 ms, wall (cpu); load average {os.getloadavg()[0]:.1f}")
-    print(f"{'scenario':22} {'changes':>7}  {'finish+bounds':>24}  {'advice':>24}  {'key-to-frame':>24}  {'key-to-advice':>24}")
+    print(f"{'scenario':22} {'changes':>7}  " + "  ".join(f"{heading:>20}" for heading, _ in COLUMNS))
     for row in rows:
         name = row["scenario"] + (" (capped)" if row["capped"] else "")
-        cells = [_cell(row, "bounds_"), _cell(row, "advice_")]
-        if "frame_wall_p50" in row:
-            cells += [_cell(row, "frame_"), _cell(row, "advice_app_")]
-        print(f"{name:22} {row['changes']:>7}  " + "  ".join(f"{c:>24}" for c in cells))
+        cells = [_cell(row, prefix) for _, prefix in COLUMNS if prefix + "wall_p50" in row]
+        print(f"{name:22} {row['changes']:>7}  " + "  ".join(f"{c:>20}" for c in cells))
 
 
 def _cell(row: dict[str, Any], prefix: str) -> str:
@@ -276,7 +308,8 @@ def main() -> None:
         rows.append(row)
     report(rows)
     if args.json:
-        print(json.dumps({"split": SPLIT, "loadavg_1m": round(os.getloadavg()[0], 2), "rows": rows}))
+        load = round(os.getloadavg()[0], 2)
+        print(json.dumps({"split": SPLIT, "replay_split": REPLAY_SPLIT, "loadavg_1m": load, "rows": rows}))
 
 
 if __name__ == "__main__":

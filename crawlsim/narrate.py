@@ -16,6 +16,7 @@ sentence, and :func:`narration_line` formats one for ``crawlsim run --narrate``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -52,13 +53,152 @@ def seconds(t: float) -> str:
 class _Host:
     """What the events have said about one host so far."""
 
+    name: str
+    index: int
+    """Its place in order of first mention: sentences name hosts in this order."""
     queued: set[str] = field(default_factory=set)
     retries: dict[str, float] = field(default_factory=dict)
     """URLs whose retry is scheduled, and when: back in the queue from then on."""
+    due: set[str] = field(default_factory=set)
+    """The retries whose time has come (at or before the latest event's time)."""
     in_flight: int = 0
     until: float = 0.0
     reason: str = ""
     robots_loaded: bool = False
+
+    @property
+    def waiting(self) -> int:
+        """URLs in its queue now: queued, and retries whose time has come."""
+        return len(self.queued) + len(self.due)
+
+
+class _Waiting:
+    """The frontier's size and the hosts whose queues are held, kept as the
+    events arrive instead of walked over every host per event.
+
+    A million-page web has thousands of hosts and a sentence per event, so
+    walking them all per sentence made narration quadratic.  Here each event
+    touches only its own host (and the retries or holds whose time has come,
+    through two heaps), so a sentence costs O(log hosts).  ``clock`` is the
+    latest event's time; an event earlier than it (a trace out of order)
+    rebuilds the counts with one walk, so the answers never depend on order.
+    """
+
+    def __init__(self, limit: int | None, robots: bool) -> None:
+        self.limit, self.robots = limit, robots
+        self.clock = float("-inf")
+        self.total = 0
+        """Sum of every host's :attr:`_Host.waiting`: the frontier's size."""
+        self.hosts: list[_Host] = []
+        self.held: set[int] = set()
+        """Indices of hosts with waiting URLs that may not start now."""
+        self._held_heap: list[int] = []  # a superset of ``held`` (stale entries dropped lazily)
+        self._retry_heap: list[tuple[float, int, str, int]] = []  # (at, seq, url, host index)
+        self._until_heap: list[tuple[float, int]] = []  # (until, host index)
+        self._seq = 0
+
+    def new_host(self, name: str) -> _Host:
+        host = _Host(name, len(self.hosts))
+        self.hosts.append(host)
+        return host
+
+    def is_held(self, host: _Host) -> bool:
+        """The host may not start now: busy, held until later, or awaiting its robots.txt."""
+        busy = bool(self.limit) and host.in_flight >= (self.limit or 0)
+        return busy or host.until > self.clock or (self.robots and not host.robots_loaded)
+
+    def touch(self, host: _Host) -> None:
+        """Re-file ``host`` after its state changed."""
+        if host.waiting and self.is_held(host):
+            if host.index not in self.held:
+                self.held.add(host.index)
+                heapq.heappush(self._held_heap, host.index)
+        else:
+            self.held.discard(host.index)
+
+    def advance(self, t: float) -> None:
+        """Move the clock to ``t``: retries and holds whose time came are re-filed."""
+        if t < self.clock:
+            self._rebuild(t)
+            return
+        self.clock = t
+        while self._retry_heap and self._retry_heap[0][0] <= t:
+            at, _, url, index = heapq.heappop(self._retry_heap)
+            host = self.hosts[index]
+            if host.retries.get(url) == at and url not in host.due:
+                host.due.add(url)
+                self.total += 1
+                self.touch(host)
+        while self._until_heap and self._until_heap[0][0] <= t:
+            self.touch(self.hosts[heapq.heappop(self._until_heap)[1]])
+
+    def _rebuild(self, t: float) -> None:
+        """Every count again from scratch at ``t`` (one walk over the hosts)."""
+        self.clock, self.total, self.held = t, 0, set()
+        self._retry_heap, self._until_heap, self._held_heap = [], [], []
+        for host in self.hosts:
+            host.due = {url for url, at in host.retries.items() if at <= t}
+            for url, at in host.retries.items():
+                if at > t:
+                    self._push_retry(host, url, at)
+            if host.until > t:
+                heapq.heappush(self._until_heap, (host.until, host.index))
+            self.total += host.waiting
+            self.touch(host)
+
+    def _push_retry(self, host: _Host, url: str, at: float) -> None:
+        self._seq += 1
+        heapq.heappush(self._retry_heap, (at, self._seq, url, host.index))
+
+    def queue(self, host: _Host, url: str) -> None:
+        if url not in host.queued:
+            host.queued.add(url)
+            self.total += 1
+            self.touch(host)
+
+    def unqueue(self, host: _Host, url: str) -> None:
+        if url in host.queued:
+            host.queued.discard(url)
+            self.total -= 1
+            self.touch(host)
+
+    def retry(self, host: _Host, url: str, at: float) -> None:
+        """``url`` is back in ``host``'s queue from ``at`` on."""
+        self.unretry(host, url)
+        host.retries[url] = at
+        self._push_retry(host, url, at)
+        self.advance(self.clock)  # due at once if ``at`` has passed
+
+    def unretry(self, host: _Host, url: str) -> None:
+        host.retries.pop(url, None)
+        if url in host.due:
+            host.due.discard(url)
+            self.total -= 1
+        self.touch(host)
+
+    def hold(self, host: _Host, until: float, reason: str) -> None:
+        host.until, host.reason = until, reason
+        if until > self.clock:
+            heapq.heappush(self._until_heap, (until, host.index))
+        self.touch(host)
+
+    def first_held(self, k: int, but: _Host) -> list[_Host]:
+        """The first ``k`` held hosts other than ``but``, in order of first mention."""
+        found: list[int] = []
+        heap = self._held_heap
+        while heap and len(found) <= k:
+            index = heapq.heappop(heap)
+            if index in self.held and (not found or found[-1] != index):
+                found.append(index)
+        for index in found:
+            heapq.heappush(heap, index)
+        if len(heap) > 2 * len(self.held) + 64:  # mostly stale: start it afresh
+            self._held_heap = sorted(self.held)
+        return [self.hosts[i] for i in found if i != but.index][:k]
+
+    def held_count(self, but: _Host) -> int:
+        """How many hosts other than ``but`` are held."""
+        return len(self.held) - (but.index in self.held)
 
 
 class Narrator:
@@ -72,6 +212,7 @@ class Narrator:
         self.options = options
         self.limit = options.per_host
         self.hosts: dict[str, _Host] = {}
+        self.waiting = _Waiting(options.per_host, options.robots)
         self.seen: set[str] = set()
         self.depth_of: dict[str, int] = {}
         self.in_flight = 0
@@ -80,27 +221,30 @@ class Narrator:
     def narrate(self, e: Event) -> str:
         """The sentence for ``e`` (the state moves past it)."""
         say = _SAY.get(type(e))
-        return say(self, e) if say is not None else type(e).__name__
+        if say is None:
+            return type(e).__name__
+        self.waiting.advance(e.t)
+        return say(self, e)
 
     def _host(self, name: str) -> _Host:
         host = self.hosts.get(name)
         if host is None:
-            host = self.hosts[name] = _Host()
+            host = self.hosts[name] = self.waiting.new_host(name)
         return host
 
     def _flight_text(self, host: _Host) -> str:
         """``1/1 in flight`` with a per-host limit, ``2 in flight`` without."""
         return f"{host.in_flight}/{self.limit} in flight" if self.limit else f"{host.in_flight} in flight"
 
-    def _frontier_size(self, t: float) -> int:
-        return sum(_waiting_urls(h, t) for h in self.hosts.values())
+    def _frontier_size(self) -> int:
+        return self.waiting.total
 
     # -- found, or not ---------------------------------------------------------
 
     @_SAY.handles(Discovered)
     def _discovered(self, e: Discovered) -> str:
         host = self._host(e.host)
-        host.queued.add(e.url)
+        self.waiting.queue(host, e.url)
         self.seen.add(e.url)
         self.discovered += 1
         self.depth_of[e.url] = e.depth
@@ -128,7 +272,7 @@ class Narrator:
         name = host_of_url(e.url)
         host = self._host(name)
         if e.url in host.queued:
-            host.queued.discard(e.url)
+            self.waiting.unqueue(host, e.url)
             return f"{name}'s robots.txt disallows {_short(e.url)}: taken out of its queue, never fetched"
         self.seen.add(e.url)  # the scheduler marks it seen before asking robots.txt
         return f"{name}'s robots.txt disallows {_short(e.url)}: skipped"
@@ -158,10 +302,11 @@ class Narrator:
         host = self._host(e.host)
         host.in_flight += 1
         self.in_flight += 1
+        self.waiting.touch(host)
         if e.kind == "robots":
             return f"{e.host} is new: its robots.txt goes first, on worker {e.slot + 1}; its pages wait for it"
-        host.queued.discard(e.url)
-        host.retries.pop(e.url, None)
+        self.waiting.unqueue(host, e.url)
+        self.waiting.unretry(host, e.url)
         what = f"{_where(e.url, e.host)} starts on worker {e.slot + 1}"  # w1..wN, as every view numbers them
         if e.attempt > 1:
             what += f" (try {e.attempt})"
@@ -169,23 +314,19 @@ class Narrator:
             what += f", though it is {_short(e.page)} under another spelling: a duplicate fetch, wasted"
         what += f" ({e.host}: {self._flight_text(host)}"
         what += f"; all {self.options.workers} workers busy)" if self.in_flight >= self.options.workers else ")"
-        waiting = self._waiting(e.t, e.host)
+        waiting = self._waiting(e.t, host)
         return f"{what}; {waiting}" if waiting else what
 
-    def _waiting(self, t: float, started: str) -> str:
+    def _waiting(self, t: float, started: _Host) -> str:
         """Why the other hosts with queued URLs did not start: busy, or
         waiting for a gap, Crawl-delay, Retry-After or their robots.txt."""
-        reasons = []
-        for name, host in self.hosts.items():
-            if name == started or not _waiting_urls(host, t):
-                continue
-            reason = self._held_by(t, host)
-            if reason:
-                reasons.append(f"{name} {reason}")
-        if not reasons:
+        held = self.waiting.first_held(MAX_NAMED_WAITING, but=started)
+        if not held:
             return ""
-        more = f" (+{len(reasons) - MAX_NAMED_WAITING} more)" if len(reasons) > MAX_NAMED_WAITING else ""
-        return ", ".join(reasons[:MAX_NAMED_WAITING]) + more + ": their queues wait"
+        reasons = [f"{host.name} {self._held_by(t, host)}" for host in held]
+        count = self.waiting.held_count(but=started)
+        more = f" (+{count - MAX_NAMED_WAITING} more)" if count > MAX_NAMED_WAITING else ""
+        return ", ".join(reasons) + more + ": their queues wait"
 
     def _held_by(self, t: float, host: _Host) -> str:
         if self.limit and host.in_flight >= self.limit:
@@ -200,6 +341,7 @@ class Narrator:
         host = self._host(e.host)
         host.in_flight -= 1
         self.in_flight -= 1
+        self.waiting.touch(host)
         return host
 
     @_SAY.handles(FetchFinished)
@@ -214,7 +356,7 @@ class Narrator:
             return f"{where} answered {e.status}: recorded as failed, no links"
         return (
             f"{where} answered {e.status}: {_count(e.links, 'link')}, {e.new_links} new "
-            f"(frontier {self._frontier_size(e.t)}, {self.in_flight} in flight)"
+            f"(frontier {self._frontier_size()}, {self.in_flight} in flight)"
         )
 
     @_SAY.handles(FetchFailed)
@@ -229,7 +371,7 @@ class Narrator:
 
     @_SAY.handles(RetryScheduled)
     def _retry(self, e: RetryScheduled) -> str:
-        self._host(e.host).retries[e.url] = e.at
+        self.waiting.retry(self._host(e.host), e.url, e.at)
         return (
             f"{_where(e.url, e.host)} waits {seconds(e.at - e.t)} s ({e.reason}): try {e.attempt} at t={seconds(e.at)}"
         )
@@ -237,7 +379,7 @@ class Narrator:
     @_SAY.handles(HostDeferred)
     def _deferred(self, e: HostDeferred) -> str:
         host = self._host(e.host)
-        host.until, host.reason = e.until, e.reason
+        self.waiting.hold(host, e.until, e.reason)
         wait = f"no request to {e.host} before t={seconds(e.until)} ({seconds(e.until - e.t)} s"
         says = SAYS.get(e.reason)  # the politeness part words its own rules
         if says is None:  # a trace from a crawler with a rule this one does not know
@@ -248,6 +390,7 @@ class Narrator:
     def _robots(self, e: RobotsLoaded) -> str:
         host = self._host(e.host)
         host.robots_loaded = True
+        self.waiting.touch(host)
         got = f"HTTP {e.status}" if e.status else "unreachable"
         delay = f", Crawl-delay {seconds(e.crawl_delay)} s" if e.crawl_delay else ""
         rule = (
@@ -273,11 +416,6 @@ _SKIP_SAY = {
     "scope": Narrator._skip_scope,
 }
 """Skip reason -> its sentence (malformed and scheme share ``_skip_other``)."""
-
-
-def _waiting_urls(host: _Host, t: float) -> int:
-    """URLs of ``host`` in its queue at ``t``: queued, and retries whose time has come."""
-    return len(host.queued) + sum(1 for at in host.retries.values() if at <= t)
 
 
 def _short(url: str | None) -> str:

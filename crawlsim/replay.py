@@ -253,7 +253,7 @@ class Replay:
     when a scenario's web is known.
     ``nodes``: a cluster's trace -- the node of each event; ``workers`` is
     then per node and ``node_count`` the number of nodes (``self.cluster``
-    replays what each node does, :mod:`crawlsim.replay_nodes`).
+    replays what each node does, :mod:`crawlsim.replay_nodes`).  ``end``: the clock's span with no events yet.
     """
 
     def __init__(
@@ -265,13 +265,14 @@ class Replay:
         coverage: Coverage | None = None,
         nodes: Sequence[int] | None = None,
         node_count: int = 1,
+        end: float = 0.0,
     ) -> None:
         self.coverage = coverage
         listed = list(events)  # once: a compact Trace decodes an event per read
         order = sorted(range(len(listed)), key=lambda i: listed[i].t) if nodes is not None else []
         self.events: list[Event] = [listed[i] for i in order] if nodes is not None else sorted(listed, key=_time)
         self.times: list[float] = [e.t for e in self.events]
-        self.end: float = self.times[-1] if self.times else 0.0
+        self.end: float = self.times[-1] if self.times else end
         self.cluster: NodeReplay | None = None
         self._node = 0
         """The node of the event being applied (a cluster's trace)."""

@@ -76,7 +76,7 @@ HOST_KEYS = (
     "latency", "robots_latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of", "pages",
 )
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
-PAGE_KEYS = ("links", "content", "status", "headers", "latency")
+PAGE_KEYS = ("links", "content", "status", "headers", "latency", "before")
 WEB_KINDS = ("explicit", "site_tree", "power_law")
 WEB_COMMON_KEYS = ("kind", "variant_rate", "variants")
 WEB_KEYS: dict[str, tuple[str, ...]] = {
@@ -638,6 +638,7 @@ class _Builder:
                     content=None if content is None else self.string(content, key_path("pages", url, "content")),
                     status=self.status(spec.get("status", 200), key_path("pages", url, "status")),
                     headers=dict(headers),
+                    before=self.earlier_answers(spec.get("before", []), "pages", url, "before"),
                 )
             else:
                 raise self.fail(
@@ -645,6 +646,21 @@ class _Builder:
                     f"expected a list of links as written, or a table {{links = [...], status = 404}}; got {show_value(spec)}",
                 )
         return ExplicitWeb(specs)
+
+    def earlier_answers(self, value: object, *prefix: str) -> tuple[tuple[int, dict[str, str]], ...]:
+        """``pages.URL.before``: the page's answers to its first attempts, in order."""
+        if not isinstance(value, list):
+            raise self.fail(key_path(*prefix), 'expected a list such as [{status = 429, headers = '
+                                               f'{{"Retry-After" = "1"}}}}], got {show_value(value)}')
+        answers = []
+        for i, answer in enumerate(value):
+            entry = self.table(answer, key_path(*prefix, i))
+            self.known(entry, ("status", "headers"), *prefix, i)
+            headers = self.table(entry.get("headers", {}), key_path(*prefix, i, "headers"))
+            answers.append((self.status(entry.get("status"), key_path(*prefix, i, "status")),
+                            {name: self.string(text, key_path(*prefix, i, "headers", name))
+                             for name, text in headers.items()}))
+        return tuple(answers)
 
     def host_sizes(self, value: object) -> dict[str, int]:
         """``hosts."NAME".pages``: a generated host's own page count (host -> count,

@@ -258,6 +258,15 @@ def web_size(scenario: Scenario) -> int | None:
     return total
 
 
+def large_run(scenario: Scenario, cap: int | None) -> bool:
+    """True when the view's crawl of ``scenario`` may fetch more than
+    :data:`THREAD_PAGES` pages (or an unknown number): such a run is
+    simulated off the UI thread and its replay built after its finish time
+    and bounds are drawn (``run_session(..., replay=False)``)."""
+    limits = [v for v in (web_size(scenario), scenario.options.max_pages, cap) if v is not None]
+    return not limits or min(limits) > THREAD_PAGES
+
+
 def interactive_cap(scenario: Scenario) -> int | None:
     """The page cap the app imposes on ``scenario`` (None: no cap needed).
 
@@ -271,6 +280,8 @@ def interactive_cap(scenario: Scenario) -> int | None:
     return None
 
 
+REPLAY_PENDING = "replay: building…"
+"""What a view shows in the picture's place until :func:`replay_result` is done."""
 ADVICE_PENDING = "advice: measuring… (the crawl is rerun with each knob turned)"
 """What a view shows in the advice's place until :func:`advise_result` is done."""
 
@@ -296,9 +307,15 @@ class Result:
     advice_pending: bool = False
     """The bounds are here but their advice is not yet (``bounds.explanation``
     is :data:`ADVICE_PENDING`): :func:`advise_result` completes it."""
+    replay_pending: bool = False
+    """The finish time and bounds are here but the events are not yet:
+    ``replay`` is an empty :class:`Replay` spanning ``[0, finish]``,
+    and :func:`replay_result` records and builds the real one."""
 
 
-def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None, advice: bool = True) -> Result:
+def run_session(
+    scenario: Scenario, knobs: Knobs, *, cap: int | None = None, advice: bool = True, replay: bool = True
+) -> Result:
     """Simulate ``scenario`` with ``knobs`` applied; compute its bounds and replay.
 
     This is the only place the app runs the crawl: the core, driven by the
@@ -311,39 +328,102 @@ def run_session(scenario: Scenario, knobs: Knobs, *, cap: int | None = None, adv
     once passes ``advice=False``: the result then has the finish time and the
     bounds, ``advice_pending`` set and :data:`ADVICE_PENDING` as the
     explanation, and :func:`advise_result` adds the advice later (off the UI
-    thread, or after the frame is drawn)."""
-    from crawlsim.sim.bounds import compute_bounds
-    from crawlsim.sim.coverage import coverage_of
-    from crawlsim.sim.driver import simulate
+    thread, or after the frame is drawn).
 
+    Recording the events and building the replay cost more than the crawl
+    itself, so ``replay=False`` goes further: the crawl runs with event
+    recording off (its finish time, counters and bounds only), the result's
+    replay is an empty one spanning ``[0, finish]`` and ``replay_pending`` is
+    set; :func:`replay_result` then records the same crawl's events and
+    builds its replay.  A cluster's run is always replayed at once."""
+    scen, note = _simulated(scenario, knobs, cap)
+    if knobs.nodes > 1:
+        return _run_cluster(scen, knobs, note)
+    result = _replayed_run(scen, knobs, note) if replay else _unreplayed_run(scen, knobs, note)
+    return advise_result(result) if advice else result
+
+
+def _simulated(scenario: Scenario, knobs: Knobs, cap: int | None) -> tuple[Scenario, str]:
+    """The scenario as simulated (the knobs and the cap applied), and the cap's note."""
     overrides = knobs.overrides()
     note = ""
     if cap is not None:
         overrides["max_pages"] = cap
         note = f"capped at {cap:,} pages (max_pages) for the interactive view"
-    scen = scenario.with_options(**overrides, record_events=True)
-    if knobs.nodes > 1:
-        return _run_cluster(scen, knobs, note)
+    return scenario.with_options(**overrides, record_events=True), note
+
+
+def _replayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
+    """The crawl with its events recorded: bounds, coverage and the replay (advice pending)."""
+    from crawlsim.sim.bounds import compute_bounds
+    from crawlsim.sim.coverage import coverage_of
+    from crawlsim.sim.driver import simulate
+
     # a plain list of events: bounds, coverage and the replay each read them all
     run = simulate(scen, scen.options, compact=False)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     coverage = coverage_of(scen, run)
     replay = Replay(run.trace, known_pages=_known_pages(scen, coverage), workers=scen.options.workers, coverage=coverage)
-    result = Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage, None, scen, True)
-    return advise_result(result) if advice else result
+    return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage, None, scen, True)
+
+
+def _unreplayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
+    """The crawl with event recording off: the finish time and bounds, no events yet.
+
+    Without the events the depth bound is the deepest fetch's chain at the
+    fastest fetch (:func:`~crawlsim.sim.bounds.depth_bound`), until
+    :func:`replay_result` measures the revealed chain."""
+    from crawlsim.sim.bounds import compute_bounds
+    from crawlsim.sim.driver import simulate
+
+    run = simulate(scen, scen.options, trace=False, series=False)  # (the replay's run brings the series)
+    bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
+    replay = Replay((), workers=scen.options.workers, end=run.finish_time)  # the events come with replay_result
+    return Result(
+        replay, run.finish_time, knobs, scen.options, run, bounds, note, simulated=scen, advice_pending=True,
+        replay_pending=True,
+    )
+
+
+def replay_result(result: Result, *, cancelled: Callable[[], bool] | None = None) -> Result:
+    """``result`` with its replay: the same crawl run again with its events
+    recorded, its bounds from them (the revealed chain), coverage and the
+    :class:`Replay`.  A result with no replay pending is returned as it is;
+    the advice stays pending if it was.
+
+    The crawl is deterministic, so the replay's finish is the finish already
+    shown (a hypothesis property checks it).  ``cancelled`` is asked before
+    and after the crawl; when it says yes this raises
+    :class:`~crawlsim.sim.advisor.AdviceCancelled` (a newer key made this
+    work stale)."""
+    from crawlsim.sim.advisor import AdviceCancelled
+
+    if not result.replay_pending or result.simulated is None or result.knobs is None:
+        return result
+    if cancelled is not None and cancelled():
+        raise AdviceCancelled
+    full = _replayed_run(result.simulated, result.knobs, result.note)
+    if cancelled is not None and cancelled():
+        raise AdviceCancelled
+    return replace(full, advice_pending=result.advice_pending)
 
 
 def advise_result(result: Result, *, cancelled: Callable[[], bool] | None = None) -> Result:
     """``result`` with its advice (the advisor's counterfactual reruns):
     the binding bound and explanation ``crawlsim run`` prints for the same
-    settings.  A result with nothing pending is returned as it is.
+    settings.  A result with nothing pending is returned as it is; one whose
+    replay is pending gets it first (:func:`replay_result`: the advice reads
+    the recorded events).
 
     ``cancelled`` is asked between reruns; when it says yes this raises
     :class:`~crawlsim.sim.advisor.AdviceCancelled` (a newer key made this
     advice stale)."""
     from crawlsim.sim.advisor import explained
 
-    if not result.advice_pending or result.run is None or result.bounds is None or result.simulated is None:
+    if not result.advice_pending or result.bounds is None or result.simulated is None:
+        return result
+    result = replay_result(result, cancelled=cancelled)
+    if result.run is None or result.bounds is None or result.simulated is None:
         return result
     bounds, _ = explained(result.simulated, result.run, result.bounds, coverage=result.coverage, cancelled=cancelled)
     return replace(result, bounds=bounds, advice_pending=False)
@@ -680,15 +760,18 @@ __all__ = [
     "LiveFeed",
     "RecordedTrace",
     "ADVICE_PENDING",
+    "REPLAY_PENDING",
     "Result",
     "TraceWriter",
     "trace_line_with_options",
     "advise_result",
     "default_speed",
     "interactive_cap",
+    "large_run",
     "cluster_config",
     "load_trace",
     "read_trace",
+    "replay_result",
     "next_normalize",
     "run_session",
     "step",

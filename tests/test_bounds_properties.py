@@ -4,7 +4,7 @@ with Retry-After, retries and backoff, randomized gaps, a token bucket per
 host, the FIFO frontier,
 more per-host slots than workers, DFS, caps and every normalization mode.
 
-The default run tries a few hundred random scenarios; the ``exhaustive``
+The default run tries a hundred random scenarios; the ``exhaustive``
 variant tries 1,500.  README's test command leaves it out (pyproject's
 ``addopts``); ``.ci/run`` runs it as a second step, and so does
 ``python -m pytest -q -m exhaustive tests/test_bounds_properties.py``.
@@ -137,7 +137,7 @@ def check_bounds(data: dict[str, Any]) -> None:
     assert max(quiet_bounds.depth, quiet_bounds.busiest_host, quiet_bounds.work) <= quiet.finish_time + 1e-9
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_scenarios())
 def test_every_bound_is_a_lower_bound(data: dict[str, Any]) -> None:
     check_bounds(data)

@@ -31,6 +31,7 @@ from crawlsim.core.events import (
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import Fetch, Scheduler
 from crawlsim.narrate import Narrator, narrate_trace, narration_line, seconds
+from crawlsim.replay import host_of_url
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 
@@ -353,3 +354,87 @@ def test_a_bloom_false_positive_is_told_as_one_not_as_seen() -> None:
     assert all("(a false positive): dropped, never fetched" in s for s in false_positives)
     repeat = [s for e, s in seen_skips if e.url == "http://a.com/p0"]  # type: ignore[attr-defined]
     assert repeat == ["a.com/p0 (linked from a.com/) is already in the seen set: dropped"]
+
+
+# -- the frontier counts, kept per event, equal a walk over every host ----------------
+
+
+def walk_waiting(narrator: Narrator, t: float) -> tuple[int, list[str]]:
+    """The frontier's size and the held hosts (in order of first mention), by
+    walking every host as the narrator once did for each sentence."""
+    total, held = 0, []
+    limit, robots = narrator.options.per_host, narrator.options.robots
+    for name, host in narrator.hosts.items():
+        waiting = len(host.queued) + sum(1 for at in host.retries.values() if at <= t)
+        total += waiting
+        busy = bool(limit) and host.in_flight >= (limit or 0)
+        if waiting and (busy or host.until > t or (robots and not host.robots_loaded)):
+            held.append(name)
+    return total, held
+
+
+EVENT_HOSTS = ("a.com", "b.com", "c.com", "d.com", "e.com")
+
+
+@st.composite
+def event_runs(draw: st.DrawFn) -> list[Event]:
+    """Events in any order a trace could hold them, times mostly rising (now and
+    then falling, as a merged real trace may), over a few hosts and URLs."""
+    events: list[Event] = []
+    t = 0.0
+    for _ in range(draw(st.integers(1, 60))):
+        t = max(0.0, t + draw(st.sampled_from([0.0, 0.0, 0.5, 1.0, 2.5, -1.0])))
+        host = draw(st.sampled_from(EVENT_HOSTS))
+        url = f"http://{host}/{draw(st.integers(0, 3))}"
+        kind = draw(st.sampled_from(["page", "page", "robots"]))
+        events.append(
+            draw(
+                st.sampled_from(
+                    [
+                        Discovered(t, url, host, 1, None),
+                        FetchStarted(t, 1, url, host, kind, 1, 2, 0, url, False),  # type: ignore[arg-type]
+                        FetchFinished(t, 1, url, host, kind, 200, 0, 0),  # type: ignore[arg-type]
+                        FetchFailed(t, 1, url, host, kind, "timeout", False),  # type: ignore[arg-type]
+                        RetryScheduled(t, url, host, 2, t + draw(st.sampled_from([0.0, 0.5, 3.0])), "backoff"),
+                        HostDeferred(t, host, t + draw(st.sampled_from([0.5, 2.0])), "gap"),  # type: ignore[arg-type]
+                        RobotsLoaded(t, host, 200, None, False),
+                        Skipped(t, url, None, "robots"),  # type: ignore[arg-type]
+                    ]
+                )
+            )
+        )
+    return events
+
+
+PER_HOST = st.one_of(st.none(), st.integers(1, 2))
+
+
+@settings(max_examples=50, deadline=None)
+@given(events=event_runs(), per_host=PER_HOST, robots=st.booleans())
+def test_the_frontier_and_the_held_hosts_equal_a_walk_over_every_host(
+    events: list[Event], per_host: int | None, robots: bool
+) -> None:
+    check_counts_against_the_walk(events, per_host, robots)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=1000, deadline=None)
+@given(events=event_runs(), per_host=PER_HOST, robots=st.booleans())
+def test_the_frontier_and_the_held_hosts_equal_a_walk_over_every_host_exhaustive(
+    events: list[Event], per_host: int | None, robots: bool
+) -> None:
+    check_counts_against_the_walk(events, per_host, robots)
+
+
+def check_counts_against_the_walk(events: list[Event], per_host: int | None, robots: bool) -> None:
+    """After every event, the narrator's kept counts are the walk's."""
+    narrator = Narrator(opts(per_host=per_host, robots=robots))
+    for e in events:
+        narrator.narrate(e)
+        total, held = walk_waiting(narrator, e.t)
+        assert narrator.waiting.total == total
+        name = e.host if not isinstance(e, Skipped) else host_of_url(e.url)
+        but = narrator.hosts[name]
+        named = [h.name for h in narrator.waiting.first_held(len(EVENT_HOSTS), but=but)]
+        assert named == [other for other in held if other != name]
+        assert narrator.waiting.held_count(but=but) == len(named)

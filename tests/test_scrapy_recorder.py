@@ -161,6 +161,30 @@ def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
     assert "recorded by Scrapy" in out and "last-in first-out" in out and "second time" in out
 
 
+def test_scrapys_own_work_per_response_becomes_the_models_client_cost(
+    recorded: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Scrapy's reactor loop was busy for part of the crawl: the trace says how long,
+    the model makes it the work per response, and each page keeps its transfer time
+    (Scrapy's callbacks run after the transfer, so nothing is taken off it)."""
+    from crawlsim.cli import main
+    from crawlsim.core.events import FetchFinished, FetchStarted
+
+    path, _ = recorded
+    recording = read_trace(path)
+    busy = recording.options["client_busy"]  # type: ignore[index]
+    assert 0 < busy < recording.events[-1].t
+    model = tmp_path / "site.toml"
+    assert main(["model", str(path), "-o", str(model)]) == 0
+    data = tomllib.loads(model.read_text())
+    started = {e.fetch_id: e.t for e in recording.events if isinstance(e, FetchStarted)}
+    assert data["client_cost"] == pytest.approx(busy / len(started), abs=1e-6)
+    assert "per response, one at a time" in data["assumes"] and "client_busy" not in data["crawl"]
+    transfer = {e.url: e.t - started[e.fetch_id] for e in recording.events
+                if isinstance(e, FetchFinished) and e.kind == "page"}
+    assert {u: p["latency"] for u, p in data["pages"].items()} == pytest.approx(transfer, abs=1e-6)
+
+
 def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> None:
     # killed in the callback of /p1: the start page was answered and its callback finished
     # long before, so its answer and links are on disk (flushed after every signal here)

@@ -101,10 +101,10 @@ async def test_switching_scenario_shows_a_loading_state_never_the_old_pages(monk
     release = threading.Event()
     real_run = ScenarioSource.run
 
-    def held_run(self: ScenarioSource, knobs: object) -> object:
+    def held_run(self: ScenarioSource, knobs: object, **how: bool) -> object:
         if self.name == "busiest-host":
             assert release.wait(timeout=60)
-        return real_run(self, knobs)  # type: ignore[arg-type]
+        return real_run(self, knobs, **how)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ScenarioSource, "run", held_run)
     app = CrawlApp(load_scenario("see-it"), paused=True, at=7.0, animate=False, threaded=True)

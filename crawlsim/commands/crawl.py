@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Done, Event
+from crawlsim.core.events import Done, Event, FetchStarted
 from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
@@ -237,25 +237,47 @@ CLIENT_BUSY_KEY = "client_busy"
 from which ``crawlsim model`` takes the crawler's own work per response.  On a
 loaded machine it is more than the CPU time: it includes the time the
 operating system gave the CPU to other processes, as the reruns will."""
+CLIENT_BUSY_START_KEY = "client_busy_start"
+"""The Done line's entry: the busy seconds before the first page's fetch started
+(the first connection, the crawler's first-time work): a start-up cost, not a
+cost per response, so ``crawlsim model`` leaves it out of the per-response
+figure (robots.txt's time in the model holds it)."""
+SERVER_TIME_KEY = "server_time"
+"""The Done line's entry: fetch id -> the server's seconds for that fetch, from
+its requests sent to their answers' arrival as the event loop saw it, the
+crawler's own delay in noticing them left out (:mod:`crawlsim.real.loopwatch`);
+``crawlsim model`` takes each page's time from it."""
 
 
 class _CpuStampedWriter(TraceWriter):
-    """A trace writer whose Done line also says the crawl's own CPU and busy time."""
+    """A trace writer whose Done line also says the crawl's own CPU and busy time,
+    and each fetch's server time (filled in by the fetcher as the crawl goes)."""
 
     def __init__(self, path: str, options: Mapping[str, Any]) -> None:
         super().__init__(path, options=options)
         self.cpu_began = time.process_time()
         self.began: float | None = None
         self.idle = 0.0
+        self.server_times: dict[int, float] = {}
+        self.busy_start: float | None = None
+
+    def busy(self) -> float:
+        return max(0.0, time.monotonic() - (self.began or 0.0) - self.idle)
 
     def __call__(self, event: Event) -> None:
         if self.began is None:
             self.began = time.monotonic()
             self._watch_selector()
+        if self.busy_start is None and isinstance(event, FetchStarted) and event.kind == "page":
+            self.busy_start = self.busy()
         if isinstance(event, Done):
-            busy = max(0.0, time.monotonic() - self.began - self.idle)
+            busy = self.busy()
             cpu = time.process_time() - self.cpu_began
             stamp = {CLIENT_CPU_KEY: round(cpu, 6), **({CLIENT_BUSY_KEY: round(busy, 6)} if self.idle else {})}
+            if self.idle and self.busy_start is not None:
+                stamp[CLIENT_BUSY_START_KEY] = round(self.busy_start, 6)
+            if self.server_times:
+                stamp[SERVER_TIME_KEY] = {str(k): round(v, 6) for k, v in sorted(self.server_times.items())}
             self.options = {**(self.options or {}), **stamp}
         super().__call__(event)
 
@@ -366,6 +388,7 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         limits=plan.limits,
         keep_events=False,
         max_time=args.max_time,
+        server_times=writer.server_times if isinstance(writer, _CpuStampedWriter) else None,
     )
     if args.tui:
         result = _crawl_watched_live(crawl, url, writer)

@@ -63,7 +63,17 @@ scenario's ``client_cost``, the crawler's serial work per response."""
 CLIENT_BUSY_KEY = "client_busy"
 """The wall-clock seconds the recording crawler's event loop was busy; preferred
 to :data:`CLIENT_CPU_KEY` when present (it is what the reruns' loop will cost)."""
-NOT_CRAWL_OPTIONS = frozenset({"user_agent", RECORDER_KEY, CLIENT_CPU_KEY, CLIENT_BUSY_KEY})
+CLIENT_BUSY_START_KEY = "client_busy_start"
+"""The busy seconds before the first page's fetch started: start-up work, left out of
+the per-response cost (robots.txt's time in the model holds it, see
+:meth:`Recording.robots_time`)."""
+SERVER_TIME_KEY = "server_time"
+"""The options' entry with each fetch's server time (fetch id -> seconds, from its
+requests sent to their answers' arrival, the crawler's delay in noticing them
+left out): when present, a fetch's time in the model (see :meth:`Recording.server_time`)."""
+NOT_CRAWL_OPTIONS = frozenset(
+    {"user_agent", RECORDER_KEY, CLIENT_CPU_KEY, CLIENT_BUSY_KEY, CLIENT_BUSY_START_KEY, SERVER_TIME_KEY}
+)
 """Recorded options that mean nothing to the simulator's rerun."""
 
 
@@ -73,8 +83,11 @@ class _PageRecord:
     took: float = 0.0
     wire: float = 0.0
     """From its FetchStarted to its FetchFinished: ``took`` without the crawler's delay before it started."""
+    fetch_id: int = -1
     links: list[str] = field(default_factory=list)
     retry_after: float | None = None
+    earlier: list[tuple[int, float | None]] = field(default_factory=list)
+    """The answers to its attempts before the last (status, seconds until the retry)."""
 
 
 @dataclass
@@ -97,6 +110,19 @@ class Recording:
     (see :meth:`server_time`); 0 when it does not (a Scrapy trace, an older trace)."""
     host_wire: dict[str, list[float]] = field(default_factory=dict)
     robots_wire: dict[str, float] = field(default_factory=dict)
+    host_ids: dict[str, list[int]] = field(default_factory=dict)
+    robots_id: dict[str, int] = field(default_factory=dict)
+    served: dict[int, float] = field(default_factory=dict)
+    """Fetch id -> the server's time the recording measured for it (:data:`SERVER_TIME_KEY`)."""
+    work_in_fetch: bool = True
+    """Whether a fetch's measured time holds the crawler's own work on its response
+    (crawlsim parses a page inside its fetch; Scrapy's callbacks run after its transfer)."""
+    robots_hold: dict[str, float] = field(default_factory=dict)
+    """Host -> from its robots.txt fetch's start to its first page fetch's start: how long
+    robots.txt held the host's pages (see :meth:`robots_time`)."""
+    robots_start: dict[str, float] = field(default_factory=dict)
+    before_pages: int | None = None
+    """How many fetches started before the first page's (robots.txt, the start-up's)."""
     pending: dict[str, list[str]] = field(default_factory=dict)
     """Parent URL -> its links, logged just before its fetch's FetchFinished."""
     lag: dict[int, float] = field(default_factory=dict)
@@ -128,6 +154,13 @@ class Recording:
         wake-up time that passed since) to its start -- the client's share,
         which grows with concurrency and is not the server's."""
         self.fetches += 1
+        if e.kind == "robots":
+            self.robots_start.setdefault(e.host, e.t)
+        else:
+            if self.before_pages is None:
+                self.before_pages = self.fetches - 1
+            if e.host in self.robots_start and e.host not in self.robots_hold:
+                self.robots_hold[e.host] = e.t - self.robots_start[e.host]
         ready = max([self.last_t, *(w for w in self.wakes if w <= e.t)])
         self.wakes = [w for w in self.wakes if w > e.t]
         self.lag[e.fetch_id] = max(0.0, e.t - ready)
@@ -139,12 +172,21 @@ class Recording:
         took = wire + self.lag.pop(e.fetch_id, 0.0)
         self.host_times.setdefault(e.host, []).append(took)
         self.host_wire.setdefault(e.host, []).append(wire)
+        self.host_ids.setdefault(e.host, []).append(e.fetch_id)
         if e.kind != "page":
             self.robots_took[e.host], self.robots_wire[e.host] = took, wire
+            self.robots_id[e.host] = e.fetch_id
             return
-        page = self.pages.setdefault(e.url, _PageRecord())
+        page = self.pages.get(e.url)
+        if page is None:
+            page = self.pages[e.url] = _PageRecord()
+        elif page.retry_after is not None:  # retried: its earlier answer replays as it came
+            if page.status != FAILED_STATUS:  # a network failure has no answer to replay
+                page.earlier.append((page.status, page.retry_after))
+            page.retry_after = None
         page.took, page.wire, page.links = took, wire, self.pending.pop(e.url, [])
-        page.status = e.status if isinstance(e, FetchFinished) else FAILED_STATUS
+        page.fetch_id = e.fetch_id
+        page.status = e.status if isinstance(e, FetchFinished) else _failed_status(e.reason)
 
     def _link(self, e: Discovered | Skipped) -> None:
         if e.parent is None:
@@ -159,8 +201,12 @@ class Recording:
                 return
         self.pending.setdefault(e.parent, []).append(e.url)
 
-    def server_time(self, took: float, wire: float) -> float:
-        """A fetch's time in the model.  Without a client cost: as measured,
+    def server_time(self, took: float, wire: float, fetch_id: int = -1) -> float:
+        """A fetch's time in the model.  When the recording measured the
+        server's own time for it (:data:`SERVER_TIME_KEY`): that, since the
+        crawler's work around it (starting it, noticing its answer late while
+        busy with others', parsing it) is the simulation's serial client, at
+        the rerun's own concurrency.  Otherwise, without a client cost: as measured,
         the crawler's delay before it started included (its own share of the
         time, as it was at the recorded concurrency).  With one: the
         crawler's work is the simulation's serial client, so the fetch keeps
@@ -170,9 +216,24 @@ class Recording:
         (Subtracting the work of every response handled while it was in
         flight was tried: it over-corrects when the server's time overlaps
         that work, 25 % fast at one worker on a server-bound site.)"""
+        if fetch_id in self.served:
+            return self.served[fetch_id]
+        if self.client_cost and not self.work_in_fetch:
+            return wire  # another crawler's transfer: its own work came after
         if not self.client_cost:
             return took
         return max(0.0, wire - self.client_cost)
+
+    def robots_time(self, host: str) -> float:
+        """A host's robots.txt fetch in the model.  With server times recorded: what it
+        held the host's pages in the recording (its fetch's start to the first page's,
+        less the crawler's work on its answer, which the simulation adds back), since a
+        crawl's first request also pays for its first connection and the crawler's
+        first-time work, which no other fetch does; else :meth:`server_time`."""
+        fetch_id = self.robots_id[host]
+        if fetch_id in self.served and host in self.robots_hold:
+            return max(self.served[fetch_id], self.robots_hold[host] - self.client_cost)
+        return self.server_time(self.robots_took[host], self.robots_wire[host], fetch_id)
 
     def _other(self, e: Event) -> None:
         if isinstance(e, HostDeferred):
@@ -185,6 +246,13 @@ class Recording:
             self.pages[e.url].retry_after = max(0.0, e.at - e.t)
         elif isinstance(e, Done):
             self.finish = e.t
+
+
+def _failed_status(reason: str) -> int:
+    """A failed fetch's status in the model: the HTTP status it failed with ("HTTP 429",
+    a retryable answer), else :data:`FAILED_STATUS` (no answer: a timeout, too large)."""
+    code = reason[5:8] if reason.startswith("HTTP ") else ""
+    return int(code) if code.isdigit() and len(reason) == len("HTTP 429") else FAILED_STATUS
 
 
 def _host(url: str) -> str:
@@ -234,6 +302,9 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
     and, for another crawler's recording, where its scheduler differs."""
     unfetched = len(rec.discovered.difference(rec.pages))
     text = "each fetched page takes its measured time again, whatever the settings"
+    if rec.served:
+        text = ("each fetched page takes its server's measured time again (from its request sent to its "
+                "answer's arrival), whatever the settings")
     if rec.client_cost:
         text += (
             f"; the crawler's own work is {1000 * rec.client_cost:.2f} ms per response, one at a time "
@@ -288,11 +359,11 @@ def _crawl_lines(options: Mapping[str, Any], recorder: Mapping[str, Any] | None)
 def _host_lines(rec: Recording) -> list[str]:
     out = []
     for host, times in sorted(rec.host_times.items()):
-        served = [rec.server_time(t, w) for t, w in zip(times, rec.host_wire[host], strict=True)]
+        served = [rec.server_time(t, w, i) for t, w, i in zip(times, rec.host_wire[host], rec.host_ids[host], strict=True)]
         out.append(f"[hosts.{json.dumps(host)}]")
         out.append(f"latency = {statistics.median(served):.6f}")
         if host in rec.robots_took:
-            out.append(f"robots_latency = {rec.server_time(rec.robots_took[host], rec.robots_wire[host]):.6f}")
+            out.append(f"robots_latency = {rec.robots_time(host):.6f}")
         robots = _robots(rec, host)
         if robots is not None:
             out.append(f"robots = {_toml(robots)}")
@@ -300,16 +371,26 @@ def _host_lines(rec: Recording) -> list[str]:
     return out
 
 
+def _answer(status: int, retry_after: float | None) -> dict[str, Any]:
+    """An earlier answer of a page (``before``): its status, and the wait the crawler
+    took before retrying it as ``Retry-After`` where the status is one that sends it."""
+    if retry_after is not None and status in (429, 503):
+        return {"status": status, "headers": {"Retry-After": f"{retry_after:g}"}}
+    return {"status": status}
+
+
 def _page_lines(rec: Recording) -> list[str]:
     out = ["[pages]"]
     for url, page in rec.pages.items():
-        spec: dict[str, Any] = {"links": page.links, "latency": round(rec.server_time(page.took, page.wire), 6)}
+        spec: dict[str, Any] = {"links": page.links, "latency": round(rec.server_time(page.took, page.wire, page.fetch_id), 6)}
         if page.status != 200:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
             spec["headers"] = {"Retry-After": f"{page.retry_after:g}"}
         if 300 <= page.status < 400 and len(page.links) == 1:  # a redirect the crawler followed (Scrapy's)
             spec["headers"] = {"Location": page.links[0]}
+        if page.earlier:
+            spec["before"] = [_answer(status, after) for status, after in page.earlier]
         out.append(f"{json.dumps(url)} = {_toml(spec)}")
     return out
 
@@ -358,27 +439,56 @@ def model_from_trace(path: str) -> str:
         raise UsageError(f"{path}: a cluster's trace (node keys): model one crawler process's trace")
     rec = Recording.of(trace.events)
     options = trace.options or {}
-    rec.client_cost = _client_cost(options, rec.fetches, path)
+    rec.client_cost = _client_cost(options, rec.fetches, path, rec.before_pages or 0)
+    rec.work_in_fetch = RECORDER_KEY not in options
+    rec.served = _server_times(options, path)
     if not rec.pages:
         raise UsageError(f"{path}: no page was fetched in this trace; nothing to model")
     return scenario_text(rec, trace.options, path)
 
 
-def _client_cost(options: Mapping[str, Any], fetches: int, path: str | Path) -> float:
+def _client_cost(options: Mapping[str, Any], fetches: int, path: str | Path, before_pages: int = 0) -> float:
     """The crawler's own work per response, from the Done line's busy (or CPU)
-    seconds; a figure the scenario could not hold (over a day per response)
-    is the trace's mistake, said here rather than by the model's ``run``."""
+    seconds -- the start-up's busy time and fetches left out when the trace says
+    them (:data:`CLIENT_BUSY_START_KEY`); a figure the scenario could not hold
+    (over a day per response) is the trace's mistake, said here rather than by
+    the model's ``run``."""
     from crawlsim.scenario import MAX_SECONDS
 
     cpu = options.get(CLIENT_BUSY_KEY, options.get(CLIENT_CPU_KEY))
     if not isinstance(cpu, (int, float)) or isinstance(cpu, bool) or not cpu > 0 or not fetches:
         return 0.0
+    start = options.get(CLIENT_BUSY_START_KEY)
+    if CLIENT_BUSY_KEY in options and isinstance(start, (int, float)) and 0 <= start < cpu and before_pages < fetches:
+        cpu, fetches = cpu - start, fetches - before_pages
     cost = float(cpu) / fetches
     if not cost <= MAX_SECONDS:
         key = CLIENT_BUSY_KEY if CLIENT_BUSY_KEY in options else CLIENT_CPU_KEY
         raise UsageError(f"{path}: the Done line's options.{key} ({cpu:g} s over {fetches} fetches) is "
                          f"{cost:g} s of the crawler's own work per response; expected at most {MAX_SECONDS:g}")
     return cost
+
+
+def _server_times(options: Mapping[str, Any], path: str | Path) -> dict[int, float]:
+    """Each fetch's server time from the Done line (none in an older trace, or
+    another crawler's); an entry that is not fetch id -> seconds is the trace's
+    mistake, said in one line."""
+    from crawlsim.scenario import MAX_SECONDS
+
+    given = options.get(SERVER_TIME_KEY)
+    if given is None:
+        return {}
+    expected = f"expected fetch ids mapped to seconds between 0 and {MAX_SECONDS:g}"
+    if not isinstance(given, Mapping):
+        raise UsageError(f"{path}: the Done line's options.{SERVER_TIME_KEY} is not a table; {expected}")
+    served: dict[int, float] = {}
+    for key, value in given.items():
+        fine = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_SECONDS
+        if not (str(key).isdigit() and fine):
+            raise UsageError(f"{path}: the Done line's options.{SERVER_TIME_KEY}[{json.dumps(str(key))}] is "
+                             f"{json.dumps(value)}; {expected}")
+        served[int(key)] = float(value)
+    return served
 
 
 def main(argv: Sequence[str] | None = None) -> int:

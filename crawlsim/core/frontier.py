@@ -108,9 +108,14 @@ _COMPACT_AT = 1024
 and at least half the list (amortised O(1) per entry)."""
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(eq=False)
 class HostState:
-    """Everything the scheduler tracks per host."""
+    """Everything the scheduler tracks per host.
+
+    Not ``slots=True``: the compiled build makes it a C struct of these
+    fields (``frontier.pxd``), which Cython's dataclasses spell without
+    that argument; a plain instance dictionary costs the pure build about
+    100 bytes per host, not per page."""
 
     name: str
     """Its host key (:func:`crawlsim.core.urls.host_key`)."""
@@ -188,7 +193,7 @@ class PerHostFrontier:
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
         """Queue ``entry`` (a page's ``(key, url, depth)``, or a robots.txt entry)."""
-        if entry.__class__ is tuple:
+        if type(entry) is tuple:
             self.push_page(host, *entry, now)
             return
         heappush(host.heap, entry)
@@ -200,7 +205,7 @@ class PerHostFrontier:
         """Queue a page: :meth:`push` of ``(key, url, depth)`` without the tuple
         (the scheduler's per-new-link path)."""
         keys = host.fifo_keys
-        if key.__class__ is int and (not keys or keys[-1] < key):  # type: ignore[operator]
+        if type(key) is int and (not keys or keys[-1] < key):  # type: ignore[operator]
             try:
                 keys.append(key)  # type: ignore[arg-type]
             except OverflowError:  # beyond a 64-bit column (a DFS crawl of billions)
@@ -211,10 +216,8 @@ class PerHostFrontier:
         else:
             heappush(host.heap, (key, url, depth))
         self.size += 1
-        if host.in_flight < self.per_host:  # (_refile_after_push, inline: once per new link)
-            filed = host.filed
-            if filed is _UNFILED or (filed is _READY and key < host.filed_key):  # type: ignore[operator]
-                self.reconsider(host, now)
+        if host.in_flight < self.per_host:
+            self._refile_after_push(host, key, now)
 
     def _refile_after_push(self, host: HostState, key: Key, now: float) -> None:
         """Re-file a host below its limit after a push, only if that can change
@@ -239,7 +242,7 @@ class PerHostFrontier:
         if head is not None:
             key = head[0]  # type: ignore[assignment]
         # (the fifo holds pages only: a robots.txt entry is always in the heap)
-        if host.in_flight >= self.per_host or (host.robots_status is _PENDING and head.__class__ is not RobotsEntry):
+        if host.in_flight >= self.per_host or (host.robots_status is _PENDING and type(head) is not RobotsEntry):
             host.filed = _UNFILED
             return
         if host.ready_at > now:
@@ -313,7 +316,7 @@ class PerHostFrontier:
                 host.fifo_head = i
                 return host, key, url, depth, "page"  # type: ignore[return-value]
             entry = heappop(heap)
-            return host, entry[0], entry[1], entry[2], "robots" if entry.__class__ is RobotsEntry else "page"
+            return host, entry[0], entry[1], entry[2], "robots" if type(entry) is RobotsEntry else "page"
         return None
 
     def next_time(self) -> float | None:
@@ -371,7 +374,7 @@ class SingleQueueFrontier:
         entry, host = self._heap[0]
         if host.in_flight >= self.per_host or host.ready_at > now:
             return host
-        if host.robots_status is _PENDING and entry.__class__ is not RobotsEntry:
+        if host.robots_status is _PENDING and type(entry) is not RobotsEntry:
             return host
         return None
 
@@ -387,7 +390,7 @@ class SingleQueueFrontier:
         if picked is None:
             return None
         host, (key, url, depth) = picked
-        return host, key, url, depth, "robots" if picked[1].__class__ is RobotsEntry else "page"
+        return host, key, url, depth, "robots" if type(picked[1]) is RobotsEntry else "page"
 
     def next_time(self) -> float | None:
         if not self._heap:

@@ -29,6 +29,12 @@ a link beyond ``DEPTH_LIMIT`` (dropped with no signal: recorded as skipped,
 reason ``depth``).  Where a Scrapy version has neither, answers are written
 one flush after they end, and the dropped links' count is logged at the end.
 
+Scrapy's own work per response (its callbacks, scheduler and middlewares,
+one at a time on its reactor) is measured as in ``crawlsim crawl -o``: the
+reactor's asyncio loop's time outside its selector, written as the trace's
+``client_busy`` (only under Scrapy's default asyncio reactor), so the model
+gets a ``client_cost``.
+
 This module is the only one that imports Scrapy (the ``scrapy`` extra).
 """
 
@@ -71,6 +77,49 @@ class _Transfers(set):  # type: ignore[type-arg]
     def add(self, request: Any) -> None:
         super().add(request)
         self.on_add(request)
+
+
+CLIENT_BUSY_KEY = "client_busy"
+"""The options' entry ``crawlsim model`` reads as the crawler's busy seconds."""
+
+
+class _LoopIdle:
+    """Seconds the asyncio loop under Scrapy's reactor waited in its selector."""
+
+    def __init__(self) -> None:
+        self.idle = 0.0
+        self.undo: Callable[[], None] | None = None
+
+    def watch(self) -> None:
+        """Wrap the loop's selector wait (no asyncio reactor: nothing is measured)."""
+        try:
+            from twisted.internet import reactor
+
+            selector = reactor._asyncioEventloop._selector  # type: ignore[attr-defined]
+        except (ImportError, AttributeError):
+            return
+        select = selector.select
+
+        def timed(timeout: float | None = None) -> Any:
+            began = time.monotonic()
+            try:
+                return select(timeout)
+            finally:
+                self.idle += time.monotonic() - began
+
+        def undo() -> None:
+            if selector.select is timed:
+                selector.select = select
+
+        selector.select, self.undo = timed, undo
+
+    def stop(self) -> bool:
+        """Stop watching; True when the loop was watched."""
+        if self.undo is None:
+            return False
+        self.undo()
+        self.undo = None
+        return True
 
 
 class _Active(set):  # type: ignore[type-arg]
@@ -133,6 +182,10 @@ class TraceRecorder:
         self.settle_before = 0.0
         self.scraper_watched = False
         self.depth_watched = False
+        self.loop_idle = _LoopIdle()
+        self.busy: float | None = None
+        """Seconds Scrapy's loop was busy from the spider's opening to its last fetch's
+        end, when it was watched."""
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> TraceRecorder:
@@ -154,6 +207,7 @@ class TraceRecorder:
 
     def spider_opened(self, spider: Any) -> None:
         self.t0 = self.flushed_at = time.monotonic()
+        self.loop_idle.watch()
         domains = getattr(spider, "allowed_domains", None)
         self.allowed = [str(d) for d in domains] if domains else None
         self.log.in_scope = self._in_scope
@@ -203,9 +257,12 @@ class TraceRecorder:
         fid = request.meta.get(FETCH_META)
         if fid is not None:
             self.log.left(self.now(), fid)
+        if self.loop_idle.undo is not None:  # busy up to the crawl's last fetch, not its closing
+            self.busy = max(0.0, self.now() - self.loop_idle.idle)
         self._maybe_flush()
 
     def spider_closed(self, spider: Any, reason: str) -> None:
+        self.loop_idle.stop()
         done = self.log.close()
         if self.file is None:
             return
@@ -321,6 +378,8 @@ class TraceRecorder:
                 settings, options, self.log.waiting(), self.log.refetched(), self.log.host_peaks()
             ),
         }
+        if self.busy:
+            options[CLIENT_BUSY_KEY] = round(self.busy, 6)
         return options
 
 

@@ -48,10 +48,13 @@ from crawlsim.session import (
     ORDER_CHOICES,
     PARTITION_CYCLE,
     Knobs,
+    REPLAY_PENDING,
     Result,
     advise_result,
     interactive_cap,
+    large_run,
     normalize_label,
+    replay_result,
     run_session,
 )
 
@@ -100,7 +103,7 @@ class CrawlWidget:
         """The simulated time shown; a new run keeps it (clamped to its finish)."""
         self._quiet = False
         self._advice_later: asyncio.Handle | None = None
-        """The advice asked for on the kernel's loop, not yet measured."""
+        """The replay or advice asked for on the kernel's loop, not yet done."""
         self._make_playback(interval_ms, call_later)
         self._make_knob_controls(Knobs.for_scenario(self.scenario), layout)
         self._make_outputs(int(figsize[0] * dpi), int(figsize[1] * dpi))
@@ -261,27 +264,53 @@ class CrawlWidget:
         summary says "measuring…" until :meth:`advise_now` has run -- on the
         kernel's event loop right after this control's change is handled, so
         the new finish time reaches the browser first, or at once when no
-        loop is running (a script, a test).  A control moved before then
-        makes that advice stale: it is dropped, never shown."""
+        loop is running (a script, a test).  A large run
+        (:func:`~crawlsim.session.large_run`) after the first shows its finish
+        time and bounds before its replay too: :meth:`replay_now` records and draws it on the
+        loop's next turn, the advice on the turn after.  A control moved
+        before then makes that work stale: it is dropped, never shown."""
         previous = self.result
-        result = run_session(self.scenario, self.knobs(), cap=self.cap, advice=False)
+        later = previous is not None and large_run(self.scenario, self.cap)  # the first run: replayed at once
+        result = run_session(self.scenario, self.knobs(), cap=self.cap, advice=False, replay=not later)
         self.previous, self.result = previous, result
         self.story = Story(result.replay.events, result.options or self.scenario.options)
         self._draw_result(result, previous)
-        self._advise_soon()
+        self._complete_soon()
         return result
 
-    def _advise_soon(self) -> None:
-        """Ask for the advice of the run shown, after this handler returns."""
+    def _complete_soon(self) -> None:
+        """Ask for the next missing part of the run shown (its replay, then
+        its advice), after this handler returns; at once without a loop."""
         if self._advice_later is not None:
-            self._advice_later.cancel()  # an older run's advice: stale now
+            self._advice_later.cancel()  # an older run's replay or advice: stale now
             self._advice_later = None
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
+            self.replay_now()
             self.advise_now()
             return
-        self._advice_later = loop.call_soon(self.advise_now)
+        self._advice_later = loop.call_soon(self._complete_step)
+
+    def _complete_step(self) -> None:
+        """One turn of the loop's work: the replay if it is missing (and the
+        advice asked for on the next turn), else the advice."""
+        self._advice_later = None
+        if self.result is not None and self.result.replay_pending:
+            self.replay_now()
+            self._complete_soon()
+            return
+        self.advise_now()
+
+    def replay_now(self) -> Result | None:
+        """Record the events of the run shown (if still missing) and draw its replay."""
+        result = self.result
+        if result is None or not result.replay_pending:
+            return result
+        self.result = replayed = replay_result(result)
+        self.story = Story(replayed.replay.events, replayed.options or self.scenario.options)
+        self._draw_result(replayed, self.previous)
+        return replayed
 
     def advise_now(self) -> Result | None:
         """Measure the pending advice of the run shown (if any) and show it."""
@@ -371,6 +400,8 @@ class CrawlWidget:
             lines.extend(_bounds_lines(result.bounds))
         if result.note:
             lines.append(f"<i>{html.escape(result.note)}</i>")
+        if result.replay_pending:
+            lines.append(f"<i>{html.escape(REPLAY_PENDING)}</i>")
         return "<br>".join(lines)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:

@@ -27,11 +27,13 @@ from crawlsim.session import (
     Knobs,
     RecordedTrace,
     Result,
+    advise_result,
     default_speed,
     interactive_cap,
     run_session,
     trace_result,
 )
+from crawlsim.sim.reruns import keep, keeping_reruns
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
@@ -150,14 +152,15 @@ def scenario_data(
     groups = grid.runs()
     runs: list[dict[str, Any]] = []
     run_of: dict[int, int] = {}
-    for done, members in enumerate(groups.values()):
-        knobs = grid.states[members[0]]
-        data = first_data if members[0] == 0 else tables.add_run(run_session(scenario, knobs, cap=cap))
-        for i in members:
-            run_of[i] = len(runs)
-        runs.append(data)
-        if progress is not None:
-            progress(done + 1, len(groups))
+    with keeping_reruns():  # the settings' advice reruns are often other settings
+        for done, members in enumerate(groups.values()):
+            knobs = grid.states[members[0]]
+            data = first_data if members[0] == 0 else tables.add_run(_advised(scenario, knobs, cap))
+            for i in members:
+                run_of[i] = len(runs)
+            runs.append(data)
+            if progress is not None:
+                progress(done + 1, len(groups))
     states = [
         {"run": run_of[i], "knobs": knobs_text(knobs), "moves": grid.moves[i]} for i, knobs in enumerate(grid.states)
     ]
@@ -169,6 +172,15 @@ def scenario_data(
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
     )
     return data
+
+
+def _advised(scenario: Scenario, knobs: Knobs, cap: int | None) -> Result:
+    """One setting's run, kept (inside :func:`keeping_reruns`) for the other
+    settings' advice before its own advice reruns."""
+    result = run_session(scenario, knobs, cap=cap, advice=False)
+    if result.simulated is not None and result.run is not None:
+        keep(result.simulated, result.run, result.coverage)
+    return advise_result(result)
 
 
 def _warm_up() -> None:

@@ -6,6 +6,7 @@ does with the web, and why)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -21,8 +22,12 @@ from crawlsim.core.scheduler import Fetch
 from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
 from crawlsim.real.addresses import AddressPolicy, CheckedResolver, RefusedAddress
 from crawlsim.real.defaults import AS_WRITTEN, DEFAULT_USER_AGENT, HTML_TYPES, REDIRECT_STATUSES, ROBOTS_MAX_BYTES, HttpLimits
+from crawlsim.real.loopwatch import ReadyLog, socket_fd
 from crawlsim.real.parsing import ParseError, parse_html_off_loop
 from crawlsim.real.results import Failure, FetchContext, Outcome, Page
+
+_FETCH_ID: contextvars.ContextVar[int] = contextvars.ContextVar("crawlsim_fetch_id", default=-1)
+"""The fetch a request belongs to (each fetch is its own task, so its own context)."""
 
 _ENCODED_URL = re.compile(
     r"[!#-;=?-\[\]_a-z~]+", re.ASCII
@@ -74,6 +79,7 @@ class HttpFetcher:
         resolve: HostMap | None = None,
         limits: HttpLimits = HttpLimits(),
         seeds: Sequence[str] = (),
+        server_times: dict[int, float] | None = None,
     ) -> None:
         self.user_agent = user_agent
         self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
@@ -91,6 +97,10 @@ class HttpFetcher:
         the wire (see :meth:`_claim_wire`); at most one per host."""
         self.wire_log: list[tuple[str, float]] = []
         """Every request's (host, sent time), for checking politeness on the wire."""
+        self.server_times = server_times
+        """When given: fetch id -> the server's time for it, from each request sent to its
+        answer's arrival as the event loop saw it (see :mod:`crawlsim.real.loopwatch`)."""
+        self._ready = ReadyLog() if server_times is not None else None
 
     async def __aenter__(self) -> Self:
         # No connection limits here: the scheduler already bounds what is in flight.
@@ -109,6 +119,8 @@ class HttpFetcher:
         # so that hidden second request is switched off.
         if hasattr(self._session, "_retry_connection"):
             self._session._retry_connection = False
+        if self._ready is not None and not self._ready.install(asyncio.get_running_loop()):
+            self._ready = None  # a loop without a selector: no server times, said by their absence
         return self
 
     async def __aexit__(
@@ -117,15 +129,18 @@ class HttpFetcher:
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self._ready is not None:
+            self._ready.uninstall()
 
     def _wire_clock(self) -> aiohttp.TraceConfig:
         """Note when each request's headers are actually sent (see :meth:`_claim_wire`)."""
         trace = aiohttp.TraceConfig()
 
         async def sent(session: aiohttp.ClientSession, ctx: Any, params: Any) -> None:
-            host = (ctx.trace_request_ctx or {}).get("host")
+            request = ctx.trace_request_ctx or {}
+            host = request.get("host")
             if host is not None:
-                at = time.monotonic()
+                at = request["sent"] = time.monotonic()
                 self._wire.setdefault(host, WireClock()).sent(at)
                 self.wire_log.append((host, at))
                 self._release_wire(host, self._sending.get(host))
@@ -186,6 +201,7 @@ class HttpFetcher:
         self.refused.append((what, reason))
 
     async def __call__(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
+        _FETCH_ID.set(fetch.id)
         try:
             return await self._fetch(fetch, ctx)
         except _Stop as stop:
@@ -326,22 +342,34 @@ class HttpFetcher:
         assert self._session is not None, "use HttpFetcher as an async context manager"
         target, headers = self._route(url)
         limit = ROBOTS_MAX_BYTES if robots_txt else self.limits.max_bytes
+        request: dict[str, Any] = {"host": host}
         try:
             async with self._session.get(
                 target,
                 headers=headers,
                 allow_redirects=False,
                 timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
-                trace_request_ctx={"host": host},
+                trace_request_ctx=request,
             ) as resp:
                 if not robots_txt and resp.content_length is not None and resp.content_length > limit:
                     raise _Stop(f"too large: Content-Length {resp.content_length} > {limit} bytes")
+                fd = socket_fd(resp)
                 body = await _read_body(resp, limit, cut=robots_txt)
+                self._note_server_time(fd, request.get("sent"))
                 return _Response(resp.status, dict(resp.headers.items()), body, resp.content_type, resp.charset)
         except _Stop:
             raise
         except (TimeoutError, aiohttp.ClientError) as err:
             raise _stop_for(err, self.limits.timeout) from None
+
+    def _note_server_time(self, fd: int | None, sent: float | None) -> None:
+        """Add this request's server time (sent to its last data's arrival) to its fetch's."""
+        if self._ready is None or self.server_times is None or fd is None or sent is None:
+            return
+        came = self._ready.arrival(fd, sent, time.monotonic())
+        fetch_id = _FETCH_ID.get()
+        if came is not None and fetch_id >= 0:
+            self.server_times[fetch_id] = self.server_times.get(fetch_id, 0.0) + max(0.0, came - sent)
 
 
 async def _read_body(resp: aiohttp.ClientResponse, limit: int, *, cut: bool) -> bytes:

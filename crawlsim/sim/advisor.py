@@ -58,7 +58,8 @@ from crawlsim.core.options import RULES
 from crawlsim.sim.bounds import BOUND_NAMES, Bounds, binding_phrase, compute_bounds, holder, host_limit, seconds
 from crawlsim.sim.coverage import Coverage, coverage_of
 from crawlsim.sim.dedup_advice import DEDUP_KNOBS, dedup_plan, loss_phrase, waste_phrase
-from crawlsim.sim.driver import SimRun, simulate
+from crawlsim.sim.driver import SimRun
+from crawlsim.sim.reruns import rerun
 
 if TYPE_CHECKING:
     from crawlsim.sim.inputs import SimInput
@@ -228,17 +229,16 @@ def measure(
     finish = run.finish_time
     for knob, label, overrides in plan(run):
         _check(cancelled)
-        again = simulate(sim, run.options.with_(**overrides), trace=False, series=False).finish_time
+        again = rerun(sim, run.options.with_(**overrides)).finish_time
         out.append(Counterfactual(knob, label, overrides, again, _rel(finish, again)))
     dedup = dedup_plan(sim, run) if dedup is None else dedup
     before: Coverage | None = (coverage or coverage_of(sim, run)) if dedup else None
     for knob, label, overrides in dedup:
         _check(cancelled)
-        rerun = simulate(sim, run.options.with_(**overrides), trace=True, series=False)
-        lost, loss = loss_phrase(before, coverage_of(sim, rerun))
-        out.append(
-            Counterfactual(knob, label, overrides, rerun.finish_time, _rel(finish, rerun.finish_time), lost, loss)
-        )
+        again_run = rerun(sim, run.options.with_(**overrides), coverage=True)
+        lost, loss = loss_phrase(before, again_run.coverage)
+        again = again_run.finish_time
+        out.append(Counterfactual(knob, label, overrides, again, _rel(finish, again), lost, loss))
     return tuple(out)
 
 

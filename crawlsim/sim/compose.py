@@ -71,6 +71,13 @@ class CombinedWeb(Web):
         part, inner = cast(tuple[Web, Hashable], key)
         return part._status_at(inner)
 
+    def _earlier_answer(self, key: Hashable, attempt: int) -> tuple[int, Mapping[str, str]] | None:
+        part, inner = cast(tuple[Web, Hashable], key)
+        return part._earlier_answer(inner, attempt)
+
+    def answers_before(self) -> bool:
+        return any(part.answers_before() for part in self.parts)
+
     def hosts(self) -> Iterator[str]:
         seen: set[str] = set()
         for part in self.parts:
@@ -144,6 +151,12 @@ class MirrorWeb(Web):
 
     def _status_at(self, key: Hashable) -> tuple[int, Mapping[str, str]]:
         return self.source._status_at(key)
+
+    def _earlier_answer(self, key: Hashable, attempt: int) -> tuple[int, Mapping[str, str]] | None:
+        return self.source._earlier_answer(key, attempt)
+
+    def answers_before(self) -> bool:
+        return self.source.answers_before()
 
     def hosts(self) -> Iterator[str]:
         return iter((self.host,))

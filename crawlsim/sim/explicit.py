@@ -35,6 +35,9 @@ class PageSpec:
     """Page text; pages with equal text are mirrors of each other."""
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=lambda: NO_HEADERS)
+    before: tuple[tuple[int, Mapping[str, str]], ...] = ()
+    """The answers (status, headers) to the page's first attempts, before ``status``:
+    a recorded 429 with its ``Retry-After``, then 200, replayed as it happened."""
 
 
 class ExplicitWeb(Web):
@@ -57,6 +60,8 @@ class ExplicitWeb(Web):
             self._pages[ident] = spec
             self._written[ident] = url
         self._known: set[str] | None = None
+        self._answered_before = {ident for ident, spec in self._pages.items() if spec.before}
+        """Pages with earlier answers (``PageSpec.before``)."""
         self._leaves: set[str] = set()
         for ident, spec in self._pages.items():
             for href in spec.links:
@@ -110,6 +115,15 @@ class ExplicitWeb(Web):
     def _status_at(self, key: Hashable) -> tuple[int, Mapping[str, str]]:
         spec = self._pages.get(key) if isinstance(key, str) else None
         return (spec.status, spec.headers) if spec is not None else (200, NO_HEADERS)
+
+    def _earlier_answer(self, key: Hashable, attempt: int) -> tuple[int, Mapping[str, str]] | None:
+        if key not in self._answered_before:
+            return None
+        before = self._pages[str(key)].before
+        return before[attempt - 1] if attempt <= len(before) else None
+
+    def answers_before(self) -> bool:
+        return bool(self._answered_before)
 
     def known_pages(self) -> set[str]:
         """Identities of every written page and every link target (a linked URL

@@ -274,6 +274,16 @@ class Web(ABC):
         """robots.txt of ``host`` (lowercase, with any non-default port), or ``None`` for a 404."""
         return self.policies.robots(host)
 
+    def _earlier_answer(self, key: Hashable, attempt: int) -> tuple[int, Mapping[str, str]] | None:
+        """The answer to attempt ``attempt`` of the page at ``key`` when it answered
+        otherwise before its own status (a recorded 429, then 200); None: its own."""
+        return None
+
+    def answers_before(self) -> bool:
+        """True when some page answers its first attempts otherwise (:meth:`_earlier_answer`):
+        the quick plain answer, which knows no attempt, is then off."""
+        return False
+
     def response(self, url: str, attempt: int = 1, now: float | None = None) -> Response:
         """What fetching ``url`` returns.
 
@@ -296,6 +306,9 @@ class Web(ABC):
                 return Response(verdict[0], verdict[1], [], ident, "")
         if key is None:
             return Response(404, NO_HEADERS, [], ident, "")
+        earlier = self._earlier_answer(key, attempt)
+        if earlier is not None:
+            return Response(earlier[0], earlier[1], [], ident, "")
         status, headers = self._status_at(key)
         redirect = 300 <= status < 400  # a redirect's links are where it points (a recorded crawl's Location)
         out = self._links_at(key) if status == 200 or redirect else []
@@ -318,7 +331,7 @@ class Web(ABC):
         :meth:`_plain_page` for its common URLs (``PowerLawWeb`` reads its own
         spelling without building an identity).
         """
-        if self.policies.active or self.variants is not None:
+        if self.policies.active or self.variants is not None or self.answers_before():
             return None
         return self._plain_page
 

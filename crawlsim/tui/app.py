@@ -265,8 +265,8 @@ class CrawlApp(App[int]):
     def tick(self) -> None:
         """One animation frame: t from the clock since the last anchor (the
         frame timer calls this ``fps`` times a second)."""
-        if not self.playing or self.result is None or self.simulating:
-            return
+        if not self.playing or self.result is None or self.simulating or self.result.replay_pending:
+            return  # (a replay being built: the clock waits, _replayed re-anchors it)
         real, sim = self._anchor
         t = sim + (self.clock() - real) * self.speed
         if t >= self.end:
@@ -340,21 +340,21 @@ class CrawlApp(App[int]):
             self.simulating = True
             if self.result is not None:
                 self.show(self.t)
-            self._simulate_in_thread(source, knobs, self._generation)
+            self._simulate_in_thread(source, knobs, self._generation, self._fresh)
             return
         try:
-            result = source.run(knobs)
+            result = source.run(knobs, at_once=self._fresh)
             if self.threaded is False:  # everything on the UI thread, in order (snapshot tests)
-                result = source.advise(result)
+                result = source.advise(source.replay(result))
         except (ScenarioError, OptionError) as err:
             self._failed(err, self._generation)
             return
         self._install(result, self._generation)
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
-    def _simulate_in_thread(self, source: Source, knobs: Knobs, generation: int) -> None:
+    def _simulate_in_thread(self, source: Source, knobs: Knobs, generation: int, at_once: bool) -> None:
         try:
-            result = source.run(knobs)
+            result = source.run(knobs, at_once=at_once)
         except Exception as err:  # noqa: BLE001 -- shown to the user; the app goes on
             self.call_from_thread(self._failed, err, generation)
             return
@@ -362,10 +362,11 @@ class CrawlApp(App[int]):
 
     @work(thread=True, exclusive=True, group="advice", exit_on_error=False)
     def _advise_in_thread(self, source: Source, result: Result, generation: int) -> None:
-        """The advisor's reruns for ``result``, off the UI thread: the screen
-        shows the new finish time and bounds meanwhile, "measuring…" in the
-        advice's place.  A key pressed in between makes this advice stale:
-        its reruns stop at the next one, and it is never shown."""
+        """The replay, then the advisor's reruns for ``result``, off the UI
+        thread: the screen shows the new finish time and bounds meanwhile,
+        "replay: building…" on the timeline until the replay is installed and
+        "measuring…" in the advice's place.  A key pressed in between makes
+        this work stale: it stops at its next step, and is never shown."""
         from crawlsim.sim.advisor import AdviceCancelled
 
         worker = get_current_worker()
@@ -376,6 +377,10 @@ class CrawlApp(App[int]):
         if cancelled():
             return
         try:
+            if result.replay_pending:
+                replayed = source.replay(result, cancelled)
+                self.call_from_thread(self._replayed, result, replayed, generation)
+                result = replayed
             advised = source.advise(result, cancelled)
         except AdviceCancelled:
             return
@@ -390,6 +395,18 @@ class CrawlApp(App[int]):
             return
         self.result = advised
         self.show(self.t)
+        self.query_one(BoundsView).refresh(layout=True)
+
+    def _replayed(self, result: Result, replayed: Result, generation: int) -> None:
+        """Show ``replayed`` (the same run, its events now recorded) in place
+        of ``result`` if that is still the run on screen; a clock held while
+        the replay was built plays on from where it was."""
+        if generation != self._generation or self.result is not result:
+            return
+        self.result = replayed
+        self.show(self.t)
+        self._reanchor()
+        self.query_one(LanesView).refresh(layout=True)
         self.query_one(BoundsView).refresh(layout=True)
 
     def _failed(self, err: Exception, generation: int) -> None:
@@ -433,7 +450,7 @@ class CrawlApp(App[int]):
         self._reanchor()
         self.query_one(LanesView).refresh(layout=True)
         self.query_one(BoundsView).refresh(layout=True)
-        if result.advice_pending:  # once this frame is painted: its thread would slow the paint
+        if result.advice_pending or result.replay_pending:  # after this frame: a thread would slow its paint
             self.call_after_refresh(self._advise_in_thread, self.source, result, generation)
 
     # -- keys ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.narrate import narrate_trace
 from crawlsim.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.palette import STATES
+from crawlsim.session import REPLAY_PENDING
 from crawlsim.tui.base import (
     DUPLICATE_NOW,
     STATE_STYLE,
@@ -163,7 +164,7 @@ class BoundsView(Panel):
         narrow = width < 100
         host = bounds.busiest_host_name
         values = {
-            "depth": (f"depth {seconds(bounds.depth)}", bounds.depth),
+            "depth": (f"depth {seconds(bounds.depth)}{'…' if view.result.replay_pending else ''}", bounds.depth),
             "busiest_host": (
                 (f"{host} {seconds(bounds.busiest_host)}" if narrow else f"busiest host {seconds(bounds.busiest_host)}")
                 + ("" if narrow or not host else f" ({host}, {bounds.busiest_host_pages} requests)"),
@@ -266,10 +267,15 @@ class Timeline(Panel):
     def draw_lines(self, view: ViewState, width: int, height: int) -> list[Text]:
         end = view.replay.end
         right = f" {seconds(end)}"
-        bar_w = max(4, width - self.BAR_LEFT - len(right))
-        pos = 0 if end <= 0 else min(bar_w - 1, int(view.t / end * bar_w))
         runs = Runs()
         runs.add(f"{view.t:8.1f} ".rjust(self.BAR_LEFT), "bold")
+        if view.result.replay_pending:  # the finish is known, the events are being recorded
+            room = max(1, width - self.BAR_LEFT - len(right))
+            runs.add(fit(REPLAY_PENDING, room).ljust(room), "italic yellow")
+            runs.add(right, "dim")
+            return [runs.text()]
+        bar_w = max(4, width - self.BAR_LEFT - len(right))
+        pos = 0 if end <= 0 else min(bar_w - 1, int(view.t / end * bar_w))
         runs.add("━" * pos, "green")
         runs.add("●", "bold")
         runs.add("─" * (bar_w - pos - 1), "grey42")

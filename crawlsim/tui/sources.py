@@ -25,16 +25,16 @@ from typing import Protocol
 from crawlsim.core.events import Event
 from crawlsim.scenario import Scenario
 from crawlsim.session import (
-    THREAD_PAGES,
     Knobs,
     LiveFeed,
     RecordedTrace,
     Result,
     advise_result,
     interactive_cap,
+    large_run,
+    replay_result,
     run_session,
     trace_result,
-    web_size,
 )
 
 
@@ -99,9 +99,16 @@ class Source(Protocol):
         None when there is nothing new (or the results come from :meth:`run`)."""
         ...
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         """The crawl with ``knobs`` (only called when :attr:`knobs` is not None):
-        the finish time and bounds, its advice possibly still pending."""
+        the finish time and bounds, its replay and advice possibly still
+        pending; ``at_once``: with its replay (a source just opened, nothing
+        drawn yet to keep the screen busy)."""
+        ...
+
+    def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        """``result`` with its events and replay (:func:`~crawlsim.session.replay_result`;
+        a result with none pending comes back as it is)."""
         ...
 
     def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
@@ -147,10 +154,16 @@ class ScenarioSource:
     def poll(self) -> Update | None:
         return None
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         """The run without its advice: the app draws the new finish time and
-        bounds at once and asks :meth:`advise` for the rest afterwards."""
-        return run_session(self.scenario, knobs, cap=self.cap, advice=False)
+        bounds at once and asks :meth:`advise` for the rest afterwards.  A
+        large run (:func:`~crawlsim.session.large_run`) comes without its
+        replay too, unless ``at_once``: :meth:`replay` records and builds it."""
+        replay = at_once or not self.wants_thread()
+        return run_session(self.scenario, knobs, cap=self.cap, advice=False, replay=replay)
+
+    def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        return replay_result(result, cancelled=cancelled)
 
     def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
         return advise_result(result, cancelled=cancelled)
@@ -158,9 +171,7 @@ class ScenarioSource:
     def wants_thread(self) -> bool:
         """Webs above :data:`~crawlsim.session.THREAD_PAGES` pages (or of
         unknown size, with no page cap) are simulated off the UI thread."""
-        size = web_size(self.scenario)
-        limits = [v for v in (size, self.scenario.options.max_pages, self.cap) if v is not None]
-        return not limits or min(limits) > THREAD_PAGES
+        return large_run(self.scenario, self.cap)
 
 
 class TraceSource:
@@ -195,8 +206,11 @@ class TraceSource:
         self._shown = True
         return Update(trace_result(self.recorded or self.events))
 
-    def run(self, knobs: Knobs) -> Result:
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         raise TypeError("a trace replays as recorded: it cannot be rerun with other knobs")
+
+    def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        return result  # replayed as recorded, at once
 
     def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
         return result  # no scenario to rerun: no advice

@@ -1,0 +1,255 @@
+"""A knob's new finish time and bounds come first, its replay after.
+
+A large run is simulated once with event recording off (its finish time,
+counters and bounds) and drawn at once; the same crawl is then run again with
+its events recorded and replayed (``replay_result``), off the UI thread in
+the app and on the kernel's next turn in the widget.  What a user relies on:
+
+* the finish shown first is the replay's finish (and the one-step run's):
+  a hypothesis property over random scenarios and knob presses;
+* the replay installed is the scheduler's own events, the same as the
+  one-step run's (nothing computed a second way for the picture);
+* a newer key press cancels the older replay, and an older replay is never
+  installed over a newer run.
+
+No test waits on a clock: the replay's thread is held by a gate the test opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import crawlsim.notebook.widget as widget_module
+from crawlsim.notebook.widget import CrawlWidget
+from crawlsim.scenario import load_scenario, scenario_from_dict
+from crawlsim.session import REPLAY_PENDING, Knobs, Result, large_run, replay_result, run_session
+from crawlsim.sim.advisor import AdviceCancelled
+from crawlsim.tui.app import CrawlApp
+from crawlsim.tui.sources import ScenarioSource
+from crawlsim.tui.widgets import BoundsView, StatusBar, Timeline
+from tests.test_bounds_properties import random_scenarios
+from tests.test_tui_advice import GATE_SECONDS, SIZE, settle, shown_finish, until
+
+TURNS: tuple[Callable[[Knobs], Knobs], ...] = (
+    Knobs.more_workers,
+    Knobs.fewer_workers,
+    Knobs.toggle_polite,
+    Knobs.cycle_normalize,
+    Knobs.gap_up,
+    Knobs.gap_down,
+    Knobs.next_order,
+)
+"""What the app's what-if keys do to the knobs (``+ - p n ] [ o``)."""
+
+
+def check_two_steps(data: dict[str, Any], turns: list[int]) -> None:
+    scenario = scenario_from_dict(data, path="<random>")
+    knobs = Knobs.for_scenario(scenario)
+    for turn in turns:
+        knobs = TURNS[turn](knobs)
+    first = run_session(scenario, knobs, advice=False, replay=False)
+    assert first.replay_pending and first.advice_pending and not first.replay.events
+    assert first.replay.end == first.finish  # the clock spans the run before its events arrive
+    replayed = replay_result(first)
+    whole = run_session(scenario, knobs, advice=False)
+    assert not replayed.replay_pending and replayed.advice_pending
+    assert first.finish == replayed.finish == replayed.replay.end == whole.finish
+    assert replayed.replay.events == whole.replay.events  # the scheduler's own events, once
+    assert replayed.bounds == whole.bounds
+    assert first.bounds is not None and replayed.bounds is not None
+    # the bounds drawn first are the same run's: only the depth bound waits for the events
+    assert (first.bounds.busiest_host, first.bounds.work) == (replayed.bounds.busiest_host, replayed.bounds.work)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_scenarios(), st.lists(st.integers(0, len(TURNS) - 1), max_size=4))
+def test_the_finish_shown_first_is_the_replays_finish(data: dict[str, Any], turns: list[int]) -> None:
+    check_two_steps(data, turns)
+
+
+@pytest.mark.parametrize("name", ["busiest-host", "variants", "one-big-host", "trap"])
+def test_the_shipped_large_scenarios_replay_the_finish_shown_first(name: str) -> None:
+    scenario = load_scenario(name).with_options(max_pages=400)
+    knobs = Knobs.for_scenario(scenario).toggle_polite()
+    first = run_session(scenario, knobs, advice=False, replay=False)
+    assert replay_result(first).replay.end == first.finish == run_session(scenario, knobs, advice=False).finish
+
+
+def test_a_replay_asked_for_after_a_newer_key_is_never_built() -> None:
+    see_it = load_scenario("see-it")
+    first = run_session(see_it, Knobs.for_scenario(see_it), advice=False, replay=False)
+    with pytest.raises(AdviceCancelled):
+        replay_result(first, cancelled=lambda: True)
+    assert replay_result(first, cancelled=lambda: False).replay.events
+
+
+def test_large_runs_are_the_ones_the_app_threads() -> None:
+    busiest, see_it = load_scenario("busiest-host"), load_scenario("see-it")
+    assert large_run(busiest, None) and not large_run(see_it, None)
+    assert ScenarioSource(busiest).run(Knobs.for_scenario(busiest)).replay_pending
+    assert not ScenarioSource(see_it).run(Knobs.for_scenario(see_it)).replay_pending  # replayed at once
+
+
+# -- the app -------------------------------------------------------------------------------
+
+
+class ReplayGatedSource(ScenarioSource):
+    """A large scenario whose replays wait for the test to open their gate,
+    one gate per run (in the order asked); records which replays were built."""
+
+    def __init__(self) -> None:
+        scenario = load_scenario("busiest-host").with_options(max_pages=400)
+        super().__init__(scenario)
+        self.gates: list[tuple[Knobs, threading.Event]] = []
+        self.built: list[Knobs] = []
+        self.dropped: list[Knobs] = []
+
+    def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        if not result.replay_pending:
+            return result
+        assert result.knobs is not None
+        gate = threading.Event()
+        self.gates.append((result.knobs, gate))
+        if not gate.wait(GATE_SECONDS):
+            raise RuntimeError("the test never opened this replay's gate")
+        try:
+            replayed = super().replay(result, cancelled)
+        except AdviceCancelled:
+            self.dropped.append(result.knobs)
+            raise
+        self.built.append(result.knobs)
+        return replayed
+
+    def gate_of(self, knobs: Knobs) -> threading.Event | None:
+        """The latest gate of a run with ``knobs``."""
+        return next((gate for asked, gate in reversed(self.gates) if asked == knobs), None)
+
+    def open_all(self) -> None:
+        for _, gate in self.gates:
+            gate.set()
+
+
+async def test_the_app_draws_the_finish_and_bounds_before_the_replay() -> None:
+    source = ReplayGatedSource()
+    app = CrawlApp(source=source, paused=True, animate=False, threaded=True)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            await until(pilot, lambda: app.result is not None)
+            assert not app.result.replay_pending and not source.gates  # a source opened: replayed at once
+            await pilot.press("p")
+            knobs = source.knobs
+            assert knobs is not None
+            await until(pilot, lambda: source.gate_of(knobs) is not None)
+            # the new run is on screen, its replay held at the gate
+            assert app.result is not None and app.result.knobs == knobs and app.result.replay_pending
+            assert REPLAY_PENDING in app.query_one(Timeline).plain()
+            whole = run_session(source.scenario, knobs, cap=source.cap, advice=False)
+            assert shown_finish(app) == f"{whole.finish:.1f}"
+            assert "lower bounds" in app.query_one(BoundsView).plain()
+        finally:
+            source.open_all()
+        await until(pilot, lambda: not app.result.replay_pending)
+        assert app.result.knobs == knobs
+        assert app.result.replay.events == whole.replay.events
+        assert REPLAY_PENDING not in app.query_one(Timeline).plain()
+        assert f"{whole.finish:.1f}" in app.query_one(StatusBar).plain()
+        await settle(app, pilot)
+
+
+async def test_a_newer_key_cancels_the_older_replay_and_it_is_never_installed() -> None:
+    source = ReplayGatedSource()
+    app = CrawlApp(source=source, paused=True, animate=False, threaded=True)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            await until(pilot, lambda: app.result is not None)
+            assert not app.result.replay_pending and not source.gates  # a source opened: replayed at once
+            await pilot.press("p")
+            older = source.knobs
+            assert older is not None
+            await until(pilot, lambda: source.gate_of(older) is not None)
+            await pilot.press("plus")  # before the older run's replay was built
+            newer = source.knobs
+            assert newer is not None and newer != older
+            await until(pilot, lambda: source.gate_of(newer) is not None)
+            newer_gate = source.gate_of(newer)
+            assert newer_gate is not None
+            newer_gate.set()  # the newer replay first ...
+            await until(pilot, lambda: newer in source.built and not app.result.replay_pending)
+            assert app.result.knobs == newer
+        finally:
+            source.open_all()  # ... then the older one, let go late
+        await settle(app, pilot)
+        await pilot.pause()
+        assert older in source.dropped and older not in source.built  # cancelled: never recorded
+        assert app.result.knobs == newer and not app.result.replay_pending
+        whole = run_session(source.scenario, newer, cap=source.cap, advice=False)
+        assert app.result.replay.events == whole.replay.events
+
+
+# -- the notebook widget ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def replayed(monkeypatch: pytest.MonkeyPatch) -> list[Knobs]:
+    """The knobs of every run the widget built a replay for, in order."""
+    asked: list[Knobs] = []
+    real = widget_module.replay_result
+
+    def recording(result: Result, **kwargs: Any) -> Result:
+        if result.replay_pending:
+            assert result.knobs is not None
+            asked.append(result.knobs)
+        return real(result, **kwargs)
+
+    monkeypatch.setattr(widget_module, "replay_result", recording)
+    return asked
+
+
+async def test_the_widget_draws_the_finish_first_and_the_replay_on_the_next_turn(replayed: list[Knobs]) -> None:
+    w = CrawlWidget("busiest-host", max_pages=400)
+    assert not w.result.replay_pending  # the first run: replayed at once
+    await asyncio.sleep(0)  # its advice
+    w.workers.value = 6
+    assert w.result is not None and w.result.replay_pending and w.result.knobs.workers == 6
+    assert f"finish {w.result.finish:.1f} s" in w.summary.value and REPLAY_PENDING in w.summary.value
+    finish = w.result.finish
+    await asyncio.sleep(0)
+    assert not w.result.replay_pending and w.result.advice_pending
+    assert REPLAY_PENDING not in w.summary.value
+    assert w.result.replay.end == finish
+    assert w.result.replay.events == run_session(w.scenario, w.knobs(), advice=False).replay.events
+    await asyncio.sleep(0)
+    assert not w.result.advice_pending
+    assert [k.workers for k in replayed] == [6]
+
+
+async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: list[Knobs]) -> None:
+    w = CrawlWidget("busiest-host", max_pages=400)
+    await asyncio.sleep(0)
+    w.workers.value = 6
+    w.workers.value = 7  # before the loop came round to the replay of 6 workers
+    await asyncio.sleep(0)
+    assert [k.workers for k in replayed] == [7]  # 6 workers' replay never built
+    assert w.result.knobs.workers == 7 and not w.result.replay_pending
+
+
+def test_a_rerun_after_a_knob_turn_finds_every_link_canonicalized_already() -> None:
+    # the canonical form of each link is remembered: a rerun (the replay's, the advisor's,
+    # the next key's) of a 2,000-page web under the same normalization computes none again
+    from crawlsim.core.urls import _remembered
+
+    scenario = load_scenario("busiest-host")
+    knobs = replace(Knobs.for_scenario(scenario), normalize="aggressive")  # every link is canonicalized
+    run_session(scenario, knobs, advice=False, replay=False)
+    before = _remembered.cache_info()
+    run_session(scenario, knobs, advice=False, replay=False)
+    after = _remembered.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
