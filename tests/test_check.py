@@ -348,6 +348,38 @@ def test_recursion_fails_the_deep_chain() -> None:
     assert "RecursionError" in result.explanation and "explicit queue" in result.explanation
 
 
+def test_a_crawl_that_failed_is_never_called_stuck_while_its_error_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine can take longer to read a RecursionError's thousand
+    frames than the stall watch waits.  Made certain here: reading an error
+    inside the crawl's own thread waits until the watch has seen the crawl
+    idle past its stall limit, as the slowest machine would."""
+    from crawlsim.check import runner, services
+
+    watched = threading.Event()
+    real_idle_for, real_of = services.SimService.idle_for, runner.ExceptionSummary.of
+
+    def idle_for(self: services.SimService, now: float) -> float:
+        if reading.is_set():
+            watched.set()
+            return float("inf")
+        return real_idle_for(self, now)
+
+    reading = threading.Event()
+
+    def of(exc: BaseException, user_file: str | None) -> runner.ExceptionSummary:
+        if threading.current_thread().name.startswith("crawlsim-check:"):
+            reading.set()
+            watched.wait(10.0)  # a guard only: the watch polls every 10 ms
+        return real_of(exc, user_file)
+
+    monkeypatch.setattr(services.SimService, "idle_for", idle_for)
+    monkeypatch.setattr(runner.ExceptionSummary, "of", staticmethod(of))
+    report = run_check(crawl_recursive, quick=True, only=["deep-chain"])
+    run = report.runs["deep-chain"]
+    assert not run.stalled and not run.timed_out
+    assert "RecursionError" in report.check("deep-chain").explanation
+
+
 def test_a_hung_crawl_is_stuck_and_names_the_dead_worker() -> None:
     report = run_check(crawl_hangs_when_a_worker_dies, quick=True, only=["fetch-error"], case_timeout_s=0.5)
     result = report.check("fetch-error")

@@ -429,7 +429,10 @@ def _run_case(
                 box["in_flight"] = service.in_flight()
             box["urls"] = as_url_list(value)  # a generator does its work here
         except BaseException as exc:  # the user's crawl failed: a finding, never a checker crash
-            box["raised"] = ExceptionSummary.of(exc, target.source_file)
+            # Summarised by the runner, not here: walking a RecursionError's
+            # thousand frames takes long enough on a loaded machine for the
+            # stall watch to call a crawl that has already failed "stuck".
+            box["raised"] = exc
         finally:
             box["wall"] = service.now()
             finished.set()
@@ -451,7 +454,7 @@ def _run_case(
         run.wall = box["wall"]
         run.in_flight_at_return = box.get("in_flight", [])
         if "raised" in box:
-            run.error = box["raised"]
+            run.error = ExceptionSummary.of(box.pop("raised"), target.source_file)
         else:
             run.result, run.bad_return = box["urls"]
     else:
