@@ -151,6 +151,22 @@ def test_without_server_times_an_older_trace_still_models(tmp_path: Path) -> Non
         {u: max(0.0, w - cost) for u, w in wire.items()}, abs=1e-6)
 
 
+def test_assumes_counts_the_pages_with_a_server_time_when_only_some_have_one(tmp_path: Path) -> None:
+    """A fetch on a connection the server closed has no server time: ``assumes``
+    says how many pages take their server's time and what the rest take."""
+    trace = tmp_path / "rec.jsonl"
+    record(recorded_web([0.02, 0.03, 0.04, 0.05], 0.002, 2), trace)
+    lines = trace.read_text().splitlines()
+    done = json.loads(lines[-1])
+    pages = [e.fetch_id for e in read_trace(trace).events if isinstance(e, FetchStarted) and e.kind == "page"]
+    del done["options"]["server_time"][str(pages[-1])]
+    trace.write_text("\n".join([*lines[:-1], json.dumps(done)]) + "\n")
+    assumes = tomllib.loads(model_from_trace(str(trace)))["assumes"]
+    assert "3 of 4 fetched pages take their server's measured time" in assumes
+    assert "the rest their measured time less client_cost" in assumes
+    assert "each fetched page" not in assumes
+
+
 @pytest.mark.parametrize("value", [{"1": -0.5}, {"one": 0.1}, [0.1], {"1": "fast"}])
 def test_a_bad_server_time_is_one_line_naming_the_key(tmp_path: Path, value: object) -> None:
     trace = tmp_path / "rec.jsonl"

@@ -301,10 +301,7 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
     """What the model assumes beyond the recording (``assumes``: ``run`` prints it),
     and, for another crawler's recording, where its scheduler differs."""
     unfetched = len(rec.discovered.difference(rec.pages))
-    text = "each fetched page takes its measured time again, whatever the settings"
-    if rec.served:
-        text = ("each fetched page takes its server's measured time again (from its request sent to its "
-                "answer's arrival), whatever the settings")
+    text = _page_time_assumption(rec)
     if rec.client_cost:
         text += (
             f"; the crawler's own work is {1000 * rec.client_cost:.2f} ms per response, one at a time "
@@ -319,6 +316,22 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
             "answer 200 with no links in their host's median time"
         )
     return text
+
+
+def _page_time_assumption(rec: Recording) -> str:
+    """What a fetched page's time in the model is: its server's measured time where the
+    recording has one, else its measured time (less the crawler's work, with a client
+    cost) -- said as a count when only some pages have one (a fetch on a connection the
+    server closed has none)."""
+    served = sum(1 for page in rec.pages.values() if page.fetch_id in rec.served)
+    rest = "their measured time less client_cost" if rec.client_cost else "their measured time"
+    if not served:
+        return "each fetched page takes its measured time again, whatever the settings"
+    if served < len(rec.pages):
+        return (f"{served:,} of {len(rec.pages):,} fetched pages take their server's measured time (from the "
+                f"request sent to the answer's arrival); the rest {rest}, whatever the settings")
+    return ("each fetched page takes its server's measured time again (from its request sent to its "
+            "answer's arrival), whatever the settings")
 
 
 def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str) -> str:
