@@ -279,6 +279,14 @@ def test_a_rounds_case_without_its_round_names_the_round(capsys: pytest.CaptureF
     assert len(err.splitlines()) == 1 and "add --follow-up depth" in err, err
 
 
+def test_another_rounds_case_under_a_round_names_its_own_round(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([example("reference_depth"), "--follow-up", "timeout", "--only", "depth-limit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "case depth-limit belongs to round depth, not timeout: use --follow-up depth" in err
+    assert "add --follow-up" not in err
+
+
 def test_a_mistyped_round_gets_did_you_mean_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([example("reference_depth"), "--follow-up", "dept"]) == 2
     err = capsys.readouterr().err

@@ -290,6 +290,10 @@ def _check_names(wanted: list[str], round_: Round | None) -> None:
     if round_ is not None:
         listed += f"; round {round_.name}'s own cases are: {', '.join(own)}"
     owner = next((r.name for r in ROUNDS.values() for c in r.cases() if c.name == unknown[0]), None)
+    if owner is not None and round_ is not None:
+        raise CheckInputError(
+            f"case {unknown[0]} belongs to round {owner}, not {round_.name}: use --follow-up {owner}"
+        )
     if owner is not None:
         raise CheckInputError(f"case {unknown[0]} is a case of the follow-up round {owner}: add --follow-up {owner}")
     raise CheckInputError(f"unknown case {', '.join(unknown)}; {listed}")
