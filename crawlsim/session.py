@@ -602,12 +602,13 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
         raise TraceError(f"{path}: line {number}: nested too deeply: not a trace event") from None
     except json.JSONDecodeError as err:
         if not line.endswith(b"\n"):
-            raise TraceError(
-                f"{path}: line {number}: cut off: the file ends mid-line (a recording stopped while writing?); "
-                "without that line the rest reads"
-            ) from None
+            raise _cut_off(path, number) from None
         raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
-    except ValueError as err:  # UnicodeDecodeError, a NaN, a key twice, a 5,000-digit number
+    except UnicodeDecodeError as err:
+        if not line.endswith(b"\n") and err.reason == "unexpected end of data":  # cut inside a character
+            raise _cut_off(path, number) from None
+        raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None
+    except ValueError as err:  # a NaN, a key twice, a 5,000-digit number
         raise TraceError(f"{path}: line {number}: {_first_line(err)}") from None
     if data.__class__ is not dict:
         raise TraceError(f"{path}: line {number}: expected a JSON object")
@@ -615,6 +616,15 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
         if value.__class__ is str:
             data[key] = shared.setdefault(value, value)
     return data
+
+
+def _cut_off(path: str | Path, number: int) -> TraceError:
+    """The error for a last line with no end: a recording stopped while writing it,
+    and every line before it is whole -- so say how to read them."""
+    return TraceError(
+        f"{path}: line {number}: cut off: the file ends mid-line (a recording stopped while writing?); "
+        "delete that last line to read the rest"
+    )
 
 
 def _first_line(err: Exception) -> str:

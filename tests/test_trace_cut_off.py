@@ -1,0 +1,33 @@
+"""A trace whose last line was cut (a recording killed while writing it): the
+reader names the line as cut off and says how to read the rest -- also when
+the cut fell inside a multi-byte UTF-8 character."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawlsim.core.events import TraceError
+from crawlsim.session import read_trace
+
+WHOLE = '{"t":0.0,"url":"http://a.test/é","host":"a.test","depth":0,"parent":null,"type":"Discovered"}\n'.encode()
+CUT_IN_CHARACTER = WHOLE.index("é".encode()) + 1
+
+
+@pytest.mark.parametrize("cut_at", [40, CUT_IN_CHARACTER], ids=["mid-json", "mid-character"])
+def test_a_cut_last_line_is_named_with_the_step_that_reads_the_rest(tmp_path: Path, cut_at: int) -> None:
+    path = tmp_path / "killed.jsonl"
+    path.write_bytes(WHOLE + WHOLE[:cut_at])
+    with pytest.raises(TraceError, match=r"line 2: cut off: the file ends mid-line.*delete that last line"):
+        read_trace(path)
+    path.write_bytes(WHOLE)  # the step it names: the line deleted, the rest reads
+    assert len(read_trace(path).events) == 1
+
+
+def test_bad_utf8_inside_a_whole_line_is_not_called_cut_off(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(WHOLE[:CUT_IN_CHARACTER] + WHOLE[CUT_IN_CHARACTER + 1 :])
+    with pytest.raises(TraceError, match="line 1: ") as raised:
+        read_trace(path)
+    assert "cut off" not in str(raised.value)
