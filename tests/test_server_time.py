@@ -243,6 +243,47 @@ def test_a_bad_earlier_answer_names_its_key() -> None:
         scenario_from_dict(data)
 
 
+def recorded_retries(path: Path, told: list[int] | None = None) -> dict[str, Any]:
+    """A simulated crawl, written as a trace, of a web where /told answers 429 with
+    Retry-After: 2 once and /backoff 503 with no Retry-After once; the model of it
+    (with the Done line's list of fetch ids answered with a Retry-After, when given)."""
+    data = {
+        "start": "http://a.test/",
+        "crawl": {"workers": 2, "per_host": 2, "gap": 0.0, "robots": False, "backoff_base": 0.5},
+        "hosts": {"*": {"latency": 0.01}},
+        "pages": {
+            "http://a.test/": ["/told", "/backoff"],
+            "http://a.test/told": {"links": [], "before": [{"status": 429, "headers": {"Retry-After": "2"}}]},
+            "http://a.test/backoff": {"links": [], "before": [{"status": 503}]},
+        },
+    }
+    run = simulate(scenario_from_dict(data))
+    options: dict[str, Any] = {"workers": 2, "per_host": 2, "gap": 0.0, "robots": False}
+    if told is not None:
+        options["retry_after_sent"] = told
+    writer = TraceWriter(str(path), options=options)
+    for e in run.trace:
+        writer(e)
+    writer.close()
+    return tomllib.loads(model_from_trace(str(path)))["pages"]
+
+
+def test_only_a_retry_the_server_asked_for_is_modelled_with_a_retry_after(tmp_path: Path) -> None:
+    """A 503 whose wait was the crawler's own backoff is modelled as the bare status
+    (the model's backoff applies), a 429 whose wait the server set keeps its Retry-After."""
+    pages = recorded_retries(tmp_path / "rec.jsonl")
+    assert pages["http://a.test/told"]["before"] == [{"status": 429, "headers": {"Retry-After": "2"}}]
+    assert pages["http://a.test/backoff"]["before"] == [{"status": 503}]
+
+
+def test_the_recordings_list_of_retry_afters_is_what_decides(tmp_path: Path) -> None:
+    pages = recorded_retries(tmp_path / "rec.jsonl", told=[])  # the crawler saw no Retry-After
+    assert pages["http://a.test/told"]["before"] == [{"status": 429}]
+    trace = tmp_path / "bad.jsonl"
+    with pytest.raises(UsageError, match=rf"^{trace}: the Done line's options\.retry_after_sent .*expected a list"):
+        recorded_retries(trace, told=["soon"])  # type: ignore[list-item]
+
+
 def test_a_recorded_429_then_200_is_modelled_as_it_happened(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A served host that refuses every page's first attempt with 429: the model's
     pages answer 429 with the wait the crawler took before their 200, and its rerun
@@ -260,8 +301,11 @@ def test_a_recorded_429_then_200_is_modelled_as_it_happened(tmp_path: Path, caps
     real = json.loads(capsys.readouterr().out)
     assert main(["model", str(trace), "-o", str(site)]) == 0
     model = tomllib.loads(site.read_text())
-    waits = {e.url: e.at - e.t for e in read_trace(trace).events if isinstance(e, RetryScheduled)}
+    recording = read_trace(trace)
+    waits = {e.url: e.at - e.t for e in recording.events if isinstance(e, RetryScheduled)}
     assert len(waits) == 4
+    throttled = {e.fetch_id for e in recording.events if isinstance(e, FetchFailed) and e.reason == "HTTP 429"}
+    assert set(recording.options["retry_after_sent"]) == throttled  # type: ignore[index]
     for url, spec in model["pages"].items():
         assert "status" not in spec  # 200 in the end
         (answer,) = spec["before"]

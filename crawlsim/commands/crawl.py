@@ -248,6 +248,10 @@ its requests sent to their answers' arrival as the event loop saw it, the
 crawler's own delay in noticing them left out (:mod:`crawlsim.real.loopwatch`);
 ``crawlsim model`` takes each page's time from it."""
 
+RETRY_AFTER_KEY = "retry_after_sent"
+"""The Done line's entry: the fetch ids whose answer carried a Retry-After, so
+``crawlsim model`` tells the server's waits from the crawler's own backoff."""
+
 
 class _CpuStampedWriter(TraceWriter):
     """A trace writer whose Done line also says the crawl's own CPU and busy time,
@@ -259,6 +263,7 @@ class _CpuStampedWriter(TraceWriter):
         self.began: float | None = None
         self.idle = 0.0
         self.server_times: dict[int, float] = {}
+        self.retry_after_sent: set[int] = set()
         self.busy_start: float | None = None
 
     def busy(self) -> float:
@@ -278,6 +283,8 @@ class _CpuStampedWriter(TraceWriter):
                 stamp[CLIENT_BUSY_START_KEY] = round(self.busy_start, 6)
             if self.server_times:
                 stamp[SERVER_TIME_KEY] = {str(k): round(v, 6) for k, v in sorted(self.server_times.items())}
+            if self.retry_after_sent:
+                stamp[RETRY_AFTER_KEY] = sorted(self.retry_after_sent)
             self.options = {**(self.options or {}), **stamp}
         super().__call__(event)
 
@@ -389,6 +396,7 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         keep_events=False,
         max_time=args.max_time,
         server_times=writer.server_times if isinstance(writer, _CpuStampedWriter) else None,
+        retry_after_sent=writer.retry_after_sent if isinstance(writer, _CpuStampedWriter) else None,
     )
     if args.tui:
         result = _crawl_watched_live(crawl, url, writer)

@@ -5,7 +5,8 @@ The model is the web *as recorded*, nothing guessed where the trace knows:
 
 * an explicit web: every page fetched, with the links it really had (the
   link events the crawler logged after fetching it), its last status, and a
-  ``Retry-After`` header where a 429/503 answer had a retry scheduled;
+  ``Retry-After`` header where a 429/503 answer carried one (a wait that was
+  the crawler's own backoff is left to the model's backoff);
 * each host's robots.txt rebuilt from what the crawl met: its Crawl-delay,
   ``Disallow: /`` when it shut the host out, a ``Disallow`` line for each
   path it refused;
@@ -71,8 +72,13 @@ SERVER_TIME_KEY = "server_time"
 """The options' entry with each fetch's server time (fetch id -> seconds, from its
 requests sent to their answers' arrival, the crawler's delay in noticing them
 left out): when present, a fetch's time in the model (see :meth:`Recording.server_time`)."""
+RETRY_AFTER_KEY = "retry_after_sent"
+"""The options' entry listing the fetch ids whose answer carried a Retry-After
+(``crawlsim crawl -o`` writes it when any did): only their retries' waits become a
+``Retry-After`` in the model; any other retry waited the crawler's own backoff."""
 NOT_CRAWL_OPTIONS = frozenset(
-    {"user_agent", RECORDER_KEY, CLIENT_CPU_KEY, CLIENT_BUSY_KEY, CLIENT_BUSY_START_KEY, SERVER_TIME_KEY}
+    {"user_agent", RECORDER_KEY, CLIENT_CPU_KEY, CLIENT_BUSY_KEY, CLIENT_BUSY_START_KEY, SERVER_TIME_KEY,
+     RETRY_AFTER_KEY}
 )
 """Recorded options that mean nothing to the simulator's rerun."""
 
@@ -85,9 +91,12 @@ class _PageRecord:
     """From its FetchStarted to its FetchFinished: ``took`` without the crawler's delay before it started."""
     fetch_id: int = -1
     links: list[str] = field(default_factory=list)
+    retried: bool = False
+    """Whether a retry of its last answer was scheduled."""
     retry_after: float | None = None
+    """The seconds until that retry, when the server asked for them (a Retry-After)."""
     earlier: list[tuple[int, float | None]] = field(default_factory=list)
-    """The answers to its attempts before the last (status, seconds until the retry)."""
+    """The answers to its attempts before the last (status, the Retry-After the server sent, if any)."""
 
 
 @dataclass
@@ -129,10 +138,15 @@ class Recording:
     """Fetch id -> the crawler's own delay before it started (see :meth:`_started`)."""
     last_t: float = 0.0
     wakes: list[float] = field(default_factory=list)
+    told: frozenset[int] | None = None
+    """The fetch ids whose answer carried a Retry-After (:data:`RETRY_AFTER_KEY`); None when
+    the trace does not say, and then a host held for ``retry-after`` at the retry's time tells."""
+    held: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Host -> its last ``retry-after`` hold (when, until)."""
 
     @classmethod
-    def of(cls, events: Iterable[Event]) -> Recording:
-        rec = cls()
+    def of(cls, events: Iterable[Event], told: frozenset[int] | None = None) -> Recording:
+        rec = cls(told=told)
         started: dict[int, FetchStarted] = {}
         for e in events:
             if isinstance(e, FetchStarted):
@@ -180,10 +194,10 @@ class Recording:
         page = self.pages.get(e.url)
         if page is None:
             page = self.pages[e.url] = _PageRecord()
-        elif page.retry_after is not None:  # retried: its earlier answer replays as it came
+        elif page.retried:  # retried: its earlier answer replays as it came
             if page.status != FAILED_STATUS:  # a network failure has no answer to replay
                 page.earlier.append((page.status, page.retry_after))
-            page.retry_after = None
+            page.retried, page.retry_after = False, None
         page.took, page.wire, page.links = took, wire, self.pending.pop(e.url, [])
         page.fetch_id = e.fetch_id
         page.status = e.status if isinstance(e, FetchFinished) else _failed_status(e.reason)
@@ -235,15 +249,27 @@ class Recording:
             return max(self.served[fetch_id], self.robots_hold[host] - self.client_cost)
         return self.server_time(self.robots_took[host], self.robots_wire[host], fetch_id)
 
+    def _server_asked(self, e: RetryScheduled, fetch_id: int) -> bool:
+        """Whether the retry's wait was the server's Retry-After, not the crawler's own
+        backoff: the recording's list says so, or (a trace without one) the host was
+        held for ``retry-after`` until the retry's time when it was scheduled."""
+        if self.told is not None:
+            return fetch_id in self.told
+        return self.held.get(e.host) == (e.t, e.at)
+
     def _other(self, e: Event) -> None:
         if isinstance(e, HostDeferred):
             self.wakes.append(e.until)
-        elif isinstance(e, RobotsLoaded):
+        if isinstance(e, RobotsLoaded):
             self.crawl_delay[e.host] = e.crawl_delay
             if e.disallow_all:
                 self.disallow_all.add(e.host)
+        elif isinstance(e, HostDeferred) and e.reason == "retry-after":
+            self.held[e.host] = (e.t, e.until)
         elif isinstance(e, RetryScheduled) and e.url in self.pages:
-            self.pages[e.url].retry_after = max(0.0, e.at - e.t)
+            page = self.pages[e.url]
+            page.retried = True
+            page.retry_after = max(0.0, e.at - e.t) if self._server_asked(e, page.fetch_id) else None
         elif isinstance(e, Done):
             self.finish = e.t
 
@@ -385,8 +411,8 @@ def _host_lines(rec: Recording) -> list[str]:
 
 
 def _answer(status: int, retry_after: float | None) -> dict[str, Any]:
-    """An earlier answer of a page (``before``): its status, and the wait the crawler
-    took before retrying it as ``Retry-After`` where the status is one that sends it."""
+    """An earlier answer of a page (``before``): its status, and the server's wait
+    before the retry as ``Retry-After`` where it sent one with a status that may."""
     if retry_after is not None and status in (429, 503):
         return {"status": status, "headers": {"Retry-After": f"{retry_after:g}"}}
     return {"status": status}
@@ -450,8 +476,8 @@ def model_from_trace(path: str) -> str:
         raise UsageError(str(err)) from None
     if trace.nodes is not None:
         raise UsageError(f"{path}: a cluster's trace (node keys): model one crawler process's trace")
-    rec = Recording.of(trace.events)
     options = trace.options or {}
+    rec = Recording.of(trace.events, _told_retry_after(options, path))
     rec.client_cost = _client_cost(options, rec.fetches, path, rec.before_pages or 0)
     rec.work_in_fetch = RECORDER_KEY not in options
     rec.served = _server_times(options, path)
@@ -502,6 +528,18 @@ def _server_times(options: Mapping[str, Any], path: str | Path) -> dict[int, flo
                              f"{json.dumps(value)}; {expected}")
         served[int(key)] = float(value)
     return served
+
+
+def _told_retry_after(options: Mapping[str, Any], path: str | Path) -> frozenset[int] | None:
+    """The fetch ids the Done line says were answered with a Retry-After (None when it
+    does not say: an older trace, a simulated one, another crawler's)."""
+    given = options.get(RETRY_AFTER_KEY)
+    if given is None:
+        return None
+    if not isinstance(given, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in given):
+        raise UsageError(f"{path}: the Done line's options.{RETRY_AFTER_KEY} is {json.dumps(given)[:80]}; "
+                         "expected a list of fetch ids")
+    return frozenset(given)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -102,12 +102,14 @@ async def crawl_http(
     keep_events: bool = True,
     max_time: float | None = None,
     server_times: dict[int, float] | None = None,
+    retry_after_sent: set[int] | None = None,
 ) -> CrawlResult:
     """Crawl real HTTP servers from ``seeds`` (see the module docstring).
 
     With ``server_times``, each fetch's server time (its requests sent to their
     answers' arrival, the crawler's own delays in noticing them left out: see
-    :mod:`crawlsim.real.loopwatch`) is put there by fetch id as the crawl goes.
+    :mod:`crawlsim.real.loopwatch`) is put there by fetch id as the crawl goes;
+    with ``retry_after_sent``, the id of each fetch answered with a Retry-After.
 
     ``options`` default to :func:`real_options` (robots obeyed, 2 per host,
     1 s gap, exact-host scope).  Requests go only to public addresses, the
@@ -117,7 +119,8 @@ async def crawl_http(
     opts = options or real_options()
     seed_list = [seeds] if isinstance(seeds, str) else list(seeds)
     async with HttpFetcher(
-        user_agent=opts.user_agent, resolve=resolve, limits=limits, seeds=seed_list, server_times=server_times
+        user_agent=opts.user_agent, resolve=resolve, limits=limits, seeds=seed_list, server_times=server_times,
+        retry_after_sent=retry_after_sent,
     ) as fetcher:
         result = await run_crawl(
             seed_list, opts, fetcher, on_event=on_event, keep_events=keep_events, max_time=max_time

@@ -18,6 +18,7 @@ import aiohttp
 from yarl import URL
 
 from crawlsim.core.politeness import Pace, WireClock
+from crawlsim.core.retry import retry_after_of
 from crawlsim.core.scheduler import Fetch
 from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
 from crawlsim.real.addresses import AddressPolicy, CheckedResolver, RefusedAddress
@@ -80,6 +81,7 @@ class HttpFetcher:
         limits: HttpLimits = HttpLimits(),
         seeds: Sequence[str] = (),
         server_times: dict[int, float] | None = None,
+        retry_after_sent: set[int] | None = None,
     ) -> None:
         self.user_agent = user_agent
         self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
@@ -101,6 +103,8 @@ class HttpFetcher:
         """When given: fetch id -> the server's time for it, from each request sent to its
         answer's arrival as the event loop saw it (see :mod:`crawlsim.real.loopwatch`)."""
         self._ready = ReadyLog() if server_times is not None else None
+        self.retry_after_sent = retry_after_sent
+        """When given: the id of every fetch whose answer carried a Retry-After the core can read."""
 
     async def __aenter__(self) -> Self:
         # No connection limits here: the scheduler already bounds what is in flight.
@@ -203,9 +207,12 @@ class HttpFetcher:
     async def __call__(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
         _FETCH_ID.set(fetch.id)
         try:
-            return await self._fetch(fetch, ctx)
+            outcome = await self._fetch(fetch, ctx)
         except _Stop as stop:
             return Failure(stop.reason, stop.transient)
+        if self.retry_after_sent is not None and isinstance(outcome, Page) and retry_after_of(outcome.headers) is not None:
+            self.retry_after_sent.add(fetch.id)
+        return outcome
 
     async def _fetch(self, fetch: Fetch, ctx: FetchContext) -> Outcome:
         """Request ``fetch``, following same-host redirects inline, then read
