@@ -104,6 +104,23 @@ def test_crawling_an_absent_loopback_address_is_one_line_not_a_crawl_of_timeouts
     assert "sudo ifconfig lo0 alias 127.0.0.2" in said
 
 
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_a_start_url_on_an_absent_loopback_address_is_one_line_not_a_crawl_of_timeouts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    said = error_line(capsys, ["crawl", "http://127.0.0.2:8000/"])
+    assert said.startswith("http://127.0.0.2:8000/: this machine has no address 127.0.0.2"), said
+    assert "sudo ifconfig lo0 alias 127.0.0.2" in said
+
+
+@pytest.mark.usefixtures("only_127_0_0_1")
+def test_only_absent_ipv4_loopback_addresses_are_refused() -> None:
+    from crawlsim.real.flags import loopback_absent
+
+    assert loopback_absent("127.0.0.2") and loopback_absent("127.1.2.3")
+    assert not loopback_absent("127.0.0.1") and not loopback_absent("::1") and not loopback_absent("8.8.8.8")
+
+
 def quiet_help(parser: argparse.ArgumentParser) -> str | None:
     [action] = [a for a in parser._actions if "-q" in a.option_strings]
     assert action.option_strings == ["-q", "--quiet"]

@@ -37,6 +37,7 @@ from crawlsim.real.flags import (
     MAX_BODY_BYTES,
     MAX_REDIRECTS,
     check_int,
+    check_seed_address,
     check_seconds,
     check_writable,
     hosts_file_start,
@@ -190,6 +191,7 @@ def _web_options(url: str, overrides: Mapping[str, Any]) -> CrawlOptions:
 
     if not url.lower().startswith(("http://", "https://")):
         raise UsageError(f"expected an http(s) URL or a local path, got {url!r}")
+    check_seed_address(url)
     return real_options(overrides)
 
 

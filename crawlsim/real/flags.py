@@ -23,6 +23,7 @@ import stat
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
@@ -122,11 +123,12 @@ def loopback_absent(address: str) -> bool:
 
     Linux answers on all of 127.0.0.0/8; macOS has only 127.0.0.1 until an
     alias is added, and a connection to 127.0.0.2 there goes nowhere (each
-    fetch would time out).  Binding a socket to it, port 0, is the test."""
+    fetch would time out).  Binding a socket to it, port 0, is the test.
+    IPv6 has one loopback address, ``::1``, which every machine has."""
     ip = ipaddress.ip_address(address)
-    if not ip.is_loopback or str(ip) in ("127.0.0.1", "::1"):
+    if ip.version != 4 or not ip.is_loopback or str(ip) == "127.0.0.1":
         return False
-    with socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_STREAM) as probe:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         try:
             probe.bind((address, 0))
         except OSError as err:
@@ -136,6 +138,18 @@ def loopback_absent(address: str) -> bool:
 
 NOT_AVAILABLE = frozenset({errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", -1)})
 """The error numbers of binding an address the machine does not have."""
+
+
+def check_seed_address(url: str) -> None:
+    """``UsageError`` for a start URL whose host is a loopback address this machine
+    lacks (``http://127.0.0.2:8000/`` on macOS): said now, not as a crawl of timeouts."""
+    try:
+        host = urlsplit(url).hostname or ""
+        ipaddress.ip_address(host)
+    except ValueError:
+        return  # a name (resolved, or mapped by --resolve, when crawled), or a URL the crawl refuses itself
+    if loopback_absent(host):
+        raise UsageError(f"{url}: {missing_loopback(host)}")
 
 
 def missing_loopback(address: str) -> str:
