@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -325,6 +326,17 @@ async def test_the_widget_draws_the_finish_first_and_the_replay_on_the_next_turn
     await asyncio.sleep(0)
     assert not w.result.advice_pending
     assert [k.workers for k in replayed] == [6]
+
+
+async def test_the_widget_marks_the_depth_bound_provisional_until_the_replay() -> None:
+    w = CrawlWidget("busiest-host", max_pages=400)
+    await asyncio.sleep(0)
+    provisional = re.compile(r"depth \d+\.\d s…")
+    assert not provisional.search(w.summary.value)  # the first run: replayed at once
+    w.workers.value = 6
+    assert w.result.replay_pending and provisional.search(w.summary.value)  # as the app marks it
+    await asyncio.sleep(0)
+    assert not w.result.replay_pending and not provisional.search(w.summary.value)
 
 
 async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: list[Knobs]) -> None:
