@@ -313,3 +313,36 @@ def test_only_the_extension_imports_scrapy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_trace_the_disk_cannot_take_is_said_to_be_lost_and_recording_stops(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import errno
+    import os
+    from types import SimpleNamespace
+
+    from scrapy import Request, Spider, signals
+    from scrapy.settings import Settings
+    from scrapy.signalmanager import SignalManager
+
+    from crawlsim.integrations import scrapy as ext
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full to stand in for a full disk")
+    monkeypatch.setattr(ext._LoopIdle, "watch", lambda self: None)  # no reactor in this process
+    settings = Settings({"CRAWLSIM_TRACE": "/dev/full", "CRAWLSIM_TRACE_FLUSH": 0})
+    crawler = SimpleNamespace(settings=settings, signals=SignalManager(), engine=None, stats=None)
+    recorder = ext.TraceRecorder.from_crawler(crawler)
+    send = crawler.signals.send_catch_log  # as Scrapy sends them: a handler's error is logged, not raised
+    send(signals.spider_opened, spider=Spider("site"))
+    for i in range(3):  # every write to /dev/full fails: the disk is full
+        request = Request(f"http://a.test/{i}")
+        send(signals.request_scheduled, request=request, spider=None)
+        send(signals.request_reached_downloader, request=request, spider=None)
+    assert recorder.file is None  # recording stopped: nothing more piles up in memory
+    caplog.clear()
+    send(signals.spider_closed, spider=None, reason="finished")
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("trace written" in s for s in said)
+    assert any("/dev/full" in s and os.strerror(errno.ENOSPC) in s for s in said), said
