@@ -188,6 +188,7 @@ class TraceRecorder:
         self.failed: str | None = None
         """Why writing the trace stopped mid-crawl (the OS error), if it did."""
         self.log = ScrapyLog(self._write)
+        self.log.obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
         self.t0 = time.monotonic()
         self.allowed: list[str] | None = None
         self.every = crawler.settings.getfloat("CRAWLSIM_TRACE_FLUSH", FLUSH_SECONDS)
