@@ -18,9 +18,12 @@ No test waits on a clock: the replay's thread is held by a gate the test opens.
 from __future__ import annotations
 
 import asyncio
+import functools
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import crawlsim.notebook.widget as widget_module
+import crawlsim.tui.app as app_module
 from crawlsim.notebook.widget import CrawlWidget
 from crawlsim.scenario import load_scenario, scenario_from_dict
 from crawlsim.session import REPLAY_PENDING, Knobs, Result, large_run, replay_result, run_session
@@ -111,6 +115,8 @@ class ReplayGatedSource(ScenarioSource):
         self.gates: list[tuple[Knobs, threading.Event]] = []
         self.built: list[Knobs] = []
         self.dropped: list[Knobs] = []
+        self.released = threading.Event()
+        """Set: every replay, held now or asked later, goes on at once."""
 
     def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
         if not result.replay_pending:
@@ -118,7 +124,7 @@ class ReplayGatedSource(ScenarioSource):
         assert result.knobs is not None
         gate = threading.Event()
         self.gates.append((result.knobs, gate))
-        if not gate.wait(GATE_SECONDS):
+        if not self.released.is_set() and not gate.wait(GATE_SECONDS):
             raise RuntimeError("the test never opened this replay's gate")
         try:
             replayed = super().replay(result, cancelled)
@@ -135,6 +141,26 @@ class ReplayGatedSource(ScenarioSource):
     def open_all(self) -> None:
         for _, gate in self.gates:
             gate.set()
+
+    def release_all(self) -> None:
+        """Open every gate, and let the replays asked from now on pass."""
+        self.released.set()
+        self.open_all()
+
+
+class NotedApp(CrawlApp):
+    """The app, with the notifications it raised kept in order (a toast
+    times out on the wall clock; this list does not)."""
+
+    CSS_PATH = str(Path(app_module.__file__).with_name(CrawlApp.CSS_PATH))  # (relative to its module)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notes: list[str] = []
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self.notes.append(message)
+        super().notify(message, *args, **kwargs)
 
 
 async def test_the_app_draws_the_finish_and_bounds_before_the_replay() -> None:
@@ -194,6 +220,77 @@ async def test_a_newer_key_cancels_the_older_replay_and_it_is_never_installed() 
         assert app.result.replay.events == whole.replay.events
 
 
+class BrokenReplaySource(ScenarioSource):
+    """A large scenario whose replays cannot be built (the recording crawl fails)."""
+
+    def __init__(self) -> None:
+        super().__init__(load_scenario("busiest-host").with_options(max_pages=400))
+
+    def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
+        if result.replay_pending:
+            raise RuntimeError("the recording crawl ran out of memory")
+        return result
+
+
+async def test_a_replay_that_cannot_be_built_leaves_a_run_the_clock_plays() -> None:
+    now = [0.0]  # the app's clock, moved by the test
+    source = BrokenReplaySource()
+    app = NotedApp(source=source, paused=True, animate=False, threaded=True, clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.result is not None)
+        await pilot.press("p")
+        knobs = source.knobs
+        await until(pilot, lambda: bool(app.notes))
+        await settle(app, pilot)
+        assert app.notes == ["cannot build the replay: the recording crawl ran out of memory"]
+        result = app.result
+        assert result is not None and result.knobs == knobs
+        assert not result.replay_pending and not result.advice_pending  # nothing left to wait for
+        assert REPLAY_PENDING not in app.query_one(Timeline).plain()
+        assert "cannot build the replay" in app.query_one(BoundsView).plain()  # in the advice's place
+        await pilot.press("space")
+        now[0] += 1.0
+        app.tick()
+        assert app.t > 0.0  # the clock moves over the run's finish, not held for a replay
+
+
+class FailingRunSource(ReplayGatedSource):
+    """:class:`ReplayGatedSource` whose next run fails once ``fail_next`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail_next = False
+
+    def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("the web went away")
+        return super().run(knobs, at_once=at_once)
+
+
+async def test_a_failed_run_gives_back_the_replay_its_key_press_cancelled() -> None:
+    source = FailingRunSource()
+    app = NotedApp(source=source, paused=True, animate=False, threaded=True)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            await until(pilot, lambda: app.result is not None)
+            await pilot.press("p")
+            shown = source.knobs
+            assert shown is not None
+            await until(pilot, lambda: source.gate_of(shown) is not None)  # its replay held
+            source.fail_next = True
+            await pilot.press("plus")  # cancels the replay of the run on screen; then fails
+            await until(pilot, lambda: bool(app.notes))
+            assert app.notes == ["cannot run that: the web went away"]
+            assert source.knobs == shown and app.result.knobs == shown
+        finally:
+            source.release_all()
+        await settle(app, pilot)
+        assert shown in source.built  # built again after the failure
+        assert app.result.knobs == shown and not app.result.replay_pending and not app.result.advice_pending
+        assert REPLAY_PENDING not in app.query_one(Timeline).plain()
+
+
 # -- the notebook widget ---------------------------------------------------------------------
 
 
@@ -231,6 +328,17 @@ async def test_the_widget_draws_the_finish_first_and_the_replay_on_the_next_turn
     assert [k.workers for k in replayed] == [6]
 
 
+async def test_the_widget_marks_the_depth_bound_provisional_until_the_replay() -> None:
+    w = CrawlWidget("busiest-host", max_pages=400)
+    await asyncio.sleep(0)
+    provisional = re.compile(r"depth \d+\.\d s…")
+    assert not provisional.search(w.summary.value)  # the first run: replayed at once
+    w.workers.value = 6
+    assert w.result.replay_pending and provisional.search(w.summary.value)  # as the app marks it
+    await asyncio.sleep(0)
+    assert not w.result.replay_pending and not provisional.search(w.summary.value)
+
+
 async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: list[Knobs]) -> None:
     w = CrawlWidget("busiest-host", max_pages=400)
     await asyncio.sleep(0)
@@ -241,15 +349,32 @@ async def test_a_widget_control_moved_again_drops_the_older_replay(replayed: lis
     assert w.result.knobs.workers == 7 and not w.result.replay_pending
 
 
-def test_a_rerun_after_a_knob_turn_finds_every_link_canonicalized_already() -> None:
+def test_a_rerun_after_a_knob_turn_finds_every_link_canonicalized_already(monkeypatch: pytest.MonkeyPatch) -> None:
     # the canonical form of each link is remembered: a rerun (the replay's, the advisor's,
-    # the next key's) of a 2,000-page web under the same normalization computes none again
-    from crawlsim.core.urls import _remembered
+    # the next key's) of a 2,000-page web under the same normalization computes none again.
+    # Counted on this thread only, with an empty memory of the same size as the real
+    # one's: a background thread (an earlier test's replay) can neither add to the count
+    # nor evict this test's answers.
+    import crawlsim.core.urls as urls
 
+    computed = 0
+
+    def counting(href: str, base: str | None, steps: frozenset[str]) -> str:
+        nonlocal computed
+        computed += 1
+        return urls._canonical(href, base, steps)
+
+    real = urls._remembered
+    mine = threading.get_ident()
+    memory = functools.lru_cache(maxsize=real.cache_parameters()["maxsize"])(counting)
+
+    def remembered(href: str, base: str | None, steps: frozenset[str]) -> str:
+        return memory(href, base, steps) if threading.get_ident() == mine else real(href, base, steps)
+
+    monkeypatch.setattr(urls, "_remembered", remembered)
     scenario = load_scenario("busiest-host")
     knobs = replace(Knobs.for_scenario(scenario), normalize="aggressive")  # every link is canonicalized
     run_session(scenario, knobs, advice=False, replay=False)
-    before = _remembered.cache_info()
+    first = computed
     run_session(scenario, knobs, advice=False, replay=False)
-    after = _remembered.cache_info()
-    assert after.misses == before.misses and after.hits > before.hits
+    assert first > 0 and computed == first

@@ -72,9 +72,34 @@ def _bound_names(text: str) -> set[str] | None:
             names.update(n.id for n in targets if isinstance(n, ast.Name))
         elif not isinstance(statement, ast.Assert):
             return None
-    if any(isinstance(node, ast.NamedExpr) for node in ast.walk(tree)):
+    if any(isinstance(node, ast.NamedExpr) or _may_change_state(node) for node in ast.walk(tree)):
         return None
     return names
+
+
+_PURE_BUILTINS = frozenset(
+    {"abs", "all", "any", "bool", "dict", "enumerate", "float", "frozenset", "int", "isinstance", "len", "list", "max",
+     "min", "print", "range", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "type", "zip"}
+)
+"""Calls a dropped cell may make: builtins that change none of their arguments."""
+_PURE_METHODS = frozenset(
+    {"count", "endswith", "get", "index", "items", "join", "keys", "removeprefix", "removesuffix", "split",
+     "startswith", "strip", "values"}
+)
+"""Methods of lists, dicts and strings that read and never change their object."""
+
+
+def _may_change_state(node: ast.AST) -> bool:
+    """A call of anything but a pure builtin (``w.set_workers(4)``,
+    ``seen.append(x)``), an await or a yield could change an object a kept
+    cell reads, so a cell holding one is never dropped."""
+    if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
+        return True
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id not in _PURE_BUILTINS
+        return not (isinstance(node.func, ast.Attribute) and node.func.attr in _PURE_METHODS)
+    return False
 
 
 def _read_names(text: str) -> set[str]:
@@ -224,5 +249,11 @@ def test_a_student_run_is_the_teachers_only_when_what_it_drops_changes_nothing_k
     assert not teachers_run_is_the_students(_nb("w = f()", "w.value = 2", "g(w)"), _nb("w = f()", "g(w)"))
     assert not teachers_run_is_the_students(_nb("w = f()", "w.append(2)", "g(w)"), _nb("w = f()", "g(w)"))
     assert not teachers_run_is_the_students(_nb("w = f()", "assert (n := 1)", "g(n)"), _nb("w = f()", "g(n)"))
+    # an assignment whose right-hand side calls something that may change what a kept cell reads
+    assert not teachers_run_is_the_students(_nb("w = f()", "r = w.set_workers(4)", "g(w)"), _nb("w = f()", "g(w)"))
+    assert not teachers_run_is_the_students(_nb("w = f()", "x = w.append(1)", "g(w)"), _nb("w = f()", "g(w)"))
+    assert not teachers_run_is_the_students(_nb("w = f()", "assert check(w)", "g(w)"), _nb("w = f()", "g(w)"))
+    # calls that only read are fine
+    assert teachers_run_is_the_students(_nb("w = f()", "n = len(w.items())\nassert n", "g(w)"), _nb("w = f()", "g(w)"))
     # a student cell the teacher edition does not have (an exercise stub)
     assert not teachers_run_is_the_students(_nb("def crawl(): return 1", "g()"), _nb("def crawl(): ...", "g()"))

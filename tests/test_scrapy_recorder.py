@@ -313,3 +313,68 @@ def test_only_the_extension_imports_scrapy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_trace_the_disk_cannot_take_is_said_to_be_lost_and_recording_stops(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import errno
+    import os
+    from types import SimpleNamespace
+
+    from scrapy import Request, Spider, signals
+    from scrapy.settings import Settings
+    from scrapy.signalmanager import SignalManager
+
+    from crawlsim.integrations import scrapy as ext
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full to stand in for a full disk")
+    monkeypatch.setattr(ext._LoopIdle, "watch", lambda self: None)  # no reactor in this process
+    settings = Settings({"CRAWLSIM_TRACE": "/dev/full", "CRAWLSIM_TRACE_FLUSH": 0})
+    crawler = SimpleNamespace(settings=settings, signals=SignalManager(), engine=None, stats=None)
+    recorder = ext.TraceRecorder.from_crawler(crawler)
+    send = crawler.signals.send_catch_log  # as Scrapy sends them: a handler's error is logged, not raised
+    send(signals.spider_opened, spider=Spider("site"))
+    for i in range(3):  # every write to /dev/full fails: the disk is full
+        request = Request(f"http://a.test/{i}")
+        send(signals.request_scheduled, request=request, spider=None)
+        send(signals.request_reached_downloader, request=request, spider=None)
+    assert recorder.file is None  # recording stopped: nothing more piles up in memory
+    caplog.clear()
+    send(signals.spider_closed, spider=None, reason="finished")
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("trace written" in s for s in said)
+    assert any("/dev/full" in s and os.strerror(errno.ENOSPC) in s for s in said), said
+
+
+def test_a_link_to_a_host_whose_robots_txt_is_not_answered_yet_waits_for_its_verdict() -> None:
+    from crawlsim.integrations.scrapy_log import ScrapyLog
+
+    written: list[Any] = []
+    log = ScrapyLog(written.append)
+    log.obey_robots = True  # ROBOTSTXT_OBEY
+    robots = log.reached(0.0, "http://a.test/robots.txt", "robots", 0, 1)
+    log.downloaded(0.1, robots, 200)
+    log.robots("a.test", "User-agent: *\nDisallow:\n", "Scrapy")
+    log.settle(robots)
+    log.scheduled(0.1, "http://a.test/", None, 0)
+    home = log.reached(0.2, "http://a.test/", "page", 0, 1)
+    log.downloaded(0.3, home, 200)
+    for path in ("/ok", "/private/x"):  # the start page links to the second host
+        log.scheduled(0.4, f"http://b.test{path}", "http://a.test/", 1)
+    log.settle(home)
+    log.flush()  # the page is settled, but b.test's robots.txt is not answered yet
+    assert not any(getattr(e, "url", "").startswith("http://b.test") for e in written)
+    b_robots = log.reached(0.5, "http://b.test/robots.txt", "robots", 0, 1)
+    log.downloaded(0.6, b_robots, 200)
+    log.robots("b.test", "User-agent: *\nDisallow: /private/\n", "Scrapy")
+    log.flush()
+    links = [e for e in written if isinstance(e, Discovered | Skipped) and e.url.startswith("http://b.test")]
+    assert {(e.url, getattr(e, "reason", None)) for e in links} == {
+        ("http://b.test/ok", None),
+        ("http://b.test/private/x", "robots"),
+    }
+    log.close()
+    times = [e.t for e in written]
+    assert times == sorted(times)

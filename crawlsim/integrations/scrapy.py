@@ -166,6 +166,17 @@ class _TraceFile:
             if file is not None:
                 file.close()
 
+    def abandon(self) -> None:
+        """Writing failed (a full disk): drop what is pending and let go of the file
+        (its own close tries the failed write once more; that error is the one said)."""
+        self._lines.clear()
+        file, self._file = self._file, None
+        try:
+            if file is not None:
+                file.close()
+        except OSError:
+            pass
+
 
 class TraceRecorder:
     """A Scrapy extension writing the crawl to ``CRAWLSIM_TRACE`` (off when unset)."""
@@ -174,7 +185,10 @@ class TraceRecorder:
         self.crawler = crawler
         self.path = path
         self.file: _TraceFile | None = None
+        self.failed: str | None = None
+        """Why writing the trace stopped mid-crawl (the OS error), if it did."""
         self.log = ScrapyLog(self._write)
+        self.log.obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
         self.t0 = time.monotonic()
         self.allowed: list[str] | None = None
         self.every = crawler.settings.getfloat("CRAWLSIM_TRACE_FLUSH", FLUSH_SECONDS)
@@ -264,6 +278,8 @@ class TraceRecorder:
     def spider_closed(self, spider: Any, reason: str) -> None:
         self.loop_idle.stop()
         done = self.log.close()
+        if self.failed is not None:
+            logger.error("crawlsim: trace %s is cut short: writing it failed: %s", self.path, self.failed)
         if self.file is None:
             return
         self._say_depth_drops()
@@ -294,9 +310,10 @@ class TraceRecorder:
         try:
             self.file.flush()
         except OSError as err:
-            logger.error("crawlsim: cannot write trace %s: %s; recording stopped", self.path, err.strerror or err)
-            self.file.close()
-            self.file = None
+            self.failed = str(err.strerror or err)
+            logger.error("crawlsim: cannot write trace %s: %s; recording stopped", self.path, self.failed)
+            file, self.file = self.file, None
+            file.abandon()
 
     # -- helpers --------------------------------------------------------------------
 

@@ -13,7 +13,9 @@ page's answer is held until it is *settled*: its callback has finished (the
 extension sees the request leave the scraper), it was retried or
 redirected, or (a robots.txt answer, or a Scrapy whose scraper cannot be
 watched) it ended one flush ago.  Events are written in time order up to
-the earliest moment an unsettled fetch could still add something.
+the earliest moment an unsettled fetch could still add something.  Under
+``ROBOTSTXT_OBEY`` a link to a host whose robots.txt is not answered yet
+waits too (with all after it): that answer decides whether it is skipped.
 
 Times are what the crawl measured; only the order of a page's links and
 its answer is rearranged.  What each Scrapy moment becomes:
@@ -124,6 +126,10 @@ class ScrapyLog:
         self.fetches: dict[int, _Fetch] = {}
         """The fetches not yet written whole, by id."""
         self.policies: dict[str, RobotsPolicy] = {}
+        self.obey_robots = False
+        """``ROBOTSTXT_OBEY``: a link to a host whose robots.txt is not answered yet waits for it."""
+        self._robots_failed: set[str] = set()
+        """Hosts whose robots.txt got no answer (Scrapy then allows everything)."""
         self._ids = count()
         self._order = count()
         self._attempts: dict[tuple[str, str, int], int] = {}
@@ -207,6 +213,8 @@ class ScrapyLog:
         if f is not None and f.ended is None:
             self._tick(t)
             f.ended = t
+            if f.kind == "robots":
+                self._robots_failed.add(f.host)
             self._queue_start(f)
             self._queue_end(f)
 
@@ -328,11 +336,27 @@ class ScrapyLog:
     def _write_until(self, floor: float) -> int:
         written = 0
         while self._queue and self._queue[0][0] < floor:
+            if self._awaits_robots(self._queue[0][4], self._queue[0][5]):
+                break  # its verdict is not known yet: nothing after it is written before it
             t, _, _, _, kind, item = heapq.heappop(self._queue)
             for event in self._group(t, kind, item):
                 self._sink(event)
                 written += 1
         return written
+
+    def _awaits_robots(self, kind: str, item: object) -> bool:
+        """Whether a queued link (or a link of a queued answer) goes to a host whose
+        robots.txt, which decides the link's verdict, is not answered yet."""
+        if not self.obey_robots or self._closed or kind == "start":
+            return False
+        links = [item[0]] if kind == "link" else item.links  # type: ignore[index, attr-defined]
+        return any(self._unjudged(link) for link in links)
+
+    def _unjudged(self, link: _Link) -> bool:
+        host = host_key(link.url)
+        if host in self.policies or host in self._robots_failed or link.seen or link.beyond_depth:
+            return False
+        return link.url not in self._fetched and link.url not in self._known and self.in_scope(link.url)
 
     def _group(self, t: float, kind: str, item: object) -> list[Event]:
         self._new_instant(t)

@@ -397,7 +397,7 @@ class CrawlWidget:
         if result.cluster is not None:
             lines.extend(cluster_lines(result.cluster))
         if result.bounds is not None:
-            lines.extend(_bounds_lines(result.bounds))
+            lines.extend(_bounds_lines(result.bounds, provisional=result.replay_pending))
         if result.note:
             lines.append(f"<i>{html.escape(result.note)}</i>")
         if result.replay_pending:
@@ -460,11 +460,14 @@ def _lost_lines(coverage: Coverage | None) -> list[str]:
     return []
 
 
-def _bounds_lines(bounds: Bounds) -> list[str]:
-    """The three lower bounds with the binding one named, then the advisor's explanation."""
+def _bounds_lines(bounds: Bounds, *, provisional: bool = False) -> list[str]:
+    """The three lower bounds with the binding one named, then the advisor's
+    explanation; a ``provisional`` depth bound (the weaker one of a run whose
+    events are still being recorded) is marked ``…``, as in the app."""
     host = html.escape(bounds.busiest_host_name or "-")
+    mark = "…" if provisional else ""
     return [
-        f"bounds: depth {bounds.depth:.1f} s · busiest host {host} {bounds.busiest_host:.1f} s · "
+        f"bounds: depth {bounds.depth:.1f} s{mark} · busiest host {host} {bounds.busiest_host:.1f} s · "
         f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
         html.escape(bounds.explanation),
     ]

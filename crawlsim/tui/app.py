@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import events, work
@@ -376,11 +377,17 @@ class CrawlApp(App[int]):
 
         if cancelled():
             return
-        try:
-            if result.replay_pending:
+        if result.replay_pending:
+            try:
                 replayed = source.replay(result, cancelled)
-                self.call_from_thread(self._replayed, result, replayed, generation)
-                result = replayed
+            except AdviceCancelled:
+                return
+            except Exception as err:  # noqa: BLE001 -- the run is shown; its replay cannot be
+                self.call_from_thread(self._replay_failed, result, err, generation)
+                return
+            self.call_from_thread(self._replayed, result, replayed, generation)
+            result = replayed
+        try:
             advised = source.advise(result, cancelled)
         except AdviceCancelled:
             return
@@ -409,7 +416,22 @@ class CrawlApp(App[int]):
         self.query_one(LanesView).refresh(layout=True)
         self.query_one(BoundsView).refresh(layout=True)
 
+    def _replay_failed(self, result: Result, err: Exception, generation: int) -> None:
+        """The replay of ``result`` could not be built: if that is still the
+        run on screen, keep it as it is (its finish and bounds, an empty
+        replay the clock can play through, no advice: that reads the events)
+        and say why, rather than wait for a replay that never comes."""
+        if generation != self._generation or self.result is not result:
+            return
+        self.result = _without_replay(result, f"cannot build the replay: {err}")
+        self.show(self.t)
+        self._reanchor()
+        self.query_one(BoundsView).refresh(layout=True)
+        self.notify(f"cannot build the replay: {err}", severity="error")
+
     def _failed(self, err: Exception, generation: int) -> None:
+        """A run could not be made: back to the run on screen (its knobs, and
+        its replay and advice, whose work the key press had cancelled)."""
         if generation != self._generation:
             return
         self.simulating = False
@@ -419,6 +441,8 @@ class CrawlApp(App[int]):
             self.source.knobs = self.result.knobs
         self.notify(f"cannot run that: {err}", severity="error")
         self.show(self.t)
+        if self.result is not None and (self.result.replay_pending or self.result.advice_pending):
+            self._advise_in_thread(self.source, self.result, generation)
 
     def _install(self, result: Result, generation: int) -> None:
         """Show a finished run; keep the previous finish time for comparison.
@@ -573,3 +597,11 @@ class CrawlApp(App[int]):
 
     async def action_quit(self) -> None:
         self.exit(0)
+
+
+def _without_replay(result: Result, reason: str) -> Result:
+    """``result`` as it stays when its replay cannot be built: its empty
+    replay (spanning ``[0, finish]``) final, and no advice to wait for (the
+    advisor reads the events), ``reason`` in the advice's place."""
+    bounds = replace(result.bounds, explanation=f"advice not measured: {reason}") if result.bounds else None
+    return replace(result, replay_pending=False, advice_pending=False, bounds=bounds)
