@@ -315,3 +315,29 @@ def test_a_recorded_429_then_200_is_modelled_as_it_happened(tmp_path: Path, caps
     sim = json.loads(capsys.readouterr().out)
     assert sim["pages_fetched"] == real["pages_fetched"] == 4
     assert sim["retries"] == real["retries"] == 4
+
+
+def test_the_crawl_trace_writer_gives_the_loop_its_selector_back_when_the_crawl_ends(tmp_path: Path) -> None:
+    """The busy-time stamp wraps the loop's selector on the first event; once the
+    crawl is Done its wrapper is gone, so the server-time log (or anything else
+    that wrapped the selector first) can take its own off too."""
+    import asyncio
+
+    from crawlsim.commands.crawl import _CpuStampedWriter
+    from crawlsim.core.events import Done
+    from crawlsim.real.loopwatch import ReadyLog
+
+    async def crawl() -> tuple[bool, bool]:
+        loop = asyncio.get_running_loop()
+        selector = loop._selector  # type: ignore[attr-defined]
+        original = selector.select
+        log = ReadyLog()
+        log.install(loop)
+        writer = _CpuStampedWriter(str(tmp_path / "t.jsonl"), {})
+        writer(Done(t=0.0, pages=0, fetches=0))
+        await asyncio.sleep(0)  # the loop waits in its selector once more
+        log.uninstall()
+        return selector.select == original, writer.idle >= 0.0
+
+    restored, counted = asyncio.run(crawl())
+    assert restored and counted

@@ -44,6 +44,7 @@ from crawlsim.real.flags import (
     parse_resolve,
     politeness_line,
 )
+from crawlsim.real.loopwatch import watch_waits
 from crawlsim.session import TraceWriter
 
 EXIT_INTERRUPTED = 130
@@ -267,6 +268,7 @@ class _CpuStampedWriter(TraceWriter):
         self.server_times: dict[int, float] = {}
         self.retry_after_sent: set[int] = set()
         self.busy_start: float | None = None
+        self._unwatch: Callable[[], None] | None = None
 
     def busy(self) -> float:
         return max(0.0, time.monotonic() - (self.began or 0.0) - self.idle)
@@ -288,6 +290,9 @@ class _CpuStampedWriter(TraceWriter):
             if self.retry_after_sent:
                 stamp[RETRY_AFTER_KEY] = sorted(self.retry_after_sent)
             self.options = {**(self.options or {}), **stamp}
+            if self._unwatch is not None:  # the crawl is over: its loop's selector is its own again
+                self._unwatch, unwatch = None, self._unwatch
+                unwatch()
         super().__call__(event)
 
     def _watch_selector(self) -> None:
@@ -297,16 +302,10 @@ class _CpuStampedWriter(TraceWriter):
             selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]  # noqa: SLF001
         except (RuntimeError, AttributeError):
             return  # a folder crawl's loop, or a loop without a selector: the CPU time alone
-        select = selector.select
+        self._unwatch = watch_waits(selector, self._waited)
 
-        def timed(timeout: float | None = None) -> Any:
-            began = time.monotonic()
-            try:
-                return select(timeout)
-            finally:
-                self.idle += time.monotonic() - began
-
-        selector.select = timed
+    def _waited(self, called: float, returned: float, events: Any) -> None:
+        self.idle += returned - called
 
 
 def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:

@@ -58,6 +58,31 @@ def estimate(span: tuple[float, float], sent: float) -> float:
     return (low + high) / 2
 
 
+def watch_waits(selector: Any, noted: Callable[[float, float, Any], None]) -> Callable[[], None]:
+    """Wrap ``selector.select`` so that each wait is reported to ``noted(called,
+    returned, events)``; returns the undo.  The one place the crawler's loop
+    selector is wrapped (the server-time log, the busy-time stamp, the Scrapy
+    recorder): the undo leaves a wrapper put on since in place."""
+    select = selector.select
+
+    def timed(timeout: float | None = None) -> Any:
+        called = time.monotonic()
+        events: Any = None
+        try:
+            events = select(timeout)
+            return events
+        finally:
+            noted(called, time.monotonic(), events)
+
+    selector.select = timed
+
+    def undo() -> None:
+        if selector.select is timed:
+            selector.select = select
+
+    return undo
+
+
 class ReadyLog:
     """Per socket, the spans in which its data came (see the module docstring)."""
 
@@ -92,21 +117,7 @@ class ReadyLog:
         selector = getattr(loop, "_selector", None)
         if selector is None or self._undo is not None:
             return False
-        select = selector.select
-
-        def timed(timeout: float | None = None) -> Any:
-            called = time.monotonic()
-            events = select(timeout)
-            self.noted(called, time.monotonic(), events)
-            return events
-
-        selector.select = timed
-
-        def undo() -> None:
-            if selector.select is timed:  # not when another watch wrapped it since
-                selector.select = select
-
-        self._undo = undo
+        self._undo = watch_waits(selector, lambda called, returned, events: self.noted(called, returned, events or []))
         return True
 
     def uninstall(self) -> None:
@@ -128,4 +139,4 @@ def socket_fd(resp: Any) -> int | None:
         return None
 
 
-__all__ = ["ReadyLog", "arrival_span", "estimate", "socket_fd"]
+__all__ = ["ReadyLog", "arrival_span", "estimate", "socket_fd", "watch_waits"]
