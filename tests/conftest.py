@@ -19,10 +19,23 @@ tests/test_tui.py does); this list names the ones in files other helpers own.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 from hypothesis import settings
 
 from tests.shared_builds import SharedBuilds, shared_root
+
+# Cache compiled bytecode even where the environment says not to
+# (PYTHONDONTWRITEBYTECODE=1, as on some CI machines): the suite starts
+# hundreds of Python processes -- xdist workers, `crawlsim` commands, check
+# sandboxes, notebook kernels -- and each would otherwise compile every
+# crawlsim module and rewrite every test module from source again.  Set
+# before collection (so rewritten test modules are cached) and in the
+# environment the workers and subprocesses inherit.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 settings.register_profile("crawlsim", deadline=None)
 settings.load_profile("crawlsim")
