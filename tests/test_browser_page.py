@@ -4,17 +4,17 @@ refused, shows the same finish times `crawlsim run` prints, plays, answers
 the what-if keys, and fits a phone and a projector.
 
 One page is written for the whole session (shared with README's tour, which
-runs the same command) and one browser started for the whole module; each
-test opens the file in a fresh browser context.  Nothing sleeps: the clock's
+runs the same command) and one browser started for the whole module
+(tests/browser.py); each test opens the file in a fresh browser context.  Nothing sleeps: the clock's
 progress is awaited with Playwright's own waits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,26 +22,25 @@ from typing import Any
 
 import pytest
 
-from tests.browser import CHROMIUM_ARGS, UI_TIMEOUT_MS, chromium_path, needs_chromium, save_artefact
+from tests.browser import UI_TIMEOUT_MS, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
 from tests.shared_builds import SharedBuilds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
 """Slow: writing the page simulates every setting it offers (1,440 small crawls)."""
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def crawlsim(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crawlsim", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900, check=False)
-
 
 @functools.cache
 def cli_finish(*flags: str) -> str:
-    """The finish time `crawlsim run see-it --json` prints, as the page writes it."""
-    done = crawlsim("run", "see-it", "--json", *flags)
-    assert done.returncode == 0, done.stderr
-    return f"{json.loads(done.stdout)['finish_time']:.1f}"
+    """The finish time `crawlsim run see-it --json` prints, as the page
+    writes it (the command's own ``main``, in this process: an interpreter
+    start per figure would cost more than the run)."""
+    from crawlsim.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["run", "see-it", "--json", *flags])
+    assert code == 0, err.getvalue()
+    return f"{json.loads(out.getvalue())['finish_time']:.1f}"
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +49,6 @@ def page_file(shared_builds: SharedBuilds) -> Path:
     done = shared_builds.cli(("html", "see-it"), "see-it.html")
     assert done.returncode == 0, done.stderr
     return done.path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @dataclass
@@ -83,9 +70,9 @@ class Opened:
 
 
 @pytest.fixture
-def opened(browser: Any, page_file: Path, request: pytest.FixtureRequest) -> Iterator[Opened]:
+def opened(chromium: Any, page_file: Path, request: pytest.FixtureRequest) -> Iterator[Opened]:
     width, height = getattr(request, "param", (1280, 900))
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = chromium.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(UI_TIMEOUT_MS)
     url = page_file.as_uri()

@@ -33,7 +33,9 @@ import pytest
 
 from crawlsim.commands import web
 from crawlsim.scenario import find_scenario
-from tests.browser import CHROMIUM_ARGS, Server, browser_page, chromium_path, needs_chromium, save_artefact
+from tests.browser import (  # noqa: F401 (chromium: a fixture)
+    CHROMIUM_ARGS, UI_TIMEOUT_MS, Server, browser_page, chromium, chromium_path, needs_chromium, save_artefact,
+)
 
 GONE_SECONDS = 120.0
 """How long a session's app may take to end once its session has (it may still be starting, on a loaded machine)."""
@@ -103,12 +105,12 @@ def _web_server(scenario: Path, tmp_path: Path) -> Server:
 
 @pytest.mark.browser
 @needs_chromium
-def test_the_served_app_loads_takes_keys_and_ends_with_its_session(tmp_path: Path) -> None:
+def test_the_served_app_loads_takes_keys_and_ends_with_its_session(chromium: Any, tmp_path: Path) -> None:
     scenario = _scenario_copy(tmp_path)
     server = _web_server(scenario, tmp_path)
     try:
         url = server.address()
-        with browser_page(width=1280, height=800) as page:
+        with browser_page(chromium, width=1280, height=800) as page:
             try:
                 _exercise(page, url, tmp_path)
             except Exception:
@@ -116,7 +118,8 @@ def test_the_served_app_loads_takes_keys_and_ends_with_its_session(tmp_path: Pat
                 raise
             page.close()  # a closed tab mid-session
             _assert_apps_end(scenario, server, "a closed tab")
-            page = page.context.browser.new_page()
+            page = page.context.new_page()  # the same browser, a new tab
+            page.set_default_timeout(UI_TIMEOUT_MS)
             page.goto(url, wait_until="domcontentloaded")
             page.wait_for_function(SECOND_LINE)  # a second session, drawn
             assert len(_apps(scenario)) == 2  # the server and this session's app
@@ -171,7 +174,7 @@ def _exercise(page: Any, url: str, tmp_path: Path) -> None:
 
 @pytest.mark.browser
 @needs_chromium
-def test_a_browser_follows_the_presenters_state(tmp_path: Path) -> None:
+def test_a_browser_follows_the_presenters_state(chromium: Any, tmp_path: Path) -> None:
     """Follow mode's server (``--serve-followers``, what ``crawlsim web --follow``
     starts) with a presenter's state the test writes: the page shows the
     presenter's knobs, and follows when the presenter turns one.  xterm.js
@@ -188,7 +191,7 @@ def test_a_browser_follows_the_presenters_state(tmp_path: Path) -> None:
                     r"open (http://127\.0\.0\.1:\d+/)", cwd=tmp_path, env=dict(os.environ))
     try:
         url = server.address()
-        with browser_page(width=1280, height=800) as page:
+        with browser_page(chromium, width=1280, height=800) as page:
             try:
                 _follow(page, url, channel, state, tmp_path)
             except Exception:

@@ -7,7 +7,9 @@ that shows the widget (as written in its notebook) and a notebook of the ways a 
 last expression, ``w = show(...)`` then ``w``, ``display(w)`` twice: two or
 three views of one widget).  Chromium opens each notebook, runs all its
 cells, presses Play in one view of each widget and sees the clock advance
-past the first frame in every view of it.  One test also sees the picture
+past the first frame in every view of it; the same server's Notebook 7
+front end does the same with the teacher's cells.  One Chromium serves the
+module, a fresh context per test.  One test also sees the picture
 change frame to frame, then moves the workers slider, then the nodes
 slider, with the keyboard and sees the finish time change.  Screenshots go
 to ``tmp_path`` (and ``$CRAWLSIM_ARTEFACTS`` when set).
@@ -31,7 +33,7 @@ import pytest
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.scenario import load_scenario
-from tests.browser import Server, browser_page, needs_chromium, save_artefact
+from tests.browser import Server, browser_page, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -73,22 +75,24 @@ def _notebook(path: Path, sources: list[str]) -> Path:
     return path
 
 
-def _jupyter_lab(folder: Path, token: str, app: str = "jupyterlab") -> Server:
-    """JupyterLab (or Notebook 7, ``app="notebook"``: the same server and
-    settings) on loopback, port chosen by the OS, every Jupyter folder
-    (config, runtime, workspaces, settings) inside ``folder``."""
+def _jupyter_lab(folder: Path, token: str) -> Server:
+    """JupyterLab on loopback, port chosen by the OS, every Jupyter folder
+    (config, runtime, workspaces, settings) inside ``folder``.  Its server
+    also serves Notebook 7's front end (``/notebooks/...``) when Notebook 7
+    is installed, as ``jupyter lab`` does: every installed front end's
+    server extension is loaded."""
     env = dict(os.environ)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
         env[name] = str(folder / name.lower())
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     argv = [
-        sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
         "--ServerApp.port_retries=0", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
-        "--expose-app-in-browser",  # window.jupyterapp: the tests run cells and read the model through it
+        # window.jupyterapp, in both front ends: the tests run cells and read the model through it
+        "--expose-app-in-browser", "--JupyterNotebookApp.expose_app_in_browser=True",
+        f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
+        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
-    if app == "jupyterlab":
-        argv += [f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
-                 "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     notification = folder / "settings" / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True)
     (notification / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')  # no news pop-up
@@ -115,6 +119,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     _notebook(folder / "shipped.ipynb", ["from crawlsim.notebook import show", *SHIPPED_CELLS])
     _notebook(folder / "widget.ipynb", [WIDGET])
     _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
+    _notebook(folder / "teacher7.ipynb", TEACHER_CELLS)  # the same cells, opened in Notebook 7
     token = secrets.token_hex(16)
     server = _jupyter_lab(folder, token)
     try:
@@ -124,10 +129,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 @pytest.mark.parametrize("name", ["shipped", "teacher"])
-def test_every_view_of_every_widget_plays(lab: Lab, name: str, tmp_path: Path) -> None:
+def test_every_view_of_every_widget_plays(lab: Lab, name: str, chromium: Any, tmp_path: Path) -> None:
     assert len(SHIPPED) >= 3  # 01, 03 and 16 show the widget
     shown = len(SHIPPED_CELLS)  # each shipped widget cell shows its widget once
-    with browser_page(height=1600) as page:
+    with browser_page(chromium, height=1600) as page:
         try:
             page.goto(lab.url(f"{name}.ipynb"))
             _run_all_cells(page)
@@ -213,23 +218,19 @@ def _run_all_cells(page: Any) -> None:
 
 
 @pytest.fixture(scope="module")
-def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """Jupyter Notebook 7 (when installed) serving the teacher's notebook."""
+def notebook7(lab: Lab) -> Lab:
+    """Jupyter Notebook 7 (when installed): its front end, served by the
+    module's JupyterLab server (one server runs every installed front end,
+    as ``jupyter lab`` does), on a copy of the teacher's notebook (a kernel
+    of its own, not the one JupyterLab's test ran)."""
     pytest.importorskip("notebook", minversion="7")
-    folder = tmp_path_factory.mktemp("notebook7")
-    _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
-    token = secrets.token_hex(16)
-    server = _jupyter_lab(folder, token, app="notebook")
-    try:
-        yield Lab(server.address(), token, notebook7=True)
-    finally:
-        server.stop()
+    return lab._replace(notebook7=True)
 
 
-def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, tmp_path: Path) -> None:
-    with browser_page(height=1600) as page:
+def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, chromium: Any, tmp_path: Path) -> None:
+    with browser_page(chromium, height=1600) as page:
         try:
-            page.goto(notebook7.url("teacher.ipynb"))
+            page.goto(notebook7.url("teacher7.ipynb"))
             _run_all_cells(page)
             cells = page.locator(".jp-CodeCell").filter(has=page.locator(".crawlsim-play"))
             assert (cells.count(), page.locator(".jp-CodeCell .crawlsim-play").count()) == (3, 7)
@@ -240,8 +241,8 @@ def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, tmp_path: Path) 
             raise
 
 
-def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, tmp_path: Path) -> None:
-    with browser_page(height=1600) as page:  # tall enough for the whole widget
+def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, chromium: Any, tmp_path: Path) -> None:
+    with browser_page(chromium, height=1600) as page:  # tall enough for the whole widget
         try:
             _exercise(page, lab, tmp_path)
         except Exception:
