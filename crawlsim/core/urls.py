@@ -330,14 +330,8 @@ def _risky(url: str, steps: frozenset[str], plain: bool = False) -> str:
     _ALREADY_CANONICAL, so it is split by its first ``/`` and ``?`` (the
     parts urlsplit would give it: no user info, port, ``;`` or fragment)."""
     scheme, netloc, path, query, fragment = _split_plain(url) if plain else urlsplit(url)
-    if "https" in steps and scheme.lower() == "http":
-        scheme = "https"
-        netloc = netloc.removesuffix(":80")
-        if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
-            netloc = netloc.removesuffix(":443")
-    # (a plain URL's host is lowercase and its path has no ";": a step with nothing to do is skipped)
-    if "www" in steps and (not plain or netloc.startswith("www.")):
-        netloc = _without_www(netloc)
+    scheme, netloc = _risky_authority(scheme, netloc, steps, plain)
+    # (a plain URL's path has no ";" and an empty query has no parameter: nothing to do for those)
     if "session_ids" in steps and not plain:  # before trailing_slash: removing ";jsessionid=1" may expose a slash
         path = _SESSION_IN_PATH.sub("", path)
     if "trailing_slash" in steps:
@@ -347,6 +341,18 @@ def _risky(url: str, steps: frozenset[str], plain: bool = False) -> str:
     if plain:  # what urlunsplit gives for a host and a path that starts with "/", without its calls
         return f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
     return urlunsplit((scheme, netloc, path, query, fragment))
+
+
+def _risky_authority(scheme: str, netloc: str, steps: frozenset[str], plain: bool) -> tuple[str, str]:
+    """The scheme and authority after the ``https`` and ``www`` steps (a plain URL's host is lowercase)."""
+    if "https" in steps and scheme.lower() == "http":
+        scheme = "https"
+        netloc = netloc.removesuffix(":80")
+        if "default_port" in steps:  # http://a.com:443/ -> https://a.com/, as a second pass would give
+            netloc = netloc.removesuffix(":443")
+    if "www" in steps and (not plain or netloc.startswith("www.")):
+        netloc = _without_www(netloc)
+    return scheme, netloc
 
 
 def _split_plain(url: str) -> tuple[str, str, str, str, str]:
