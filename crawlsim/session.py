@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import weakref
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -248,10 +249,30 @@ class Knobs:
 
 
 def web_size(scenario: Scenario) -> int | None:
-    """Pages the scenario's web holds, or None when unknown or unbounded."""
+    """Pages the scenario's web holds, or None when unknown or unbounded.
+
+    Counted once per web: a view asks on every knob turn (:func:`large_run`),
+    and the count walks every host (10,000 of them in ``million``), while
+    the web never changes once loaded."""
+    web = scenario.web
+    try:
+        return _WEB_SIZES[web]
+    except KeyError:
+        pass
+    except TypeError:  # a web that cannot be remembered (unhashable): counted each time
+        return _count_web(web)
+    size = _WEB_SIZES[web] = _count_web(web)
+    return size
+
+
+_WEB_SIZES: weakref.WeakKeyDictionary[Any, int | None] = weakref.WeakKeyDictionary()
+""":func:`web_size`'s answers, forgotten with their web."""
+
+
+def _count_web(web: Any) -> int | None:
     total = 0
-    for host in scenario.web.hosts():
-        size = scenario.web.host_size(host)
+    for host in web.hosts():
+        size = web.host_size(host)
         if size is None:
             return None
         total += size

@@ -102,6 +102,24 @@ def test_large_runs_are_the_ones_the_app_threads() -> None:
     assert not ScenarioSource(see_it).run(Knobs.for_scenario(see_it)).replay_pending  # replayed at once
 
 
+def test_a_webs_size_is_counted_once_for_every_knob_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the app asks large_run() on every key; million's count walks 10,000 hosts
+    from crawlsim.session import web_size
+
+    million = load_scenario("million")
+    walks = 0
+    real = million.web.hosts
+
+    def hosts() -> Any:
+        nonlocal walks
+        walks += 1
+        return real()
+
+    monkeypatch.setattr(million.web, "hosts", hosts)
+    assert [web_size(million.with_options(workers=w)) for w in (1, 2, 3)] == [1_000_000] * 3
+    assert large_run(million, 5_000) and walks == 1
+
+
 # -- the app -------------------------------------------------------------------------------
 
 

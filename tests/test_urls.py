@@ -142,3 +142,71 @@ def test_every_mode_is_idempotent(tail: str, mode: str, extra: str) -> None:
     once = canonicalize(f"http://{extra}a.com/{extra}{tail}", mode=mode)
     if once is not None:
         assert canonicalize(once, mode=mode) == once
+
+
+# The shortcuts the scheduler takes (already_canonical_test) and the risky
+# steps' split without a parse must give what the full parse gives.
+PLAINISH = st.from_regex(r"https?://(www\.){0,2}[a-z0-9-]{1,6}(\.[a-z0-9]{1,4}){0,2}(/[a-zA-Z0-9._~%;?#=&-]{0,6}){1,3}", fullmatch=True)
+STEP_SETS = st.sets(st.sampled_from(STEPS)).map(frozenset)
+BASES = st.sampled_from([None, "http://a.com/b/", "https://www.a.com/x?y=1", "HTTP://Q.example:80/./z"])
+
+
+def _parsed(href: str, base: str | None, steps: frozenset[str]) -> str | None:
+    """canonical_or_raise by the full parse only (no shortcut taken)."""
+    from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, _check_lengths, _resolve_as_written, _risky, _whatwg
+
+    try:
+        url = _whatwg(href, base) if SAFE_STEPS <= steps else _resolve_as_written(href, base, steps)
+        url = _risky(url, steps) if not steps.isdisjoint(RISKY) else url
+        _check_lengths(url, href)
+    except CanonicalizeError:
+        return None
+    return url
+
+
+RISKY = frozenset(STEPS) - MODES["rfc3986"]
+
+
+@given(PLAINISH, BASES, STEP_SETS)
+def test_shortcuts_give_what_the_full_parse_gives(href: str, base: str | None, steps: frozenset[str]) -> None:
+    from crawlsim.core.urls import already_canonical_test, canonical_or_raise
+
+    test = already_canonical_test(steps)
+    if test is not None and test(href) is not None:
+        assert _parsed(href, base, steps) == href
+    assert canonicalize(href, base, mode=steps) == _parsed(href, base, steps)
+
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("href", ["http://a.com/x?", "http://a.com/x?b=1&a=2", "http://www.a.com/x/", "https://a.b/"])
+def test_shortcuts_on_the_edges(mode: str, href: str) -> None:
+    """A bare "?" is kept by the WHATWG parser and dropped by urllib's: each shortcut says as its parser does."""
+    from crawlsim.core.urls import already_canonical_test
+
+    steps = parse_steps(mode)
+    test = already_canonical_test(steps)
+    if test is not None and test(href) is not None:
+        assert _parsed(href, PAGE, steps) == href
+    assert canonicalize(href, PAGE, mode=steps) == _parsed(href, PAGE, steps)
+
+
+def test_a_link_in_canonical_form_is_remembered_once_for_every_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer for an href the WHATWG parser would leave as written does
+    not depend on its page, so 30 pages linking to it cost one computation."""
+    import crawlsim.core.urls as urls
+
+    computed: list[tuple[str, str | None]] = []
+    real = urls._canonical
+
+    def counting(href: str, base: str | None, steps: frozenset[str]) -> str:
+        computed.append((href, base))
+        return real(href, base, steps)
+
+    monkeypatch.setattr(urls, "_canonical", counting)
+    href = "http://www.remembered-once.example/Some/Page/?b=2&a=1"  # in no other test: not remembered yet
+    for n in range(30):
+        assert urls.canonical_or_raise(href, f"http://h{n}.example/p/{n}", MODES["aggressive"]) == (
+            "https://remembered-once.example/Some/Page?a=1&b=2"
+        )
+    assert computed == [(href, None)]
