@@ -5,9 +5,11 @@ core; after every report (and at every politeness wake-up) the driver asks
 the core what may start.  No SimPy *process* is needed.  The fetches'
 events are the driver's own (a heap beside SimPy's queue, ordered exactly
 as SimPy orders its events: see :meth:`_Crawl.run_events`); SimPy keeps the
-wake-ups.  A fetch's event is the one cost every fetch pays, a million
-times in the large scenarios, and SimPy's ``schedule``/``step`` pair per
-event was a tenth of the simulation's time.
+wake-ups.  Why: a fetch's event is the one cost every fetch pays, a
+million times in the large scenarios, and SimPy's ``schedule`` and ``step``
+per fetch are pure Python in either build; kept here, the compiled build
+runs them compiled (4 % fewer instructions for its simulation; the pure
+build breaks even: docs/explanation/performance.md, the compiled build).
 
 Latency is sampled per fetch from the host's model with a seeded RNG; every
 event is deterministic in SimPy's (time, insertion order), so the same
@@ -284,8 +286,8 @@ class _Crawl:
         heappush(self.due, (self.env._now + delay, priority, next(self.eid), timer))
 
     def dispatch(self, now: float, fetches: list[Fetch]) -> None:
-        """Start ``fetches`` (what the core allows at ``now``), each as one SimPy
-        timeout of its sampled latency; then record, and set the next wake-up."""
+        """Start ``fetches`` (what the core allows at ``now``), each due on its
+        lane's timer after its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
         lanes = self.lanes
         due = self.due
