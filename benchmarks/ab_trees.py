@@ -11,6 +11,12 @@ turns (A, B, A, B, ...) so a slow spell of a shared machine hits both.  Also
 the peak RSS above the post-build baseline, and the finish time (the same
 finish on both sides says the trees ran the same crawl).  Measures what a
 refactor costs, which a ratio against a BFS run at another time cannot.
+
+The compiled build is installed, not imported from a tree: give each side
+the interpreter of a venv holding that tree's compiled build
+(``CRAWLSIM_BUILD=compiled pip install TREE`` into it) with ``--a-python``
+and ``--b-python``; that side then imports crawlsim from its venv (no
+PYTHONPATH), and the tree only lends ``benchmarks/sim_vs_bfs.py``.
 """
 
 from __future__ import annotations
@@ -46,9 +52,9 @@ print(json.dumps({"cpu": cpu, "rss_per_page": (status("VmHWM") - base) / pages, 
 """
 
 
-def one_run(tree: Path, pages: int, series: bool = False) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    argv = [sys.executable, "-c", CHILD, str(tree), str(pages), "series" if series else "bare"]
+def one_run(tree: Path, pages: int, series: bool = False, python: str | None = None) -> dict[str, float]:
+    env = dict(os.environ) if python else dict(os.environ, PYTHONPATH=str(tree))
+    argv = [python or sys.executable, "-c", CHILD, str(tree), str(pages), "series" if series else "bare"]
     out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/tmp", check=False)
     if out.returncode != 0:
         raise SystemExit(f"{tree}: the child failed:\n{out.stderr[-2000:]}")
@@ -64,12 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--series", action="store_true", help="record the (t, frontier, in flight) series, as `crawlsim run` does"
     )
+    parser.add_argument("--a-python", help="the interpreter of a venv with a's compiled build installed")
+    parser.add_argument("--b-python", help="the same for b")
     args = parser.parse_args(argv)
     trees = {"a": args.a.resolve(), "b": args.b.resolve()}
+    pythons = {"a": args.a_python, "b": args.b_python}
     runs: dict[str, list[dict[str, float]]] = {"a": [], "b": []}
     for r in range(args.rounds):
         for name, tree in trees.items():
-            runs[name].append(one_run(tree, args.pages, args.series))
+            runs[name].append(one_run(tree, args.pages, args.series, pythons[name]))
             print(f"round {r + 1}: {name} {runs[name][-1]}", flush=True)
     summary: dict[str, object] = {"pages": args.pages, "rounds": args.rounds, "series": args.series}
     for name, rows in runs.items():

@@ -3,15 +3,14 @@
     python benchmarks/simpy_public_api.py                  # 100,000 pages, 3 rounds
     python benchmarks/simpy_public_api.py --pages 200000 --repeat 5
 
-The driver (``crawlsim.sim.driver``) re-arms one event per worker lane for
-each fetch: ``_LaneTimer`` sets SimPy's private ``_ok``/``_value`` once and
-calls ``env.schedule`` (a documented ``Environment`` method) itself, which
-is what ``Timeout.__init__`` does minus a new object.  The public
-alternative makes one ``env.timeout(took)`` per fetch and hangs the fetch
-on it.  Both are timed here on the same web (the shipped ``million``
-scenario, resized, untraced: the case the lane timers exist for), the
-contestants alternated for ``--repeat`` rounds; the best CPU time of each
-is compared.  Both must give the same finish time and counters.
+The driver (``crawlsim.sim.driver``) keeps one timer per worker lane,
+re-filled for each fetch, on a heap of its own beside SimPy's queue, in
+SimPy's entry form and order (``_Crawl.run_events``): no SimPy event, no
+``schedule`` and no ``step`` per fetch.  The public alternative makes
+one ``env.timeout(took)`` per fetch and hangs the fetch on it.  Both are
+timed here on the same web (the shipped ``million`` scenario, resized,
+untraced: the case the lane timers exist for), the contestants
+alternated for ``--repeat`` rounds; the best CPU time of each is compared.  Both must give the same finish time and counters.
 """
 
 from __future__ import annotations

@@ -1,14 +1,13 @@
-"""The simulator's lane timers lean on two SimPy internals, so SimPy is pinned
+"""The simulator's driver leans on three SimPy internals, so SimPy is pinned
 to the minor version they were tested on.
 
-``crawlsim.sim.driver._LaneTimer`` is one ``simpy.Event`` per worker lane,
-re-armed for every fetch: it sets the private ``_ok``/``_value`` once (as a
-fired ``Timeout`` has them) and is scheduled with ``Environment.schedule``,
-which is what ``Timeout.__init__`` does, without a new object per fetch
-(``benchmarks/simpy_public_api.py`` measures what one public
-``env.timeout`` per fetch would cost).  A SimPy release may rename those
-internals; the pin in pyproject.toml keeps such a release out until these
-tests pass on it.
+``crawlsim.sim.driver._Crawl`` keeps the lanes' fetches on a heap of its own
+beside SimPy's queue and merges the two (``_Crawl.run_events``): its entries
+are what ``Environment.schedule`` pushes, ``(time, priority, id, event)``
+with the id drawn from SimPy's ``_eid`` counter, it compares them with the
+head of ``_queue``, and firing one sets ``_now`` as ``step()`` does.  A
+SimPy release may rename those internals or change an entry's form; the pin
+in pyproject.toml keeps such a release out until these tests pass on it.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from pathlib import Path
 import simpy
 from packaging.requirements import Requirement
 from packaging.version import Version
-
-from crawlsim.sim.driver import _LaneTimer
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
@@ -40,33 +37,26 @@ def test_simpy_is_pinned_below_the_next_minor_and_the_installed_one_fits() -> No
     assert next_minor not in spec, f"simpy {spec}: an untested minor release may change Event internals"
 
 
-def test_the_internals_the_lane_timer_uses_exist() -> None:
-    """A succeeded event holds ``_ok = True`` and ``_value = None``: what the
-    lane timer sets once, so SimPy's ``step()`` takes each firing for a success."""
+def test_schedule_pushes_the_entry_the_driver_merges_with() -> None:
+    """``schedule`` pushes ``(now + delay, priority, next(_eid), event)`` onto
+    ``_queue``: the form of the driver's own entries, drawn from the same counter."""
     env = simpy.Environment()
+    env._now = 1.5  # what firing one of the driver's entries does
     event = simpy.Event(env)
-    assert event._value is simpy.events.PENDING
-    event.succeed()
-    assert event._ok is True and event._value is None
-    assert callable(env.schedule)
+    first = next(env._eid)
+    env.schedule(event, simpy.events.NORMAL, 2.0)
+    assert env._queue == [(3.5, simpy.events.NORMAL, first + 1, event)]
+    assert env.now == 1.5 and env.peek() == 3.5
 
 
-def test_a_lane_timer_fires_once_per_arming_at_its_time() -> None:
-    """Re-armed three times, the one event fires three times, each at its own
-    delay, and the environment treats it as a success (a failed event would
-    crash ``env.run``)."""
+def test_step_fires_the_least_entry_and_sets_the_clock() -> None:
+    """SimPy fires the least ``(time, priority, id)`` first and sets ``_now`` to its
+    time: the order the driver reproduces when it merges its heap with ``_queue``."""
     env = simpy.Environment()
-    timer = _LaneTimer(env)
-    fired: list[float] = []
-
-    def on_fire(event: simpy.Event) -> None:
-        fired.append(env.now)
-        if len(fired) < 3:
-            event.callbacks = [on_fire]
-            env.schedule(event, simpy.events.NORMAL, 1.5)
-
-    timer.callbacks = [on_fire]
-    env.schedule(timer, simpy.events.NORMAL, 2.0)
-    env.run()
-    assert fired == [2.0, 3.5, 5.0]
-    assert timer.ok and timer.value is None
+    fired: list[tuple[str, float]] = []
+    for name, delay in (("b", 2.0), ("a", 1.0), ("c", 2.0)):
+        env.timeout(delay).callbacks.append(lambda _, n=name: fired.append((n, env.now)))
+    while env._queue:
+        env.step()
+    assert fired == [("a", 1.0), ("b", 2.0), ("c", 2.0)]
+    assert env._now == 2.0

@@ -35,7 +35,7 @@ class SerialClient:
         """Lane timers re-armed to fire when the client has handled their response."""
         self.schedule = schedule
 
-    def holds(self, timer: Any, urgency: int, callbacks: list[Any]) -> bool:
+    def holds(self, timer: Any, urgency: int) -> bool:
         """True when ``timer`` (its fetch's server time just ran out) was re-armed
         to fire once the client has handled the response; False when it has
         been handled now and the fetch is to be reported."""
@@ -47,7 +47,6 @@ class SerialClient:
         done = max(now, self.free_at) + self.cost
         self.free_at = done
         timer.took = done - timer.started
-        timer.callbacks = callbacks
         self.queued.add(key)
         self.schedule(timer, urgency, done - now)
         return True

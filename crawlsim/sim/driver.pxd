@@ -10,17 +10,25 @@ cdef class _HostTally:
     cdef public object page_busy, robots_busy, fastest, fastest_page, smallest_gap, last_page_start
 
 
+cdef class _LaneTimer:
+    cdef public object fetch, started, took
+    cdef public _HostTally tally
+
+
 cdef class _Crawl:
     cdef public object opts, sched, env, rng, latency_for, page_latency
     cdef public bint tracing, series, measure_gaps, dedup_content
     cdef public dict tallies, samplers, host_states
-    cdef public list completed, lanes, fired
+    cdef public list completed, lanes, due, queue
     cdef public object events, points, wasted, finish, wake_at
     cdef public Py_ssize_t deepest, busy, workers
-    cdef public object timeout, schedule, poll, next_wakeup, respond_and_poll, response, plain
+    cdef public object eid, timeout, poll, next_wakeup, respond_and_poll, response, plain
     cdef public object robots_txt, woken, client
 
-    @cython.locals(tally=_HostTally, lanes=list)
+    @cython.locals(due=list, queue=list, entry=tuple)
+    cpdef run_events(self)
+    cpdef arm(self, _LaneTimer timer, priority, delay)
+    @cython.locals(tally=_HostTally, lanes=list, due=list, timer=_LaneTimer)
     cpdef dispatch(self, now, list fetches)
     @cython.locals(tally=_HostTally)
-    cpdef on_done(self, timer)
+    cpdef on_done(self, _LaneTimer timer)

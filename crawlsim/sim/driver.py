@@ -1,10 +1,15 @@
 """The SimPy driver: the sans-I/O core, unchanged, on a simulated clock.
 
-Each fetch is one SimPy timeout whose callback reports the response to the
+Each fetch is one timed event whose handler reports the response to the
 core; after every report (and at every politeness wake-up) the driver asks
-the core what may start.  No SimPy *process* is needed: a callback per
-fetch costs one event, which matters at a million pages (SimPy does about
-half a million events a second here).
+the core what may start.  No SimPy *process* is needed.  The fetches'
+events are the driver's own (a heap beside SimPy's queue, ordered exactly
+as SimPy orders its events: see :meth:`_Crawl.run_events`); SimPy keeps the
+wake-ups.  Why: a fetch's event is the one cost every fetch pays, a
+million times in the large scenarios, and SimPy's ``schedule`` and ``step``
+per fetch are pure Python in either build; kept here, the compiled build
+runs them compiled (4 % fewer instructions for its simulation; the pure
+build breaks even: docs/explanation/performance.md, the compiled build).
 
 Latency is sampled per fetch from the host's model with a seeded RNG; every
 event is deterministic in SimPy's (time, insertion order), so the same
@@ -16,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 import simpy
@@ -157,24 +163,20 @@ class _HostTally:
             self.smallest_gap = gap if gap > 0.0 else 0.0  # noqa: FURB136 (as before: no call)
 
 
-class _LaneTimer(simpy.Event):
-    """One worker lane's fetch timer: a SimPy event re-armed for each fetch the
-    lane runs, carrying that fetch, its start, its latency and its host's tally.
+class _LaneTimer:
+    """One worker lane's fetch in flight: the fetch, its start, its latency and
+    its host's tally, re-filled for each fetch the lane runs.
 
     A lane runs one fetch at a time (the core hands a lane out only when its
-    last fetch was answered, which is this timer firing), so one event per
-    lane serves the whole crawl: scheduling it is ``env.schedule`` -- the
-    call a ``Timeout`` makes, so SimPy orders it the same way -- without a
-    new event object, its attribute dictionary and a value tuple per fetch.
-    ``_ok``/``_value`` are SimPy's own, so pyproject.toml pins SimPy to the
-    minor version this was tested on (tests/test_simpy_pin.py); one public
-    ``env.timeout`` per fetch costs more (benchmarks/simpy_public_api.py).
+    last fetch was answered, which is this timer firing), so one object per
+    lane serves the whole crawl.  Arming it pushes ``(time, priority, id,
+    timer)`` onto the crawl's own heap of due fetches, with the time and the
+    id SimPy's ``schedule`` would have given it: see :meth:`_Crawl.run_events`.
     """
 
-    def __init__(self, env: simpy.Environment) -> None:
-        super().__init__(env)
-        self._ok = True  # a fired timer succeeded: SimPy's step() checks this
-        self._value = None
+    __slots__ = ("fetch", "started", "tally", "took")
+
+    def __init__(self) -> None:
         self.fetch: Fetch | None = None
         self.started = 0.0
         self.took = 0.0
@@ -223,11 +225,15 @@ class _Crawl:
         self.dedup_content = opts.content_dedup != "off"
         # Bound once: these run once per fetch.
         self.timeout = env.timeout
-        self.schedule = env.schedule
         self.lanes: list[_LaneTimer] = []
         """Lane number -> its timer (made when the lane is first used)."""
-        self.fired = [self.on_done]
-        """The callbacks of every lane timer: one list, never changed (SimPy only iterates it)."""
+        self.due: list[tuple[float, int, int, _LaneTimer]] = []
+        """The lanes' fetches in flight, a heap of ``(time, priority, id, timer)``
+        entries in the form and order of SimPy's own queue (:meth:`run_events`)."""
+        self.queue: list[tuple[float, int, int, simpy.Event]] = env._queue
+        """SimPy's queue (its wake-ups), read to merge the two in order."""
+        self.eid = env._eid
+        """SimPy's counter of scheduled events: a fetch's id is drawn from it as SimPy would."""
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
         self.respond_and_poll = sched.respond_and_poll
@@ -239,24 +245,54 @@ class _Crawl:
         self.robots_txt = web.robots_txt
         self.woken = self.on_wake
         cost = getattr(sim, "client_cost", 0.0)
-        self.client = SerialClient(cost, self.schedule) if cost else None
+        self.client = SerialClient(cost, self.arm) if cost else None
         """The crawler's own serial work per response (a recorded crawl's model: sim/client.py)."""
 
     def run(self, seeds: Iterable[str]) -> None:
         """Crawl from ``seeds`` until the core has nothing left to do."""
         self.sched.add_seeds(seeds, 0.0)
         self.dispatch(0.0, self.poll(0.0))
-        self.env.run()
+        self.run_events()
         if not self.tracing:
             self.sched.drain_events()
 
+    def run_events(self) -> None:
+        """Fire every event in SimPy's order: the lanes' fetches from :attr:`due`,
+        SimPy's own (wake-ups) through ``env.step``.
+
+        Both heaps hold ``(time, priority, id, event)`` with ids from SimPy's
+        one counter, and SimPy fires the least entry first; so taking the
+        lesser of the two heads is the order one queue would give, ties at
+        equal times included (the ids are unique: two entries never compare
+        their events).  A fetch's entry is what ``env.schedule`` would have
+        pushed for a ``Timeout`` of its latency, and firing it sets SimPy's
+        clock as ``step`` does -- the same events at the same times, without
+        a SimPy event, a ``schedule`` and a ``step`` per fetch.  This leans on
+        SimPy's ``_queue``, ``_eid`` and ``_now`` (tests/test_simpy_pin.py).
+        """
+        env = self.env
+        due = self.due
+        queue = self.queue
+        while due or queue:
+            if due and not (queue and queue[0] < due[0]):
+                entry = heappop(due)
+                env._now = entry[0]
+                self.on_done(entry[3])
+            else:
+                env.step()  # (a wake-up may start fetches: the loop goes on)
+
+    def arm(self, timer: _LaneTimer, priority: int, delay: float) -> None:
+        """Fire ``timer`` ``delay`` seconds from now: ``env.schedule``, on the lanes' heap."""
+        heappush(self.due, (self.env._now + delay, priority, next(self.eid), timer))
+
     def dispatch(self, now: float, fetches: list[Fetch]) -> None:
-        """Start ``fetches`` (what the core allows at ``now``), each as one SimPy
-        timeout of its sampled latency; then record, and set the next wake-up."""
+        """Start ``fetches`` (what the core allows at ``now``), each due on its
+        lane's timer after its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
         lanes = self.lanes
-        schedule = self.schedule
-        fired = self.fired
+        due = self.due
+        eid = self.eid
+        clock = self.env._now  # ``now`` as SimPy holds it: a timer is due at clock + took, as schedule() says
         measure_gaps = self.measure_gaps
         for fetch in fetches:
             _, _, host, kind, depth, _, slot, duplicate = fetch  # one unpack, not five attribute reads
@@ -280,11 +316,10 @@ class _Crawl:
             if took < 0.0:  # as Timeout refuses it (a custom LatencyModel's mistake)
                 raise ValueError(f"Negative delay {took}")
             while slot >= len(lanes):
-                lanes.append(_LaneTimer(self.env))
+                lanes.append(_LaneTimer())
             timer = lanes[slot]
             timer.fetch, timer.started, timer.took, timer.tally = fetch, now, took, tally
-            timer.callbacks = fired
-            schedule(timer, NORMAL, took)  # what Timeout(env, took) does
+            heappush(due, (clock + took, NORMAL, next(eid), timer))  # what Timeout(env, took) schedules
         if self.tracing:
             self.events.extend(self.sched.drain_events())
         if self.series:  # (t, frontier, in flight) when either changed (Series.note)
@@ -312,14 +347,14 @@ class _Crawl:
         return _HostTally(shared[1])
 
     def on_done(self, timer: _LaneTimer) -> None:
-        """A lane's timer fired: report its fetch's response to the core, then
+        """A lane's fetch is due: report its response to the core, then
         dispatch.  The fetch, its start time, its latency and its host's tally
         ride on the timer (no closure per fetch)."""
-        if self.client is not None and self.client.holds(timer, NORMAL, self.fired):
+        if self.client is not None and self.client.holds(timer, NORMAL):
             return  # re-armed: the response waits for the crawler's own work
         fetch, started, took, tally = timer.fetch, timer.started, timer.took, timer.tally
-        # SimPy fired this at started + took (the same float sum), so that is
-        # env.now without the property call.
+        # Due at started + took (the same float sum), so that is env.now
+        # without the property call.
         now = self.finish = started + took
         self.busy -= 1
         if took < tally.fastest:
