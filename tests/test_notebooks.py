@@ -28,6 +28,7 @@ import ast
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,9 +71,10 @@ def _code(notebook: dict[str, Any]) -> list[str]:
     return [editions.source(c) for c in notebook["cells"] if c["cell_type"] == "code"]
 
 
-def _bound_names(text: str) -> set[str] | None:
+def _bound_names(text: str, pure: frozenset[str] = frozenset()) -> set[str] | None:
     """The names a cell binds, when it is only asserts and ``name = expression``
-    lines (nothing else it could change); None for any other cell."""
+    lines (nothing else it could change; ``pure`` names the notebook's own
+    functions it may call, see :func:`_pure_functions`); None for any other cell."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -86,7 +88,7 @@ def _bound_names(text: str) -> set[str] | None:
             names.update(n.id for n in targets if isinstance(n, ast.Name))
         elif not isinstance(statement, ast.Assert):
             return None
-    if any(isinstance(node, ast.NamedExpr) or _may_change_state(node) for node in ast.walk(tree)):
+    if any(isinstance(node, ast.NamedExpr) or _may_change_state(node, pure) for node in ast.walk(tree)):
         return None
     return names
 
@@ -103,17 +105,67 @@ _PURE_METHODS = frozenset(
 """Methods of lists, dicts and strings that read and never change their object."""
 
 
-def _may_change_state(node: ast.AST) -> bool:
-    """A call of anything but a pure builtin (``w.set_workers(4)``,
-    ``seen.append(x)``), an await or a yield could change an object a kept
-    cell reads, so a cell holding one is never dropped."""
+def _may_change_state(node: ast.AST, pure: frozenset[str] = frozenset()) -> bool:
+    """A call of anything but a pure builtin or one of the notebook's own
+    ``pure`` functions (``w.set_workers(4)``, ``seen.append(x)``), an await or
+    a yield could change an object a kept cell reads, so a cell holding one
+    is never dropped."""
     if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
         return True
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name):
-            return node.func.id not in _PURE_BUILTINS
+            return node.func.id not in _PURE_BUILTINS | pure
         return not (isinstance(node.func, ast.Attribute) and node.func.attr in _PURE_METHODS)
     return False
+
+
+_PURE_STATEMENTS = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Assert,
+                    ast.Pass, ast.Break, ast.Continue, ast.Expr)
+"""What a pure function's body may hold: no ``global``, ``del``, ``with``,
+``try``, import or nested definition."""
+
+
+def _changes_only_locals(function: ast.FunctionDef, pure: frozenset[str]) -> bool:
+    """Its body binds only its own local names and calls only pure builtins,
+    read-only methods and functions already known ``pure``."""
+    for node in ast.walk(function):
+        if node is function or isinstance(node, (ast.arguments, ast.arg)):
+            continue
+        if isinstance(node, ast.stmt) and not isinstance(node, _PURE_STATEMENTS):
+            return False
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            return False  # obj.x = ..., d[k] = ...: could be an argument's or a global's
+        if isinstance(node, ast.NamedExpr) or _may_change_state(node, pure):
+            return False
+    return True
+
+
+def _pure_functions(cells: list[str]) -> frozenset[str]:
+    """The functions a notebook defines with ``def`` at a cell's top level,
+    undecorated and never bound again, whose bodies change only their own
+    locals (``reach(b, k)``): a dropped cell may call them as it may call
+    ``len``.  Calls among them count once the callee is known pure."""
+    bindings: Counter[str] = Counter()
+    defined: dict[str, ast.FunctionDef] = {}
+    for text in cells:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bindings[node.id] += 1
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bindings[node.name] += 1
+            elif isinstance(node, ast.alias):
+                bindings[(node.asname or node.name).partition(".")[0]] += 1
+        defined.update((n.name, n) for n in tree.body if isinstance(n, ast.FunctionDef) and not n.decorator_list)
+    pure: frozenset[str] = frozenset()
+    while True:
+        more = {name for name, f in defined.items() if bindings[name] == 1 and _changes_only_locals(f, pure)}
+        if more <= pure:
+            return pure
+        pure |= more
 
 
 def _read_names(text: str) -> set[str]:
@@ -128,20 +180,36 @@ def teachers_run_is_the_students(teacher: dict[str, Any], student: dict[str, Any
     """The student edition runs exactly the teacher's code cells minus some
     that change nothing a kept cell reads (asserts, and names no later kept
     cell uses): then the teacher's run executes every student cell in the
-    same state, and its reveals are the student edition's."""
+    same state, and its reveals are the student edition's.  A dropped cell
+    may call the notebook's own pure functions (:func:`_pure_functions`);
+    no function a kept cell defines may read a name a dropped cell binds
+    (its body runs later, whichever cell calls it)."""
     kept, left = _code(student), _code(teacher)
+    pure = _pure_functions(left)
     dropped: list[set[str]] = []
+    deferred: set[str] = set()
     for text in left:
         if kept and text == kept[0]:
             kept.pop(0)
             if _read_names(text) & set().union(*dropped):
                 return False
+            deferred |= _read_later(text)
             continue
-        names = _bound_names(text)
+        names = _bound_names(text, pure)
         if names is None:
             return False
         dropped.append(names)
-    return not kept
+    return not kept and not deferred & set().union(*dropped)
+
+
+def _read_later(text: str) -> set[str]:
+    """The names read inside the functions (and lambdas) a cell defines."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    bodies = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    return {name for body in bodies for name in _read_names(ast.unparse(body))}
 
 
 def _filled_student(path: Path) -> dict[str, Any]:
@@ -358,6 +426,28 @@ def test_a_student_run_is_the_teachers_only_when_what_it_drops_changes_nothing_k
     assert not teachers_run_is_the_students(_nb("w = f()", "assert check(w)", "g(w)"), _nb("w = f()", "g(w)"))
     # calls that only read are fine
     assert teachers_run_is_the_students(_nb("w = f()", "n = len(w.items())\nassert n", "g(w)"), _nb("w = f()", "g(w)"))
+    # the notebook's own functions: pure ones may be called, others not
+    reach = "def reach(b, k):\n    n = 1\n    for i in range(k):\n        n += b ** (i + 1)\n    return n"
+    assert teachers_run_is_the_students(_nb(reach, "x = f()", "assert reach(2, x)", "g(x)"), _nb(reach, "x = f()", "g(x)"))
+    twice = "def twice(b):\n    return 2 * reach(b, 1)"
+    assert teachers_run_is_the_students(_nb(reach, twice, "assert twice(3)", "g()"), _nb(reach, twice, "g()"))
+    for impure in (
+        "def h(w):\n    w.append(1)",                  # changes its argument
+        "def h(w):\n    w.n = 1",
+        "def h(w):\n    w[0] = 1",
+        "def h(w):\n    global x\n    x = w",        # binds a global
+        "def h(w):\n    return g(w)",                  # calls what may change something
+        "def h(w):\n    with w:\n        return 1",
+        "@cache\ndef h(w):\n    return 1",            # a decorator could wrap it in anything
+    ):
+        assert not teachers_run_is_the_students(_nb(impure, "w = f()", "assert h(w)", "g(w)"), _nb(impure, "w = f()", "g(w)"))
+    rebound = "def h(w):\n    return 1"
+    assert not teachers_run_is_the_students(
+        _nb(rebound, "h = g", "w = f()", "assert h(w)", "g(w)"), _nb(rebound, "h = g", "w = f()", "g(w)")
+    )
+    # a kept function reads a name only a dropped cell binds: calling it later differs
+    late = "def k():\n    return y"
+    assert not teachers_run_is_the_students(_nb(late, "y = 1", "k()"), _nb(late, "k()"))
     # a student cell the teacher edition does not have (an exercise stub)
     assert not teachers_run_is_the_students(_nb("def crawl(): return 1", "g()"), _nb("def crawl(): ...", "g()"))
 
