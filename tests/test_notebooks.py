@@ -15,11 +15,10 @@ puts its comparison-counting ``str`` subclass into ``canonicalize``'s cache).
 After a notebook, the process state it could leave behind for the next one
 (working folder, environment, ``sys.path``, matplotlib's settings, threads)
 must be as it was before, or that notebook's test fails saying what changed.
-A notebook that
-fails gets the kernel restarted behind it.  The kernel is the interpreter
-running the tests: a ``python3`` kernelspec pointing at ``sys.executable``
-is put first on ``JUPYTER_PATH``, so a user-level kernelspec for some other
-Python can never be picked up instead.
+A notebook that fails gets the kernel restarted behind it.  The kernel is
+the interpreter running the tests: a ``python3`` kernelspec pointing at
+``sys.executable`` is put first on ``JUPYTER_PATH``, so a user-level
+kernelspec for some other Python can never be picked up instead.
 """
 
 from __future__ import annotations
