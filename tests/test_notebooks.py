@@ -240,7 +240,8 @@ def jupyter_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 _FRESH = """\
 __import__("sys").modules.get("matplotlib.pyplot", __import__("types").SimpleNamespace(close=len)).close("all")
-[__import__("sys").modules.pop(name) for name in list(__import__("sys").modules) if name.partition(".")[0] == "crawlsim"]
+[__import__("sys").modules.pop(name) for name in list(__import__("sys").modules)
+ if name.partition(".")[0] == "crawlsim"]
 get_ipython().run_line_magic("reset", "-f")
 """
 """The first cell run before each notebook: the previous notebook's figures
@@ -289,7 +290,8 @@ class SharedKernel:
         from jupyter_core.utils import run_sync
 
         with pytest.MonkeyPatch.context() as env:
-            env.setenv("JUPYTER_PATH", os.pathsep.join(p for p in (str(self.jupyter_path), os.environ.get("JUPYTER_PATH")) if p))
+            paths = (str(self.jupyter_path), os.environ.get("JUPYTER_PATH"))
+            env.setenv("JUPYTER_PATH", os.pathsep.join(p for p in paths if p))
             env.setenv("MPLBACKEND", "Agg")
             km = AsyncKernelManager(kernel_name="python3")
             assert km.kernel_spec.argv[0] == sys.executable
@@ -427,7 +429,9 @@ def test_a_student_run_is_the_teachers_only_when_what_it_drops_changes_nothing_k
     assert teachers_run_is_the_students(_nb("w = f()", "n = len(w.items())\nassert n", "g(w)"), _nb("w = f()", "g(w)"))
     # the notebook's own functions: pure ones may be called, others not
     reach = "def reach(b, k):\n    n = 1\n    for i in range(k):\n        n += b ** (i + 1)\n    return n"
-    assert teachers_run_is_the_students(_nb(reach, "x = f()", "assert reach(2, x)", "g(x)"), _nb(reach, "x = f()", "g(x)"))
+    assert teachers_run_is_the_students(
+        _nb(reach, "x = f()", "assert reach(2, x)", "g(x)"), _nb(reach, "x = f()", "g(x)")
+    )
     twice = "def twice(b):\n    return 2 * reach(b, 1)"
     assert teachers_run_is_the_students(_nb(reach, twice, "assert twice(3)", "g()"), _nb(reach, twice, "g()"))
     for impure in (
@@ -439,7 +443,9 @@ def test_a_student_run_is_the_teachers_only_when_what_it_drops_changes_nothing_k
         "def h(w):\n    with w:\n        return 1",
         "@cache\ndef h(w):\n    return 1",            # a decorator could wrap it in anything
     ):
-        assert not teachers_run_is_the_students(_nb(impure, "w = f()", "assert h(w)", "g(w)"), _nb(impure, "w = f()", "g(w)"))
+        assert not teachers_run_is_the_students(
+            _nb(impure, "w = f()", "assert h(w)", "g(w)"), _nb(impure, "w = f()", "g(w)")
+        ), impure
     rebound = "def h(w):\n    return 1"
     assert not teachers_run_is_the_students(
         _nb(rebound, "h = g", "w = f()", "assert h(w)", "g(w)"), _nb(rebound, "h = g", "w = f()", "g(w)")
