@@ -336,8 +336,11 @@ def _printed(cell: Any) -> str:
     return "".join(output.get("text", "") for output in cell.outputs if output.get("name") == "stdout")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def kernel(jupyter_path: Path) -> Iterator[SharedKernel]:
+    """Module-scoped, not session-scoped: the kernel is stopped (and its CPU
+    reaped, so benchmarks/suite_cpu.py charges it to this file) when a test
+    process moves on to another file."""
     shared = SharedKernel(jupyter_path)
     yield shared
     shared.stop()
@@ -463,6 +466,7 @@ def _tiny(*cells: str) -> Any:
     return nb
 
 
+@pytest.mark.slow  # sorted among the notebook runs (conftest.py), so it shares their kernel
 def test_a_notebook_in_the_shared_kernel_sees_nothing_the_one_before_left(kernel: SharedKernel) -> None:
     kernel.execute(_tiny("import crawlsim.core.urls as urls\nurls.left_by_the_last_one = 1\nleftover = 2"))
     kernel.execute(_tiny(
@@ -471,6 +475,7 @@ def test_a_notebook_in_the_shared_kernel_sees_nothing_the_one_before_left(kernel
     ))
 
 
+@pytest.mark.slow  # sorted among the notebook runs (conftest.py), so it shares their kernel
 def test_a_notebook_that_leaves_the_kernel_changed_fails_saying_what(kernel: SharedKernel) -> None:
     with pytest.raises(pytest.fail.Exception, match=r"environment\['CRAWLSIM_LEFT_BEHIND'\]: None -> '1'"):
         kernel.execute(_tiny('import os\nos.environ["CRAWLSIM_LEFT_BEHIND"] = "1"'))
