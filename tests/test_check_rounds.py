@@ -56,6 +56,13 @@ def freeze(seconds: float) -> None:
         sys.setswitchinterval(interval)
 
 
+EVERY_RUN = [
+    pytest.param(1, id="one-run"),
+    pytest.param(5, id="five-runs", marks=pytest.mark.exhaustive),
+]
+"""How many runs a verdict is checked on: one in README's command, five in
+the exhaustive step (the same verdict on every run of a loaded machine)."""
+
 DEPTH_BUGS = [
     # (example, the check that fails, its cause, a phrase of its explanation)
     ("buggy_depth_start_is_one", "depth-limit", "depth-off-by-one", "the start is depth 0"),
@@ -64,16 +71,20 @@ DEPTH_BUGS = [
 ]
 
 
-def test_the_depth_reference_passes_every_run() -> None:
-    for _ in range(5):
+@pytest.mark.parametrize("runs", EVERY_RUN)
+def test_the_depth_reference_passes_every_run(runs: int) -> None:
+    for _ in range(runs):
         report = run_check(example("reference_depth"), quick=True, follow_up="depth")
         assert report.ok, report.render()
         assert {c.name for c in report.checks} == {"depth-limit", "depth-shortest"}
 
 
+@pytest.mark.parametrize("runs", EVERY_RUN)
 @pytest.mark.parametrize(("name", "check", "cause", "phrase"), DEPTH_BUGS, ids=[b[0] for b in DEPTH_BUGS])
-def test_each_buggy_depth_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
-    for _ in range(5):
+def test_each_buggy_depth_answer_fails_every_run_with_its_cause(
+    name: str, check: str, cause: str, phrase: str, runs: int
+) -> None:
+    for _ in range(runs):
         report = run_check(example(name), quick=True, follow_up="depth")
         result = report.check(check)
         assert not report.ok and not result.passed and result.cause == cause, result.explanation
@@ -111,16 +122,20 @@ PAGES_BUGS = [
 ]
 
 
-def test_the_pages_reference_passes_every_run_and_says_what_it_chose() -> None:
-    for _ in range(5):
+@pytest.mark.parametrize("runs", EVERY_RUN)
+def test_the_pages_reference_passes_every_run_and_says_what_it_chose(runs: int) -> None:
+    for _ in range(runs):
         report = run_check(example("reference_pages"), quick=True, follow_up="pages")
         assert report.ok, report.render()
         assert "this crawl chose 1 at depth 0, 9 at depth 1" in report.check("pages-cap").explanation
 
 
+@pytest.mark.parametrize("runs", EVERY_RUN)
 @pytest.mark.parametrize(("name", "check", "cause", "phrase"), PAGES_BUGS, ids=[b[0] for b in PAGES_BUGS])
-def test_each_buggy_pages_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
-    for _ in range(5):
+def test_each_buggy_pages_answer_fails_every_run_with_its_cause(
+    name: str, check: str, cause: str, phrase: str, runs: int
+) -> None:
+    for _ in range(runs):
         report = run_check(example(name), quick=True, follow_up="pages")
         result = report.check(check)
         assert not report.ok and not result.passed and result.cause == cause, result.explanation

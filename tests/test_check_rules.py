@@ -3,6 +3,7 @@ same verdict on every run."""
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import types
@@ -28,6 +29,13 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "interview"
 
 def example(name: str) -> str:
     return f"{EXAMPLES / name}.py:crawl"
+
+
+@functools.cache
+def shared_run(name: str, only: tuple[str, ...], rules: str = "interview") -> CheckReport:
+    """One quick run of an example on these cases under these rules, shared by
+    the tests that read it (none of them changes a report)."""
+    return run_check(example(name), quick=True, only=list(only), rules=rules)
 
 
 def graded_failures(report: CheckReport) -> set[str]:
@@ -98,7 +106,7 @@ EXAMPLE_BUGS = [
 def test_each_buggy_example_fails_its_check_under_both_rule_sets(
     name: str, only: list[str], check: str, phrase: str, rules: str
 ) -> None:
-    report = run_check(example(name), quick=True, only=only, rules=rules)
+    report = shared_run(name, tuple(only), rules)
     result = report.check(check)
     assert not result.passed, result.explanation
     assert phrase in result.explanation, result.explanation
@@ -109,14 +117,14 @@ def test_each_buggy_example_fails_its_check_under_both_rule_sets(
 
 def test_interview_only_bugs_are_notes_under_leetcode_rules() -> None:
     for name, case in (("buggy_raw_fragments", "fragments"), ("buggy_exception_ends_crawl", "fetch-error")):
-        leetcode = run_check(example(name), quick=True, only=[case], rules="leetcode")
+        leetcode = shared_run(name, (case,), "leetcode")
         assert leetcode.ok and leetcode.check(case).kind == "note" and not leetcode.check(case).passed
-        interview = run_check(example(name), quick=True, only=[case], rules="interview")
+        interview = shared_run(name, (case,))
         assert not interview.ok and case in graded_failures(interview)
 
 
 def test_an_unlocked_check_then_add_is_caught_by_the_interleaving_explorer() -> None:
-    report = run_check(example("buggy_check_then_add"), quick=True, only=["check-then-add"])
+    report = shared_run("buggy_check_then_add", ("check-then-add",))
     result = report.check("check-then-add")
     assert not result.passed and "Caught with seed" in result.explanation and "--seed" in result.explanation
     # the fix named is the one this code lacks: it marks seen at submit time already, without a lock
@@ -125,7 +133,7 @@ def test_an_unlocked_check_then_add_is_caught_by_the_interleaving_explorer() -> 
 
 
 def test_a_seen_set_marked_too_late_keeps_the_mark_on_submit_hint() -> None:
-    report = run_check(example("buggy_seen_on_finish"), quick=True, only=["seen-race"])
+    report = shared_run("buggy_seen_on_finish", ("seen-race",))
     result = report.check("seen-race")
     assert not result.passed and "when you submit" in result.explanation, result.explanation
     assert "lock around both" not in result.explanation, result.explanation
@@ -135,7 +143,7 @@ def test_a_seen_set_marked_too_late_keeps_the_mark_on_submit_hint() -> None:
 
 
 def test_idle_timeout_workers_are_named_as_the_cause_not_a_missing_pool() -> None:
-    report = run_check(example("buggy_idle_timeout"), quick=True, only=["slow-service"])
+    report = shared_run("buggy_idle_timeout", ("slow-service",))
     text = report.check("concurrency").explanation
     assert "9 of the 10 threads the crawl started quit by" in text and "queue.get(timeout=" in text
     assert "run fetches in a thread pool" not in text
@@ -212,30 +220,42 @@ def test_seed_is_reported_and_the_race_hook_reports_what_the_explorer_caught(
 # ---------------------------------------------------------------- same result every run
 
 SAME_EVERY_RUN = [
-    ("reference_threadpool", ["seen-race", "termination"]),
-    ("reference_asyncio", ["seen-race", "termination"]),
-    ("reference_sequential", ["basic", "seen-race"]),
-    ("leetcode_answer", ["fragments", "fetch-error"]),
-    ("buggy_seen_on_finish", ["seen-race"]),
-    ("buggy_stops_when_queue_empty", ["termination"]),
-    ("buggy_substring_host", ["host-scope"]),
-    ("buggy_raw_fragments", ["fragments"]),
-    ("buggy_exception_ends_crawl", ["fetch-error"]),
-    ("buggy_hardcoded_threads", ["pool-2"]),
-    ("buggy_lstrip_host", ["host-scope"]),
-    ("buggy_idle_timeout", ["slow-service"]),
-    ("buggy_workers_never_exit", ["no-links"]),
-    ("buggy_check_then_add", ["check-then-add"]),
+    # (example, cases run, its verdict: exit status 0, the checks that did not pass, the level)
+    ("reference_threadpool", ["seen-race", "termination"], (True, (), "L6-observable")),
+    ("reference_asyncio", ["seen-race", "termination"], (True, (), "L6-observable")),
+    ("reference_sequential", ["basic", "seen-race"], (True, (), "L6-observable")),
+    ("leetcode_answer", ["fragments", "fetch-error"], (False, ("fetch-error", "fragments"), "L4")),
+    ("buggy_seen_on_finish", ["seen-race"], (False, ("seen-race",), "L4")),
+    ("buggy_stops_when_queue_empty", ["termination"], (False, ("termination",), "L4")),
+    ("buggy_substring_host", ["host-scope"], (False, ("host-scope",), "below L4")),
+    ("buggy_raw_fragments", ["fragments"], (False, ("fragments",), "L4")),
+    ("buggy_exception_ends_crawl", ["fetch-error"], (False, ("fetch-error", "prompt-return"), "L4")),
+    ("buggy_hardcoded_threads", ["pool-2"], (False, ("max-workers",), "below L4")),
+    ("buggy_lstrip_host", ["host-scope"], (False, ("host-scope",), "below L4")),
+    ("buggy_idle_timeout", ["slow-service"], (True, ("concurrency", "prompt-return", "speed-up"), "below L4")),
+    ("buggy_workers_never_exit", ["no-links"], (False, ("threads-exit",), "L4")),
+    ("buggy_check_then_add", ["check-then-add"], (False, ("check-then-add",), "L4")),
 ]
 
 
-@pytest.mark.parametrize(("name", "only"), SAME_EVERY_RUN, ids=[s[0] for s in SAME_EVERY_RUN])
-def test_the_same_file_gives_the_same_verdict_five_times(name: str, only: list[str]) -> None:
-    verdicts = set()
-    for _ in range(5):
-        report = run_check(example(name), quick=True, only=only)
-        verdicts.add((report.ok, tuple(sorted(c.name for c in report.checks if not c.passed)), report.level))
-    assert len(verdicts) == 1, verdicts
+def verdict(report: CheckReport) -> tuple[bool, tuple[str, ...], str]:
+    return report.ok, tuple(sorted(c.name for c in report.checks if not c.passed)), report.level
+
+
+@pytest.mark.parametrize(("name", "only", "expected"), SAME_EVERY_RUN, ids=[s[0] for s in SAME_EVERY_RUN])
+def test_each_file_gets_its_verdict(name: str, only: list[str], expected: tuple[bool, tuple[str, ...], str]) -> None:
+    """One run each here (shared with the tests above where they run the same
+    cases); the same verdict on five runs in a row is the exhaustive step's."""
+    assert verdict(shared_run(name, tuple(only))) == expected
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize(("name", "only", "expected"), SAME_EVERY_RUN, ids=[s[0] for s in SAME_EVERY_RUN])
+def test_the_same_file_gives_the_same_verdict_five_times(
+    name: str, only: list[str], expected: tuple[bool, tuple[str, ...], str]
+) -> None:
+    verdicts = {verdict(run_check(example(name), quick=True, only=only)) for _ in range(5)}
+    assert verdicts == {expected}, verdicts
 
 
 def test_a_replayed_seed_says_only_that_schedule_was_explored(capsys: pytest.CaptureFixture[str]) -> None:

@@ -59,6 +59,22 @@ def test_os_exit_in_the_crawl_fails_each_case_and_the_report_is_still_written(
     assert "exited with code 0" in out and "Correctness: 2 of" in out
 
 
+def test_the_child_grading_the_base_question_does_not_import_the_judge(tmp_path: Path) -> None:
+    """The child only runs the crawl; the judging is the parent's.  Its start-up
+    is paid once per file checked, so the judge's and the rounds' modules stay
+    out of it unless a round is asked for."""
+    body = (
+        "import sys\n"
+        "def crawl(start_url, get_urls, max_workers):\n"
+        "    imported = [m for m in ('crawlsim.check.judge', 'crawlsim.check.rounds') if m in sys.modules]\n"
+        "    if imported:\n"
+        "        raise RuntimeError(f'the child imported {imported}')\n"
+        "    return bfs(start_url, get_urls)\n"
+    )
+    report = run_check(write(tmp_path, "lean", body), quick=True, only=["basic"])
+    assert report.check("basic").passed, report.check("basic").explanation
+
+
 def test_patching_the_grader_in_the_users_file_changes_nothing(tmp_path: Path) -> None:
     target = write(
         tmp_path,

@@ -21,7 +21,10 @@ import json
 import os
 import resource
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crawlsim.check.cases import Case
 
 MEMORY_LIMIT = 2 * 1024**3
 """Address space of the child, in bytes (2 GiB).  Address space, not
@@ -58,6 +61,17 @@ def _explorer_import() -> contextlib.AbstractContextManager[object]:
     return install() if install is not None else contextlib.nullcontext()
 
 
+def _case_named(round_name: str | None, name: str, quick: bool, termination_slow: float | None) -> Case:
+    """The case the parent named.  Without a follow-up round the parent only
+    names base cases, so the rounds' modules (and the judge they bring: a
+    third of this process's start-up) are imported only for a round."""
+    if round_name is None:
+        from crawlsim.check.cases import case_named
+    else:
+        from crawlsim.check.rounds import case_named
+    return case_named(name, quick, termination_slow)
+
+
 def main(argv: list[str]) -> None:
     cmd_fd, out_fd = int(argv[0]), int(argv[1])
     from crawlsim.check.reaper import contain_self
@@ -68,20 +82,20 @@ def main(argv: list[str]) -> None:
     commands = os.fdopen(cmd_fd, "r", encoding="utf-8")
 
     from crawlsim.check import runner
-    from crawlsim.check.rounds import case_named
     from crawlsim.check.loader import CheckInputError, load_target
     from crawlsim.check.races import run_case_or_race
 
     runner.CRAWL_THREAD_DAEMON = False  # os._exit below: a stuck crawl cannot hold this process open
 
-    target = None
+    target, round_name = None, None
     for line in commands:
         command = json.loads(line)
         op = command.get("op")
         if op == "load":
+            round_name = command.get("round")
             try:
                 with _explorer_import():
-                    target = load_target(command["target"], tuple(command.get("params") or ()), command.get("round"))
+                    target = load_target(command["target"], tuple(command.get("params") or ()), round_name)
             except CheckInputError as exc:
                 _send(out_fd, {"kind": "input-error", "message": str(exc)})
                 continue
@@ -90,7 +104,7 @@ def main(argv: list[str]) -> None:
                 {"kind": "loaded", "is_async": target.is_async, "label": target.label, "source": target.source_file},
             )
         elif op == "case" and target is not None:
-            case = case_named(command["name"], bool(command.get("quick")), command.get("termination_slow"))
+            case = _case_named(round_name, command["name"], bool(command.get("quick")), command.get("termination_slow"))
             case = dataclasses.replace(case, args=tuple(command.get("args") or ()))
             run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"))
             try:
