@@ -87,7 +87,9 @@ def load_target(
 
 def _import_file(path: Path) -> Any:
     """Import ``path`` as a fresh module.  Its directory is on ``sys.path``
-    while it imports, so a solution can import a helper next to it."""
+    while it imports, so a solution can import a helper next to it.  No
+    bytecode is written while it imports: checking a file leaves no
+    ``__pycache__`` folder beside it in the user's folder."""
     resolved = path.resolve()
     digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
     module_name = f"_crawlsim_check_{resolved.stem}_{digest}"
@@ -97,6 +99,8 @@ def _import_file(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     sys.path.insert(0, str(resolved.parent))
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
@@ -108,6 +112,7 @@ def _import_file(path: Path) -> Any:
         line = _user_line(exc, str(resolved))
         raise CheckInputError(f"{path}{line}: importing it raised {type(exc).__name__}: {exc}") from None
     finally:
+        sys.dont_write_bytecode = writes_bytecode
         try:
             sys.path.remove(str(resolved.parent))
         except ValueError:
