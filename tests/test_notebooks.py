@@ -14,7 +14,9 @@ afresh: no cache of it holds what an earlier notebook put there (notebook 11
 puts its comparison-counting ``str`` subclass into ``canonicalize``'s cache).
 After a notebook, the process state it could leave behind for the next one
 (working folder, environment, ``sys.path``, matplotlib's settings, threads)
-must be as it was before, or that notebook's test fails saying what changed.
+must be as it was before, or that notebook's test fails saying what changed
+(a thread left running only gets the next notebook a new kernel: it may be
+one still winding down, which is timing, not a mistake in the lesson).
 A notebook that fails gets the kernel restarted behind it.  The kernel is
 the interpreter running the tests: a ``python3`` kernelspec pointing at
 ``sys.executable`` is put first on ``JUPYTER_PATH``, so a user-level
@@ -327,8 +329,12 @@ class SharedKernel:
             nb.cells = nb.cells[1:-1]
         changed = _changes(*(json.loads(_printed(cell)) for cell in own))
         if changed:
-            self.stop()
-            pytest.fail("the notebook left the kernel changed for the next one: " + "; ".join(changed))
+            self.stop()  # the next notebook gets a new kernel
+        # A thread still winding down is a race, not the lesson's fault: it only
+        # costs the next notebook a new kernel.  Anything else left changed fails.
+        lasting = [line for line in changed if not line.startswith("threads:")]
+        if lasting:
+            pytest.fail("the notebook left the kernel changed for the next one: " + "; ".join(lasting))
         return nb
 
 
