@@ -381,11 +381,19 @@ def _replayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
     from crawlsim.sim.driver import simulate
 
     # a plain list of events: bounds, coverage and the replay each read them all
-    run = simulate(scen, scen.options, compact=False)
+    run = simulate(_remembering(scen), scen.options, compact=False)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     coverage = coverage_of(scen, run)
     replay = Replay(run.trace, known_pages=_known_pages(scen, coverage), workers=scen.options.workers, coverage=coverage)
     return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage, None, scen, True)
+
+
+def _remembering(scen: Scenario) -> Scenario:
+    """``scen`` crawling a stand-in for its web that remembers the links of its
+    plain pages across this session's reruns (:mod:`crawlsim.sim.remembered`)."""
+    from crawlsim.sim.remembered import remembering
+
+    return replace(scen, web=remembering(scen.web))
 
 
 def _unreplayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
@@ -397,7 +405,7 @@ def _unreplayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
     from crawlsim.sim.bounds import compute_bounds
     from crawlsim.sim.driver import simulate
 
-    run = simulate(scen, scen.options, trace=False, series=False)  # (the replay's run brings the series)
+    run = simulate(_remembering(scen), scen.options, trace=False, series=False)  # (the replay's brings the series)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     replay = Replay((), workers=scen.options.workers, end=run.finish_time)  # the events come with replay_result
     return Result(
