@@ -21,6 +21,7 @@ import json
 import time
 from typing import Any
 
+from crawlsim.build_info import compiled_modules
 from crawlsim.sim import driver
 from crawlsim.sim.driver import _Crawl, simulate
 
@@ -78,6 +79,11 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if "crawlsim.sim.driver" in compiled_modules():
+        # the public variant is a Python subclass of the driver, whose compiled
+        # on_done takes only its own lane timers
+        raise SystemExit("simpy_public_api.py: run it in a pure-Python install (pip install -e .): "
+                         "this one has the compiled driver")
     scenario = build_scenario(args.pages, max(1, args.pages // 100), 64, None)
     times: dict[str, list[float]] = {"lane_timer": [], "public_timeout": []}
     outcomes = {}
