@@ -15,11 +15,12 @@ import gzip
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.page.frames import RunExport, Strings, Urls
 from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offers
+from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.replay_steps import crawl_steps
 from crawlsim.session import (
@@ -66,6 +67,8 @@ class Tables:
     strings: Strings
     blocks: list[dict[str, Any]]
     block_of: dict[str, int]
+    layouts: dict[tuple[Place, ...], Layout] = field(default_factory=dict)
+    """Each distinct layout once (at most one per run)."""
 
     @classmethod
     def empty(cls) -> Tables:
@@ -74,7 +77,7 @@ class Tables:
     def add_run(self, result: Result) -> dict[str, Any]:
         """``result``'s frames (shared with an identical run's) and its own figures."""
         per_host = result.options.per_host if result.options is not None else None
-        frames = RunExport(result.replay, self.urls, self.strings, per_host).data()
+        frames = RunExport(result.replay, self.urls, self.strings, per_host, self.layouts).data()
         if len(self.urls.items) <= STEP_TABLE_URLS:
             frames["steps"] = self._steps(result)
         key = json.dumps(frames, sort_keys=True)
