@@ -44,9 +44,9 @@ BUDGET_SECONDS = 120.0
 SIZE_BUDGET = 2_000_000
 """Compressed bytes of run data a page may hold (each run counted as if it
 compressed alone, which overestimates): the file stays under 3 MB."""
-HELD_EVENTS = 400_000
+HELD_EVENTS = 150_000
 """Recorded events of simulated, not yet advised settings held at once
-(see :func:`_advised_runs`): a few hundred MB at most."""
+(see :func:`_advised_runs`): about 30 MB; all of see-it's 1,440 runs (121,000)."""
 STEP_TABLE_URLS = 40
 """Webs of at most this many URLs get the step-by-step table."""
 KEY_WORDS = {
