@@ -14,12 +14,13 @@ from __future__ import annotations
 import gzip
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.page.frames import RunExport, Strings, Urls
 from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offers
+from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.replay_steps import crawl_steps
 from crawlsim.session import (
@@ -43,6 +44,9 @@ BUDGET_SECONDS = 120.0
 SIZE_BUDGET = 2_000_000
 """Compressed bytes of run data a page may hold (each run counted as if it
 compressed alone, which overestimates): the file stays under 3 MB."""
+HELD_EVENTS = 150_000
+"""Recorded events of simulated, not yet advised settings held at once
+(see :func:`_advised_runs`): about 30 MB; all of see-it's 1,440 runs (121,000)."""
 STEP_TABLE_URLS = 40
 """Webs of at most this many URLs get the step-by-step table."""
 KEY_WORDS = {
@@ -63,6 +67,8 @@ class Tables:
     strings: Strings
     blocks: list[dict[str, Any]]
     block_of: dict[str, int]
+    layouts: dict[tuple[Place, ...], Layout] = field(default_factory=dict)
+    """Each distinct layout once (at most one per run)."""
 
     @classmethod
     def empty(cls) -> Tables:
@@ -71,7 +77,7 @@ class Tables:
     def add_run(self, result: Result) -> dict[str, Any]:
         """``result``'s frames (shared with an identical run's) and its own figures."""
         per_host = result.options.per_host if result.options is not None else None
-        frames = RunExport(result.replay, self.urls, self.strings, per_host).data()
+        frames = RunExport(result.replay, self.urls, self.strings, per_host, self.layouts).data()
         if len(self.urls.items) <= STEP_TABLE_URLS:
             frames["steps"] = self._steps(result)
         key = json.dumps(frames, sort_keys=True)
@@ -143,24 +149,18 @@ def scenario_data(
     start = Knobs.for_scenario(scenario)
     cap = interactive_cap(scenario)
     _warm_up()
-    began = time.process_time()
-    first = run_session(scenario, start, cap=cap)
-    first_data = tables.add_run(first)
-    seconds = max(time.process_time() - began, 1e-4)  # a run costs its simulation and its frames
-    size = len(gzip.compress(json.dumps(tables.blocks[0]).encode()))
-    offer, grid = choose_offer(start, seconds, size, budget)
-    groups = grid.runs()
-    runs: list[dict[str, Any]] = []
-    run_of: dict[int, int] = {}
     with keeping_reruns():  # the settings' advice reruns are often other settings
-        for done, members in enumerate(groups.values()):
-            knobs = grid.states[members[0]]
-            data = first_data if members[0] == 0 else tables.add_run(_advised(scenario, knobs, cap))
-            for i in members:
-                run_of[i] = len(runs)
-            runs.append(data)
-            if progress is not None:
-                progress(done + 1, len(groups))
+        began = time.process_time()
+        first = run_session(scenario, start, cap=cap)
+        first_data = tables.add_run(first)
+        seconds = max(time.process_time() - began, 1e-4)  # a run costs its simulation and its frames
+        _keep(first)
+        size = len(gzip.compress(json.dumps(tables.blocks[0]).encode()))
+        offer, grid = choose_offer(start, seconds, size, budget)
+        groups = grid.runs()
+        runs = [first_data if result is None else tables.add_run(result)
+                for _, result in _advised_runs(scenario, grid, cap, progress)]
+    run_of = {i: at for at, members in enumerate(groups.values()) for i in members}
     states = [
         {"run": run_of[i], "knobs": knobs_text(knobs), "moves": grid.moves[i]} for i, knobs in enumerate(grid.states)
     ]
@@ -174,13 +174,44 @@ def scenario_data(
     return data
 
 
-def _advised(scenario: Scenario, knobs: Knobs, cap: int | None) -> Result:
-    """One setting's run, kept (inside :func:`keeping_reruns`) for the other
-    settings' advice before its own advice reruns."""
-    result = run_session(scenario, knobs, cap=cap, advice=False)
+def _advised_runs(
+    scenario: Scenario, grid: Grid, cap: int | None, progress: Callable[[int, int], None] | None
+) -> Iterator[tuple[list[int], Result | None]]:
+    """Each setting's members and its advised run (None for the first, run
+    already), in the grid's order, inside :func:`keeping_reruns`.
+
+    The settings are simulated a window at a time before any of them is
+    advised, so a setting's advice reruns that are settings of the same
+    window (or an earlier one) are answered by that setting's own run
+    instead of simulated again.  A window holds at most
+    :data:`HELD_EVENTS` recorded events (at least one run): the memory a
+    big web's page takes stays bounded, at the cost of a rerun for a
+    counterfactual that is a setting of a later window."""
+    groups = list(grid.runs().values())
+    done = 0
+    while done < len(groups):
+        window: list[tuple[list[int], Result | None]] = []
+        held = 0
+        while done + len(window) < len(groups) and (not window or held < HELD_EVENTS):
+            members = groups[done + len(window)]
+            result = None
+            if members[0] != 0:
+                result = run_session(scenario, grid.states[members[0]], cap=cap, advice=False)
+                _keep(result)
+                held += len(result.run.trace) if result.run is not None else 0
+            window.append((members, result))
+        for members, result in window:
+            yield members, advise_result(result) if result is not None else None
+            done += 1
+            if progress is not None:
+                progress(done, len(groups))
+
+
+def _keep(result: Result) -> None:
+    """Note ``result``'s crawl (inside :func:`keeping_reruns`) for the other
+    settings' advice reruns."""
     if result.simulated is not None and result.run is not None:
         keep(result.simulated, result.run, result.coverage)
-    return advise_result(result)
 
 
 def _warm_up() -> None:

@@ -31,7 +31,7 @@ from crawlsim.core.events import (
     RetryScheduled,
     Skipped,
 )
-from crawlsim.page.layout import Place, lay_out
+from crawlsim.page.layout import Layout, Place, lay_out
 from crawlsim.replay import (
     HostStatus,
     PageState,
@@ -160,8 +160,14 @@ def host_cells(host: HostStatus, t: float, limit: int | None, finished: bool) ->
 class RunExport:
     """One run's frames and spans, written against the page's shared tables."""
 
-    def __init__(self, replay: Replay, urls: Urls, strings: Strings, per_host: int | None) -> None:
+    def __init__(
+        self, replay: Replay, urls: Urls, strings: Strings, per_host: int | None,
+        layouts: dict[tuple[Place, ...], Layout] | None = None,
+    ) -> None:
         self.replay = replay
+        self.layouts = {} if layouts is None else layouts
+        """Layouts already made, by their places: the page's runs of one web
+        mostly draw the same URLs at the same depths, and share the table."""
         self.urls = urls
         self.s = strings
         self.per_host = per_host
@@ -209,8 +215,15 @@ class RunExport:
             "series": [[t, frontier, flight] for t, frontier, flight in replay.series],
             "log": self._log(instants),
             "edges": self._edges() if not replay.large else [],
-            "layout": lay_out(self.places()).data() if not replay.large else None,
+            "layout": self._layout().data() if not replay.large else None,
         }
+
+    def _layout(self) -> Layout:
+        places = tuple(self.places())
+        layout = self.layouts.get(places)
+        if layout is None:
+            layout = self.layouts[places] = lay_out(places)
+        return layout
 
     def _frame(self, t: float) -> tuple[list[list[int]], list[Any], list[int], list[list[int]]]:
         """The instant ``t``: the URLs whose state or note changed since the
