@@ -10,7 +10,8 @@ SimPy's entry form and order (``_Crawl.run_events``): no SimPy event, no
 one ``env.timeout(took)`` per fetch and hangs the fetch on it.  Both are
 timed here on the same web (the shipped ``million`` scenario, resized,
 untraced: the case the lane timers exist for), the contestants
-alternated for ``--repeat`` rounds; the best CPU time of each is compared.  Both must give the same finish time and counters.
+alternated for ``--repeat`` rounds; the best CPU time of each is compared.
+Both must give the same finish time and counters.
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ def main() -> None:
     if "crawlsim.sim.driver" in compiled_modules():
         # the public variant is a Python subclass of the driver, whose compiled
         # on_done takes only its own lane timers
-        raise SystemExit("simpy_public_api.py: run it in a pure-Python install (pip install -e .): "
-                         "this one has the compiled driver")
+        raise SystemExit(
+            "simpy_public_api.py: run it in a pure-Python install (pip install -e .): this one has the compiled driver"
+        )
     scenario = build_scenario(args.pages, max(1, args.pages // 100), 64, None)
     times: dict[str, list[float]] = {"lane_timer": [], "public_timeout": []}
     outcomes = {}

@@ -384,7 +384,8 @@ def _replayed_run(scen: Scenario, knobs: Knobs, note: str) -> Result:
     run = simulate(_remembering(scen), scen.options, compact=False)
     bounds = replace(compute_bounds(scen, run), explanation=ADVICE_PENDING)
     coverage = coverage_of(scen, run)
-    replay = Replay(run.trace, known_pages=_known_pages(scen, coverage), workers=scen.options.workers, coverage=coverage)
+    known = _known_pages(scen, coverage)
+    replay = Replay(run.trace, known_pages=known, workers=scen.options.workers, coverage=coverage)
     return Result(replay, run.finish_time, knobs, scen.options, run, bounds, note, coverage, None, scen, True)
 
 

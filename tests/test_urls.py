@@ -146,7 +146,9 @@ def test_every_mode_is_idempotent(tail: str, mode: str, extra: str) -> None:
 
 # The shortcuts the scheduler takes (already_canonical_test) and the risky
 # steps' split without a parse must give what the full parse gives.
-PLAINISH = st.from_regex(r"https?://(www\.){0,2}[a-z0-9-]{1,6}(\.[a-z0-9]{1,4}){0,2}(/[a-zA-Z0-9._~%;?#=&-]{0,6}){1,3}", fullmatch=True)
+PLAINISH = st.from_regex(
+    r"https?://(www\.){0,2}[a-z0-9-]{1,6}(\.[a-z0-9]{1,4}){0,2}(/[a-zA-Z0-9._~%;?#=&-]{0,6}){1,3}", fullmatch=True
+)
 STEP_SETS = st.sets(st.sampled_from(STEPS)).map(frozenset)
 BASES = st.sampled_from([None, "http://a.com/b/", "https://www.a.com/x?y=1", "HTTP://Q.example:80/./z"])
 
@@ -169,13 +171,12 @@ RISKY = frozenset(STEPS) - MODES["rfc3986"]
 
 @given(PLAINISH, BASES, STEP_SETS)
 def test_shortcuts_give_what_the_full_parse_gives(href: str, base: str | None, steps: frozenset[str]) -> None:
-    from crawlsim.core.urls import already_canonical_test, canonical_or_raise
+    from crawlsim.core.urls import already_canonical_test
 
     test = already_canonical_test(steps)
     if test is not None and test(href) is not None:
         assert _parsed(href, base, steps) == href
     assert canonicalize(href, base, mode=steps) == _parsed(href, base, steps)
-
 
 
 @pytest.mark.parametrize("mode", list(MODES))

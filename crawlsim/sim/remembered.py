@@ -41,6 +41,10 @@ class RememberingWeb:
         self._memo = memo
 
     def __getattr__(self, name: str) -> Any:
+        # only while ``_web`` is set: a copy or an unpickled wrapper, made
+        # without __init__, raises AttributeError instead of recursing
+        if name.startswith("__") or name in {"_web", "_memo"}:
+            raise AttributeError(name)
         return getattr(self._web, name)
 
     def plain_pages(self) -> Callable[[str], list[str] | None] | None:
