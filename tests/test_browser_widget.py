@@ -8,7 +8,8 @@ last expression, ``w = show(...)`` then ``w``, ``display(w)`` twice: two or
 three views of one widget).  Chromium opens each notebook, runs all its
 cells, presses Play in one view of each widget and sees the clock advance
 past the first frame in every view of it; the same server's Notebook 7
-front end does the same with the teacher's cells.  One Chromium serves the
+front end does the same with the teacher's cells (and, in the exhaustive
+step, Notebook 7's own server, ``python -m notebook``).  One Chromium serves the
 module, a fresh context per test.  One test also sees the picture
 change frame to frame, then moves the workers slider, then the nodes
 slider, with the keyboard and sees the finish time change.  Screenshots go
@@ -75,24 +76,26 @@ def _notebook(path: Path, sources: list[str]) -> Path:
     return path
 
 
-def _jupyter_lab(folder: Path, token: str) -> Server:
+def _jupyter_lab(folder: Path, token: str, app: str = "jupyterlab") -> Server:
     """JupyterLab on loopback, port chosen by the OS, every Jupyter folder
     (config, runtime, workspaces, settings) inside ``folder``.  Its server
     also serves Notebook 7's front end (``/notebooks/...``) when Notebook 7
     is installed, as ``jupyter lab`` does: every installed front end's
-    server extension is loaded."""
+    server extension is loaded.  ``app="notebook"``: Notebook 7's own
+    server (``python -m notebook``), with the same settings."""
     env = dict(os.environ)
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
         env[name] = str(folder / name.lower())
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     argv = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+        sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
         "--ServerApp.port_retries=0", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}",
         # window.jupyterapp, in both front ends: the tests run cells and read the model through it
         "--expose-app-in-browser", "--JupyterNotebookApp.expose_app_in_browser=True",
-        f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
-        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
+    if app == "jupyterlab":
+        argv += [f"--LabApp.workspaces_dir={folder / 'workspaces'}", f"--LabApp.user_settings_dir={folder / 'settings'}",
+                 "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     notification = folder / "settings" / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True)
     (notification / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')  # no news pop-up
@@ -222,23 +225,50 @@ def notebook7(lab: Lab) -> Lab:
     """Jupyter Notebook 7 (when installed): its front end, served by the
     module's JupyterLab server (one server runs every installed front end,
     as ``jupyter lab`` does), on a copy of the teacher's notebook (a kernel
-    of its own, not the one JupyterLab's test ran)."""
+    of its own, not the one JupyterLab's test ran).  The main suite covers
+    Notebook 7's front end on Lab's server; the exhaustive step
+    (:func:`test_every_view_plays_on_the_notebook_7_server`) also starts
+    the real Notebook 7 server, ``python -m notebook``, as its users do."""
     pytest.importorskip("notebook", minversion="7")
     return lab._replace(notebook7=True)
 
 
-def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, chromium: Any, tmp_path: Path) -> None:
+def _every_view_plays_in_notebook_7(notebook7: Lab, notebook: str, chromium: Any, tmp_path: Path) -> None:
+    """Notebook 7 at ``notebook7`` opens the teacher's ``notebook``, runs it,
+    and every view of each of its three widgets plays."""
     with browser_page(chromium, height=1600) as page:
         try:
-            page.goto(notebook7.url("teacher7.ipynb"))
+            page.goto(notebook7.url(notebook))
             _run_all_cells(page)
             cells = page.locator(".jp-CodeCell").filter(has=page.locator(".crawlsim-play"))
             assert (cells.count(), page.locator(".jp-CodeCell .crawlsim-play").count()) == (3, 7)
             for index in range(cells.count()):
                 _play_and_see_every_view_advance(cells.nth(index))
         except Exception:
-            save_artefact(page.screenshot(full_page=True), "widget-notebook7-failure.png", tmp_path)
+            save_artefact(page.screenshot(full_page=True), f"widget-notebook7-{Path(notebook).stem}-failure.png", tmp_path)
             raise
+
+
+def test_every_view_plays_in_jupyter_notebook_7(notebook7: Lab, chromium: Any, tmp_path: Path) -> None:
+    _every_view_plays_in_notebook_7(notebook7, "teacher7.ipynb", chromium, tmp_path)
+
+
+@pytest.mark.exhaustive  # a second Jupyter server: run by the exhaustive step only
+def test_every_view_plays_on_the_notebook_7_server(
+    tmp_path_factory: pytest.TempPathFactory, chromium: Any, tmp_path: Path
+) -> None:
+    """The same, on the server Notebook 7's users start (``python -m
+    notebook``), not on JupyterLab's."""
+    pytest.importorskip("notebook", minversion="7")
+    folder = tmp_path_factory.mktemp("notebook7")
+    _notebook(folder / "teacher.ipynb", TEACHER_CELLS)
+    token = secrets.token_hex(16)
+    server = _jupyter_lab(folder, token, app="notebook")
+    try:
+        _every_view_plays_in_notebook_7(Lab(server.address(), token, notebook7=True), "teacher.ipynb",
+                                        chromium, tmp_path)
+    finally:
+        server.stop()
 
 
 def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, chromium: Any, tmp_path: Path) -> None:
