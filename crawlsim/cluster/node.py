@@ -1,5 +1,5 @@
 """One crawler node of a simulated cluster: a core Scheduler, its workers
-(SimPy timeouts, one per fetch, as in :mod:`crawlsim.sim.driver`) and its
+(SimPy timeouts, one per fetch) and its
 outboxes of links owned by other nodes.
 
 The node adds no crawl rule: its scheduler admits, deduplicates and
