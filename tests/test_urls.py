@@ -211,3 +211,30 @@ def test_a_link_in_canonical_form_is_remembered_once_for_every_page(monkeypatch:
             "https://remembered-once.example/Some/Page?a=1&b=2"
         )
     assert computed == [(href, None)]
+
+
+def test_a_canonical_link_under_the_safe_steps_is_its_own_answer_unremembered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under the safe steps alone an href already in canonical form is the
+    answer itself: the same as the full parse gives, and not held in the
+    memory of answers (a crawl's million distinct links would only churn it)."""
+    import crawlsim.core.urls as urls
+
+    asked: list[str] = []
+
+    def remembered(href: str, base: str | None, steps: frozenset[str]) -> str:
+        asked.append(href)
+        return urls._canonical(href, base, steps)
+
+    monkeypatch.setattr(urls, "_remembered", remembered)
+    steps = parse_steps("rfc3986")
+    href = "http://safe-steps.example/a/b?x=1"
+    assert urls.canonical_or_raise(href, PAGE, steps) == href == urls._canonical(href, PAGE, steps)
+    assert asked == []
+    too_long_label = "http://" + "a" * 64 + ".example/"  # no shortcut for it: still refused
+    with pytest.raises(urls.CanonicalizeError):
+        urls.canonical_or_raise(too_long_label, PAGE, steps)
+    asked.clear()
+    urls.canonical_or_raise("/relative/link", PAGE, steps)  # a relative link still is
+    assert asked == ["/relative/link"]
