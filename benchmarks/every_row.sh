@@ -15,16 +15,17 @@
 # from /usr/bin/time); OUT_DIR/progress.log has when each row ran and the
 # load average then.  Nothing else should run on the machine meanwhile: the
 # whole table takes about an hour on 2 cores, most of it the 10,000,000-page
-# scaling rows (last, so you can stop before them).
+# scaling rows (last, so you can stop before them).  Two figures of the page
+# are measured by hand, as their rows say: the app opening a 100,000-page
+# trace (in a tmux pane) and the cost of compiling in `pip install .`.
 #
 # To compare two checkouts, run it in each, or interleave their rows with
-# `ROWS=name1,name2 benchmarks/every_row.sh ...` (the names are the OUT_DIR
-# file names without the suffix and the build: simbfs, knobs, knobsmall,
-# tracemem, tui, linkgen, dropin, check, animate, trace, scrapy, fidelity,
-# scaling).
+# `ROWS=name1,name2 benchmarks/every_row.sh ...`, naming groups of rows:
+# simbfs, knobs, knobsmall, tracemem, tui, linkgen, dropin, check, animate,
+# trace, scrapy, fidelity, scaling (all of them by default).
 set -uo pipefail
 if [ $# -lt 2 ]; then
-    sed -n '2,24p' "$0" >&2
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
     exit 2
 fi
 out=$(mkdir -p "$1" && cd "$1" && pwd)
