@@ -231,6 +231,9 @@ def test_a_canonical_link_under_the_safe_steps_is_its_own_answer_unremembered(
     steps = parse_steps("rfc3986")
     href = "http://safe-steps.example/a/b?x=1"
     assert urls.canonical_or_raise(href, PAGE, steps) == href == urls._canonical(href, PAGE, steps)
+    assert urls.canonical_or_raise(href, None, steps) == href  # a seed: no page
+    long_page = PAGE + "x" * 300  # a page too long to be remembered: the same answer
+    assert urls.canonical_or_raise(href, long_page, steps) == href
     assert asked == []
     too_long_label = "http://" + "a" * 64 + ".example/"  # no shortcut for it: still refused
     with pytest.raises(urls.CanonicalizeError):

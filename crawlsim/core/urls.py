@@ -145,10 +145,11 @@ def canonical_or_raise(href: str, base: str | None, steps: frozenset[str]) -> st
     canonical form, when the WHATWG parser serves) is remembered once for
     every page that links to it, not once per page; under the safe steps
     alone it is its own answer, and is not remembered at all."""
+    plain = SAFE_STEPS <= steps and _ALREADY_CANONICAL.fullmatch(href) is not None
+    if plain and steps.isdisjoint(RISKY_STEPS):
+        return href  # _canonical's answer (the match bounds its length and host), not remembered
     if len(href) <= _REMEMBERED_LENGTH and (base is None or len(base) <= _REMEMBERED_LENGTH):
-        if SAFE_STEPS <= steps and _ALREADY_CANONICAL.fullmatch(href):
-            if steps.isdisjoint(RISKY_STEPS):
-                return href  # _canonical's answer (the match bounds its length and host), not remembered
+        if plain:
             base = None  # _canonical reads no base for it: the same answer from any page
         return _remembered(href, base, steps)
     return _canonical(href, base, steps)
