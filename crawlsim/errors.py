@@ -5,15 +5,52 @@ nothing of crawlsim, so every layer -- the core's options, a scenario file,
 the simulation's latency specs, the grader, a command -- raises a class of
 this family without importing the command-line entry point that loads them.
 
+The tree (every public exception class crawlsim defines; a built-in in
+brackets is a second base, so a caller's ``except ValueError`` or
+``except OSError`` keeps catching what it always caught)::
+
+    CrawlsimError                          every error crawlsim raises on purpose
+    ├── UsageError [ValueError]            a user's mistake: one line, exit status 2
+    │   ├── OptionError                    a crawl option's value
+    │   ├── ScenarioError                  a scenario file
+    │   ├── ClusterConfigError             a scenario's [cluster] table
+    │   ├── LatencySpecError               a latency spec
+    │   ├── TraceError                     a trace file
+    │   ├── CheckInputError                a target `crawlsim check` cannot check
+    │   ├── FollowError                    a state `crawlsim web --follow` cannot follow
+    │   ├── AnimateError                   a movie or still that cannot be made as asked
+    │   └── MomentError                    a moment that is not one, or never happens
+    ├── CanonicalizeError [ValueError]     a malformed URL (a page's link, not the user's mistake)
+    ├── UnknownFetch [KeyError]            the scheduler refused: no such fetch in flight
+    ├── SchedulerBusy [RuntimeError]       the scheduler refused: a response is being admitted
+    ├── AdviceCancelled                    measured advice no longer wanted (a newer setting)
+    ├── ParseError                         a real page too deep or too slow to parse
+    ├── RefusedAddress [OSError]           a DNS answer the real crawler's address policy refuses
+    ├── CannotBind [OSError]               the loopback server could not listen on a port
+    ├── SimulatedFetchError [ConnectionError]  `crawlsim check`: a case's failing page
+    ├── SimulatedBadPage [ValueError]      `crawlsim check`: a case's broken page
+    ├── CheckAbandoned [RuntimeError]      `crawlsim check` gave up on a run: stop crawling
+    └── ForgedAnswer [ValueError]          `crawlsim check`: the sandboxed child's answer is not its own
+
 * :class:`CrawlsimError` is every error crawlsim raises on purpose.
 * :class:`UsageError` is a user's mistake (a bad flag, a malformed scenario
   or trace, a file that cannot be written): ``crawlsim: error: <message>`` on
-  one line, exit status 2.  ``OptionError``, ``ScenarioError``,
-  ``ClusterConfigError``, ``LatencySpecError``, ``CheckInputError`` and the
-  rest derive from it.  It is also a ``ValueError``, so a caller's
-  ``except ValueError`` keeps catching what it always caught.
+  one line, exit status 2.
 * Anything else that escapes a command is a bug: :func:`exit_status` says so
   on one line, keeps the traceback in a file and returns 1 -- never 0.
+
+Outside the tree, on purpose:
+
+* A bad *argument* to a Python call -- the core's API edge (``Scheduler``'s
+  calls, which are total: each checks every argument before it changes
+  anything) and the like -- raises a plain ``TypeError`` / ``ValueError``,
+  as Python's own functions do.  That is a programming error of the caller,
+  not a user's input: no command lets a user reach it, and if one escapes a
+  command it is reported as the bug it is.
+* Control flow that never leaves its module is private (``_Name``): the
+  interleaving explorer's ``_ScheduleAborted`` (a ``BaseException``, so the
+  user's ``except Exception`` lets it pass), the real fetcher's ``_Stop``,
+  the threaded driver's ``_BadResult``, the sandbox's ``_NoAnswer``.
 
 :func:`exit_status` is the one place an escaped error becomes an exit status;
 ``crawlsim.cli.main`` calls it for every command.

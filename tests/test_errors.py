@@ -8,12 +8,17 @@ that turns them into exit statuses, by class.
 
 from __future__ import annotations
 
+import builtins
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
+import crawlsim
 import crawlsim.cli as cli
+import crawlsim.errors
 from crawlsim.check.loader import CheckInputError
 from crawlsim.cluster.config import ClusterConfigError
 from crawlsim.core.options import OptionError
@@ -39,6 +44,54 @@ def test_the_cores_other_errors_are_in_the_family_with_their_standard_bases() ->
     assert issubclass(CanonicalizeError, CrawlsimError) and issubclass(CanonicalizeError, ValueError)
     assert not issubclass(CanonicalizeError, UsageError)  # a malformed link on a page is not the user's mistake
     assert issubclass(UnknownFetch, CrawlsimError) and issubclass(UnknownFetch, KeyError)
+
+
+def _exception_classes() -> dict[str, type[BaseException]]:
+    """Every exception class a module of crawlsim defines, by name (each module imported)."""
+    found: dict[str, type[BaseException]] = {}
+    for info in pkgutil.walk_packages(crawlsim.__path__, "crawlsim."):
+        if info.name.endswith(".__main__"):  # runs its command when imported
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, BaseException) and obj.__module__ == info.name:
+                assert obj.__name__ not in found, f"two exception classes named {obj.__name__}"
+                found[obj.__name__] = obj
+    return found
+
+
+_TREE_LINE = re.compile(r"^    (?P<lead>[│├└─ ]*)(?P<name>[A-Z]\w+)(?: \[(?P<builtin>\w+)\])?")
+
+
+def _drawn_tree() -> dict[str, tuple[str | None, str | None]]:
+    """The tree drawn in crawlsim/errors.py's docstring: name -> (parent, built-in base)."""
+    doc = crawlsim.errors.__doc__ or ""
+    block = doc.split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    drawn: dict[str, tuple[str | None, str | None]] = {}
+    path: list[str] = []  # the names above the current line, one per depth
+    for line in block.splitlines():
+        m = _TREE_LINE.match(line)
+        assert m, f"not a line of the tree: {line!r}"
+        depth = len(m["lead"]) // 4
+        path[depth:] = [m["name"]]
+        drawn[m["name"]] = (path[depth - 1] if depth else None, m["builtin"])
+    return drawn
+
+
+def test_every_exception_class_is_in_the_family_or_private() -> None:
+    strays = [name for name, cls in _exception_classes().items()
+              if not issubclass(cls, CrawlsimError) and not name.startswith("_")]
+    assert strays == []
+
+
+def test_the_drawn_tree_is_the_family_exactly() -> None:
+    classes = _exception_classes()
+    public = {name for name in classes if not name.startswith("_")}
+    drawn = _drawn_tree()
+    assert set(drawn) == public
+    for name, (parent, builtin) in drawn.items():
+        expected = tuple(classes[n] for n in (parent,) if n) + ((getattr(builtins, builtin),) if builtin else ())
+        assert classes[name].__bases__ == (expected or (Exception,)), name
 
 
 def _command_raising(monkeypatch: pytest.MonkeyPatch, err: BaseException) -> None:

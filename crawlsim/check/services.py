@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from crawlsim.check.cases import Case, page_of
+from crawlsim.errors import CrawlsimError
 
 Outcome = Literal["running", "ok", "error", "cancelled", "abandoned"]
 
@@ -51,18 +52,18 @@ HANG_POLL = 0.005
 """How often a hung ``async`` call looks whether the run was abandoned."""
 
 
-class SimulatedFetchError(ConnectionError):
+class SimulatedFetchError(CrawlsimError, ConnectionError):
     """Raised by ``get_urls`` for a page the case marks as failing.  A
     ``ConnectionError`` (an ``OSError``) like a real network failure, so
     ``except OSError`` and ``except Exception`` both catch it."""
 
 
-class SimulatedBadPage(ValueError):
+class SimulatedBadPage(CrawlsimError, ValueError):
     """Raised by ``get_urls`` for a page the case marks as permanently broken
     (not a network error: retrying it cannot help)."""
 
 
-class CheckAbandoned(RuntimeError):
+class CheckAbandoned(CrawlsimError, RuntimeError):
     """Raised by ``get_urls`` once the checker has given up on a run (it did
     not return in time), so that a stuck crawl can unwind instead of
     fetching on in the background."""

@@ -18,6 +18,7 @@ from typing import Any
 from crawlsim.check.cases import Case
 from crawlsim.check.runner import CaseRun, ExceptionSummary, ThreadInfo
 from crawlsim.check.services import FetchRecord
+from crawlsim.errors import CrawlsimError
 
 MAX_ITEMS = 1_000_000
 """Longest list accepted (records, links, threads...): far above any case."""
@@ -26,7 +27,7 @@ MAX_TEXT = 100_000
 OUTCOMES = frozenset({"running", "ok", "error", "cancelled", "abandoned"})
 
 
-class ForgedAnswer(ValueError):
+class ForgedAnswer(CrawlsimError, ValueError):
     """An answer that is not what the checker's child writes."""
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import aiohttp
 
+from crawlsim.errors import CrawlsimError
 from crawlsim.real.redirect_scope import origin_of
 
 
@@ -73,7 +74,7 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     return ip
 
 
-class RefusedAddress(OSError):
+class RefusedAddress(CrawlsimError, OSError):
     """A DNS answer the address policy refuses (never connected to)."""
 
 

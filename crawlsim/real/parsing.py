@@ -12,6 +12,7 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
+from crawlsim.errors import CrawlsimError
 from crawlsim.real.defaults import AS_WRITTEN, INLINE_PARSE_CHARS, INLINE_PARSE_TAGS, MAX_NESTING
 
 
@@ -39,7 +40,7 @@ def parse_html(text: str, url: str, want_content: bool = False) -> tuple[list[st
     return links, base, content
 
 
-class ParseError(Exception):
+class ParseError(CrawlsimError):
     """A page that cannot be parsed within the limits (the reason is the message)."""
 
 

@@ -47,6 +47,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from crawlsim.errors import CrawlsimError
 from crawlsim.outfile import written
 from crawlsim.real.flags import NOT_AVAILABLE
 from crawlsim.scenario import Scenario, ScenarioError
@@ -71,7 +72,7 @@ LAYOUTS = ("auto", "addresses", "ports")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 
 
-class CannotBind(OSError):
+class CannotBind(CrawlsimError, OSError):
     """A host's socket could not listen: the error number, and the address and
     port tried (asyncio's own message names them only inside a sentence)."""
 

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.options import RULES
+from crawlsim.errors import CrawlsimError
 from crawlsim.sim.bounds import BOUND_NAMES, Bounds, binding_phrase, compute_bounds, holder, host_limit, seconds
 from crawlsim.sim.coverage import Coverage, coverage_of
 from crawlsim.sim.dedup_advice import DEDUP_KNOBS, dedup_plan, loss_phrase, waste_phrase
@@ -204,7 +205,7 @@ def not_measured(run: SimRun) -> str:
     return ""
 
 
-class AdviceCancelled(Exception):
+class AdviceCancelled(CrawlsimError):
     """The advice was no longer wanted (a newer setting asked for its own):
     raised between two reruns when ``cancelled()`` says so."""
 

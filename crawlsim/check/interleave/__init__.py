@@ -91,8 +91,8 @@ Design
   thread that is merely waiting for a CPU on a loaded machine is left alone)
   it is presumed blocked outside the controller (a lock created before ``explore``,
   a socket) and the baton passes on; that schedule is marked
-  ``nondeterministic``.  Stopping a schedule raises :class:`ScheduleAborted`
-  (a ``BaseException``, so ``except Exception`` does not swallow it) in
+  ``nondeterministic``.  Stopping a schedule raises a private
+  ``_ScheduleAborted`` (a ``BaseException``, so ``except Exception`` does not swallow it) in
   every thread at its next blocking call or user line; all managed threads
   are daemons.  Patches are always removed when ``explore`` returns.
 
@@ -156,7 +156,6 @@ from .results import (
     Preemption,
     Race,
     Schedule,
-    ScheduleAborted,
     Switch,
 )
 from .search import explore, note, replay
@@ -170,6 +169,6 @@ from .state import _real_sleep as _real_sleep
 __all__ = [
     "AFTER_RETURN_STEPS", "QUANTUM", "SEEDS_PER_POINT",
     "CoopLock", "DuplicateFetch", "ExploreResult", "Horizon", "Location", "Note", "Overlap", "Preemption",
-    "Race", "RaceReport", "Schedule", "ScheduleAborted", "Switch",
+    "Race", "RaceReport", "Schedule", "Switch",
     "explore", "find_duplicate_fetches", "install_for_import", "note", "replay",
 ]

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .results import Location, Note, Preemption, ScheduleAborted, Switch
+from .results import Location, Note, Preemption, _ScheduleAborted, Switch
 from .state import AFTER_RETURN_STEPS, QUANTUM, _real_lock, _real_time
 from .strategy import _Strategy
 from .threads import _Rec, _TaskPos, _thread_label
@@ -103,9 +103,9 @@ class _Baton:
         self._register(rec)
         try:
             if self.aborting:
-                raise ScheduleAborted
+                raise _ScheduleAborted
             run()
-        except ScheduleAborted:
+        except _ScheduleAborted:
             pass
         except BaseException as exc:  # a worker that died: recorded, not printed
             if not self.aborting:
@@ -118,10 +118,10 @@ class _Baton:
         self._register(rec)
         try:
             if self.aborting:
-                raise ScheduleAborted
+                raise _ScheduleAborted
             self.value = target()
             self.outcome = self.outcome or "returned"
-        except ScheduleAborted:
+        except _ScheduleAborted:
             pass
         except BaseException as exc:
             if not self.aborting:
@@ -188,7 +188,7 @@ class _Baton:
         self.progress += 1
         with self.mutex:
             if self.aborting:
-                raise ScheduleAborted
+                raise _ScheduleAborted
             self.steps += 1
             nxt = self._choose()
             if nxt is None:
@@ -198,14 +198,14 @@ class _Baton:
                     kind = "leftover" if self.main is not None and self.main.finished else "deadlock"
                     self._abort_locked(kind, ("threads left blocked after the crawl returned: " if kind == "leftover"
                                               else "deadlock: every thread is blocked: ") + self._describe_stuck())
-                    raise ScheduleAborted
+                    raise _ScheduleAborted
             elif nxt is rec:
                 return
             else:
                 self._hand(rec, nxt, reason)
         rec.go.acquire()
         if self.aborting:
-            raise ScheduleAborted
+            raise _ScheduleAborted
 
     def _rejoin(self, rec: _Rec) -> None:
         with self.mutex:
@@ -217,13 +217,13 @@ class _Baton:
                 return
         rec.go.acquire()
         if self.aborting:
-            raise ScheduleAborted
+            raise _ScheduleAborted
 
     def block_until(self, rec: _Rec, ready: Callable[[], bool], deadline: float | None) -> bool:
         """Wait, passing the baton, until ``ready()`` or the virtual ``deadline``."""
         while True:
             if self.aborting:
-                raise ScheduleAborted
+                raise _ScheduleAborted
             if rec.detached or self.current is not rec:
                 self._rejoin(rec)
             if ready():

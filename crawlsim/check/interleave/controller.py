@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from . import state as _state
 from .baton import _Baton
-from .results import Overlap, Preemption, ScheduleAborted
+from .results import Overlap, Preemption, _ScheduleAborted
 from .threads import _Rec, _TaskPos, _split_offsets, _str_values
 
 _SUSPENDABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: 'return' may be a yield
@@ -73,7 +73,7 @@ class _Controller(_Baton):
         if rec is None or rec.suspended or rec.finished:
             return False
         if self.aborting or _state._active is not self:
-            raise ScheduleAborted
+            raise _ScheduleAborted
         waited = False
         if rec.detached or self.current is not rec:
             self._rejoin(rec)
@@ -103,7 +103,7 @@ class _Controller(_Baton):
         """Too many steps for one schedule: an endless loop or a livelock."""
         self._abort("step-limit", f"stopped after {self.max_steps} steps: an endless loop or a livelock "
                     f"({rec.name} at {self.loc(rec.at)})")
-        raise ScheduleAborted
+        raise _ScheduleAborted
 
     def _note_overlaps(self, open_here: list[Preemption], actor: str, key: tuple[str, int], frame: Any) -> None:
         """Another thread (or task) is paused right after this line: record

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import state as _state
-from .results import ScheduleAborted
+from .results import _ScheduleAborted
 from .state import (
     _explore_lock,
     _managed,
@@ -130,7 +130,7 @@ def _patched_start(self: threading.Thread) -> None:
     if ctl is None or parent is None or self._started.is_set():
         return _orig_start(self)
     if ctl.aborting:
-        raise ScheduleAborted
+        raise _ScheduleAborted
     rec = ctl.new_rec(self)
     inner = self.run
     self.run = lambda: ctl.thread_body(rec, inner)  # type: ignore[method-assign]

@@ -13,8 +13,10 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-class ScheduleAborted(BaseException):
-    """Raised inside the target's threads to unwind a schedule being stopped."""
+class _ScheduleAborted(BaseException):
+    """Raised inside the target's threads to unwind a schedule being stopped:
+    control flow of the explorer, never an error a caller sees, so private,
+    and a ``BaseException`` so the user's ``except Exception`` lets it pass."""
 
 
 @dataclass(frozen=True)
