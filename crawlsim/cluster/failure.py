@@ -42,16 +42,18 @@ from __future__ import annotations
 import io
 import pickle
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from crawlsim.cluster.node import ClusterSide, Node
 from crawlsim.core.events import NodeFailed, NodeRecovered
+from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
     import simpy
 
-    from crawlsim.cluster.node import Node
-    from crawlsim.cluster.sim import _Cluster
+    from crawlsim.cluster.partition import Partition
+    from crawlsim.cluster.termination import SafraRing
 
 
 @dataclass
@@ -100,10 +102,25 @@ def checkpoint_notes(configured: float | None, used: float | None) -> list[str]:
     return [" ".join(parts) + ", so the work of saving stays bounded; a recovering node resumes from its latest save"]
 
 
+class ClusterState(ClusterSide, Protocol):
+    """The cluster as its failures see it: what a node sees, and the parts a
+    failure changes -- the nodes, the termination ring, the partition.
+    Defined here, below the driver that satisfies it
+    (:mod:`crawlsim.cluster.sim`)."""
+
+    opts: CrawlOptions
+    nodes: list[Node]
+    ring: SafraRing
+    partition: Partition
+
+    def new_scheduler(self, node: Node) -> Scheduler:
+        """An empty scheduler for ``node`` (a restart without a checkpoint)."""
+
+
 class Failures:
     """Schedules the configured failures, recoveries and checkpoints of one run."""
 
-    def __init__(self, cluster: _Cluster) -> None:
+    def __init__(self, cluster: ClusterState) -> None:
         self.cluster = cluster
         self.records: dict[int, FailureRecord] = {}
         self.saved: dict[int, tuple[float, bytes, frozenset[int]]] = {}
@@ -120,11 +137,11 @@ class Failures:
     def start(self) -> None:
         cl = self.cluster
         for failure in cl.config.fail:
-            cl.timeout(failure.at, failure.node).callbacks.append(self._fail)
+            cl.env.timeout(failure.at, failure.node).callbacks.append(self._fail)
             if failure.recover is not None:
-                cl.timeout(failure.recover, failure.node).callbacks.append(self._recover)
+                cl.env.timeout(failure.recover, failure.node).callbacks.append(self._recover)
         if self.every is not None:
-            cl.timeout(self.every).callbacks.append(self._save)
+            cl.env.timeout(self.every).callbacks.append(self._save)
 
     def _shared(self, node: Node) -> list[object]:
         """What a saved scheduler refers to but does not own: the web (its
@@ -155,7 +172,7 @@ class Failures:
         assert self.every is not None
         if self.rounds >= MAX_SAVE_ROUNDS:
             self.every = min(self.every * 2, 1e300)
-        cl.timeout(self.every).callbacks.append(self._save)
+        cl.env.timeout(self.every).callbacks.append(self._save)
 
     def _fail(self, event: simpy.Event) -> None:
         cl = self.cluster
@@ -245,4 +262,4 @@ def _minus(after: CrawlStats, before: CrawlStats) -> CrawlStats:
     return out
 
 
-__all__ = ["FailureRecord", "Failures"]
+__all__ = ["ClusterState", "FailureRecord", "Failures"]

@@ -11,8 +11,9 @@ links the core follows) and arrive at their owner's
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from crawlsim.core.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
@@ -22,7 +23,10 @@ from crawlsim.sim.driver import page_of_for, report_page, report_robots
 if TYPE_CHECKING:
     import simpy
 
-    from crawlsim.cluster.sim import _Cluster
+    from crawlsim.cluster.config import ClusterConfig
+    from crawlsim.cluster.politeness import PolitenessWatch
+    from crawlsim.sim.inputs import SimInput
+    from crawlsim.sim.web import Web
 
 _INF = float("inf")
 
@@ -30,10 +34,46 @@ Item = tuple[str, str, int]
 """A link in a message: (canonical URL, the page it was found on, that page's depth)."""
 
 
+class ClusterSide(Protocol):
+    """The cluster as a node sees it: the one clock, the web, the links to
+    other nodes and the cluster-wide measurements.  Defined here, below the
+    driver that satisfies it (:mod:`crawlsim.cluster.sim`), so a node never
+    imports the module that builds it."""
+
+    sim: SimInput
+    web: Web
+    config: ClusterConfig
+    env: simpy.Environment
+    """The clock every node shares (``env.now``, ``env.timeout``)."""
+    tracing: bool
+    dedup_content: bool
+    watch: PolitenessWatch | None
+    fetched: Counter[str] | None
+    log: list[tuple[Event, int]]
+    """Every node's events, in the order they happened across nodes."""
+
+    def sample(self, host: str) -> float:
+        """One fetch latency on ``host``, from the generator the nodes share."""
+
+    def activity(self, now: float) -> None:
+        """Something happened at ``now`` (the crawl's true end is the last)."""
+
+    def after(self, node: Node, now: float) -> None:
+        """After any activity on ``node`` (the termination ring may move on)."""
+
+    def split(
+        self, me: int, base: str, links: Sequence[object], depth: int, outbox: dict[int, list[Item]]
+    ) -> tuple[list[object], dict[int, int]]:
+        """The links node ``me`` owns; the others queued in ``outbox`` per owner."""
+
+    def send(self, src: int, dst: int, items: list[Item], size: int, now: float) -> None:
+        """One message of links from node ``src`` to node ``dst``."""
+
+
 class Node:
     """One node's scheduler, figures and outboxes (see the module docstring)."""
 
-    def __init__(self, index: int, cluster: _Cluster, opts: CrawlOptions, *, route: bool) -> None:
+    def __init__(self, index: int, cluster: ClusterSide, opts: CrawlOptions, *, route: bool) -> None:
         self.index = index
         self.cluster = cluster
         self.sched = Scheduler(opts, page_of=page_of_for(cluster.sim, opts), route=self.route if route else None)
@@ -71,16 +111,16 @@ class Node:
             if fetch.duplicate:
                 self.wasted += took
             if cl.watch is not None:
-                cl.watch.started(self, fetch, now)
+                cl.watch.started(self.sched, fetch, now)
             if self.flying is not None:
                 self.flying.add(fetch.id)
-            cl.timeout(took, (fetch, now, took, self.epoch)).callbacks.append(self.on_done)
+            cl.env.timeout(took, (fetch, now, took, self.epoch)).callbacks.append(self.on_done)
         if cl.tracing:
             self.drain()
         wake = self.sched.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
-            cl.timeout(max(0.0, wake - now)).callbacks.append(self.on_wake)
+            cl.env.timeout(max(0.0, wake - now)).callbacks.append(self.on_wake)
         cl.after(self, now)
 
     def on_done(self, event: simpy.Event) -> None:
@@ -154,7 +194,7 @@ class Node:
         elif dst not in self.flush_armed:
             self.generation += 1
             self.flush_armed[dst] = self.generation
-            cl.timeout(cl.config.flush, (dst, self.generation)).callbacks.append(self.on_flush)
+            cl.env.timeout(cl.config.flush, (dst, self.generation)).callbacks.append(self.on_flush)
 
     def on_flush(self, event: simpy.Event) -> None:
         dst, generation = event.value  # type: ignore[misc]
@@ -229,4 +269,4 @@ class Node:
         }
 
 
-__all__ = ["Item", "Node"]
+__all__ = ["ClusterSide", "Item", "Node"]

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 from crawlsim.core.options import CrawlOptions
 
 if TYPE_CHECKING:
-    from crawlsim.cluster.node import Node
-    from crawlsim.core.scheduler import Fetch
+    from crawlsim.core.scheduler import Fetch, Scheduler
 
 
 class PolitenessWatch:
@@ -37,7 +36,8 @@ class PolitenessWatch:
         self.violations = 0
         self.by_host: Counter[str] = Counter()
 
-    def started(self, node: Node, fetch: Fetch, now: float) -> None:
+    def started(self, sched: Scheduler, fetch: Fetch, now: float) -> None:
+        """``fetch`` started at ``now`` on the node whose scheduler is ``sched``."""
         host = fetch.host
         busy = self.in_flight.get(host, 0)
         early = now < self.ready_at.get(host, now)
@@ -45,7 +45,7 @@ class PolitenessWatch:
             self.violations += 1
             self.by_host[host] += 1
         self.in_flight[host] = busy + 1
-        ready = node.sched.host_states()[host].ready_at
+        ready = sched.host_states()[host].ready_at
         if ready > self.ready_at.get(host, ready - 1):
             self.ready_at[host] = ready
 

@@ -126,7 +126,6 @@ class _Cluster:
         self.config = config
         self.opts = opts
         self.env = simpy.Environment()
-        self.timeout = self.env.timeout
         self.tracing = opts.record_events
         self.dedup_content = opts.content_dedup != "off"
         self.rng = random.Random(sim.seed)
@@ -205,7 +204,7 @@ class _Cluster:
         self.in_transit += 1
         self.ring.sent(src)
         took = self.config.link_latency.sample(self.link_rng)
-        self.timeout(took, (src, dst, items, size)).callbacks.append(self._deliver)
+        self.env.timeout(took, (src, dst, items, size)).callbacks.append(self._deliver)
 
     def _deliver(self, event: simpy.Event) -> None:
         src, dst, items, size = event.value  # type: ignore[misc]
@@ -233,7 +232,7 @@ class _Cluster:
 
     def _send_token(self, src: int, dst: int, arrive: Callable[[float], None]) -> None:
         took = self.config.link_latency.sample(self.link_rng)
-        self.timeout(took).callbacks.append(lambda _: arrive(self.env.now))
+        self.env.timeout(took).callbacks.append(lambda _: arrive(self.env.now))
 
     # -- the run -----------------------------------------------------------------
 
