@@ -139,11 +139,13 @@ Limits
 
 from __future__ import annotations
 
-# The package is split along its concepts: results (what a schedule leaves),
-# state (the real primitives and the running schedule), primitives (the
-# cooperative stand-ins and their patching), threads and baton (the
-# controlled scheduler), controller (the switch points), strategy (where a
-# seed preempts), search (explore/replay) and duplicates (the checker's
+# The package is split along its concepts, each module importing only those
+# before it: real (the primitives saved before any patch), results (what a
+# schedule leaves), strategy (where a seed preempts), threads (what is read
+# off a thread's frames), baton (the controlled scheduler and its threads'
+# records), controller (the switch points), state (the one schedule
+# running: its only owner), primitives (the cooperative stand-ins and their
+# patching), search (explore/replay) and duplicates (the checker's
 # question).  Everything a caller needs is importable from here.
 from .duplicates import DuplicateFetch, RaceReport, find_duplicate_fetches
 from .primitives import CoopLock, install_for_import
@@ -158,13 +160,13 @@ from .results import (
     Schedule,
     Switch,
 )
-from .search import explore, note, replay
-from .state import AFTER_RETURN_STEPS, QUANTUM, SEEDS_PER_POINT
+from .baton import AFTER_RETURN_STEPS, QUANTUM
+from .search import SEEDS_PER_POINT, explore, note, replay
 # The real primitives and a stand-in, so a caller can check the patches came off:
 from .primitives import _CoopSimpleQueue as _CoopSimpleQueue
-from .state import _orig_start as _orig_start
-from .state import _real_monotonic as _real_monotonic
-from .state import _real_sleep as _real_sleep
+from .real import _orig_start as _orig_start
+from .real import _real_monotonic as _real_monotonic
+from .real import _real_sleep as _real_sleep
 
 __all__ = [
     "AFTER_RETURN_STEPS", "QUANTUM", "SEEDS_PER_POINT",

@@ -15,10 +15,48 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .results import Location, Note, Preemption, _ScheduleAborted, Switch
-from .state import AFTER_RETURN_STEPS, QUANTUM, _real_lock, _real_time
+from .real import _real_lock, _real_time
+from .results import Location, Note, Preemption, Switch, _ScheduleAborted
 from .strategy import _Strategy
-from .threads import _Rec, _TaskPos, _thread_label
+from .threads import _TaskPos, _thread_label
+
+QUANTUM = 1e-6
+"""Virtual seconds that pass per step."""
+
+AFTER_RETURN_STEPS = 20_000
+"""Steps the other threads may still take once the target has returned."""
+
+
+class _Rec:
+    """One managed thread: its baton (``go``), its priority, what it blocks
+    on and the user lines it last ran."""
+
+    __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
+                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id")
+
+    def __init__(self, ctl: _Baton, name: str, index: int, thread: threading.Thread | None) -> None:
+        self.ctl = ctl
+        self.name = name
+        self.index = index
+        self.thread = thread
+        self.ident: int | None = None
+        self.native_id: int | None = None
+        self.go = _real_lock()
+        self.go.acquire()  # released by whoever hands this thread the baton
+        self.registered = _real_lock()
+        self.registered.acquire()
+        self.priority = 0.0
+        self.finished = False
+        self.blocker: Callable[[], bool] | None = None
+        self.deadline: float | None = None
+        self.detached = False
+        self.suspended = False
+        self.at: tuple[str, int] | None = None
+        self.prev: tuple[str, int] | None = None
+        self.frame: Any = None
+        self.frame_lines: dict[Any, tuple[tuple[str, int] | None, tuple[str, int]]] = {}
+        """Per live user frame: (line before, current line) -- so a pause is
+        described by two lines of one function, not a callee's last line."""
 
 
 class _Baton:
@@ -43,6 +81,9 @@ class _Baton:
         self.tasks: dict[Any, _TaskPos] = {}
         self.last_task: dict[int, _TaskPos] = {}
         self.aborting = False
+        self.over = False
+        """The search has moved on from this schedule (set by ``state.running``):
+        a line its leftover threads still run unwinds them."""
         self.outcome: str | None = None
         self.problems: list[str] = []
         self.leftover: list[str] = []

@@ -12,10 +12,9 @@ import asyncio
 import os
 from typing import Any, NoReturn
 
-from . import state as _state
-from .baton import _Baton
+from .baton import _Baton, _Rec
 from .results import Overlap, Preemption, _ScheduleAborted
-from .threads import _Rec, _TaskPos, _split_offsets, _str_values
+from .threads import _TaskPos, _split_offsets, _str_values
 
 _SUSPENDABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: 'return' may be a yield
 
@@ -72,7 +71,7 @@ class _Controller(_Baton):
         rec = self.by_ident.get(_thread.get_ident())
         if rec is None or rec.suspended or rec.finished:
             return False
-        if self.aborting or _state._active is not self:
+        if self.aborting or self.over:
             raise _ScheduleAborted
         waited = False
         if rec.detached or self.current is not rec:

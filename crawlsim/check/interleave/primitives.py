@@ -21,9 +21,7 @@ from typing import Any
 
 from . import state as _state
 from .results import _ScheduleAborted
-from .state import (
-    _explore_lock,
-    _managed,
+from .real import (
     _orig_join,
     _orig_start,
     _real_lock,
@@ -32,6 +30,7 @@ from .state import (
     _real_sleep,
     _real_time,
 )
+from .state import _explore_lock, _managed
 
 _orig_future_init = _cf_base.Future.__init__
 _orig_thread_init = threading.Thread.__init__

@@ -15,22 +15,17 @@ import threading
 from collections.abc import Callable, Collection, Iterable
 from typing import TypeVar
 
-from . import state as _state
 from .controller import _Controller
 from .primitives import _patched
 from .results import ExploreResult, Horizon, Note, Schedule
-from .state import (
-    SEEDS_PER_POINT,
-    _explore_lock,
-    _managed,
-    _orig_join,
-    _orig_start,
-    _real_monotonic,
-    _real_perf_counter,
-)
+from .real import _orig_join, _orig_start, _real_monotonic, _real_perf_counter
+from .state import _explore_lock, _managed, running
 from .strategy import _Strategy
 
 T = TypeVar("T")
+
+SEEDS_PER_POINT = 3
+"""Default seeds per preemptible point: ``seeds=None`` runs this many rounds."""
 
 
 def note(text: str) -> None:
@@ -66,43 +61,43 @@ def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | No
     started = _real_perf_counter()
     ctl = _Controller(files, seed, _Strategy(seed, preemption_bound, horizon), max_steps)
     pool_logger = logging.getLogger("concurrent.futures")
-    _state._active = ctl
-    try:
-        main = ctl.main = ctl.new_rec(None)
-        thread = threading.Thread(target=ctl.main_body, args=(main, target), name="interleave-main", daemon=True)
-        _orig_start(thread)
-        main.registered.acquire()
-        with ctl.mutex:
-            ctl.current = main
-            main.go.release()
-        last_progress, last_change = -1, _real_monotonic()
-        poll = max(stall_timeout / 4, 0.005)
-        while not ctl.done.acquire(True, poll):
-            now = _real_monotonic()
-            progress = ctl.progress + ctl.steps
-            if progress != last_progress:
-                last_progress, last_change = progress, now
-            elif now - last_change >= stall_timeout and not ctl.aborting:
-                if not ctl.holder_runnable():
-                    ctl.on_stall(now - last_change)
-                last_change = now
-            if now - started >= schedule_timeout and not ctl.aborting:
-                pool_logger.disabled = True
-                ctl._abort("timeout", f"stopped after {schedule_timeout:g} s of real time")
-            if ctl.aborting:
-                pool_logger.disabled = True
-                break
-        grace_end = _real_monotonic() + max(stall_timeout * 4, 1.0)
-        for r in ctl.recs:
-            t = r.thread if r is not main else thread
-            if t is not None and t.ident is not None:
-                _orig_join(t, max(grace_end - _real_monotonic(), 0.0))
-                if t.is_alive():
-                    ctl.problems.append(f"{r.name} did not stop; left running as a daemon thread")
-                    _forget_pool_thread(t)
-    finally:
-        _state._active = None
-        pool_logger.disabled = False
+    with running(ctl):
+        try:
+            main = ctl.main = ctl.new_rec(None)
+            thread = threading.Thread(target=ctl.main_body, args=(main, target), name="interleave-main",
+                                      daemon=True)
+            _orig_start(thread)
+            main.registered.acquire()
+            with ctl.mutex:
+                ctl.current = main
+                main.go.release()
+            last_progress, last_change = -1, _real_monotonic()
+            poll = max(stall_timeout / 4, 0.005)
+            while not ctl.done.acquire(True, poll):
+                now = _real_monotonic()
+                progress = ctl.progress + ctl.steps
+                if progress != last_progress:
+                    last_progress, last_change = progress, now
+                elif now - last_change >= stall_timeout and not ctl.aborting:
+                    if not ctl.holder_runnable():
+                        ctl.on_stall(now - last_change)
+                    last_change = now
+                if now - started >= schedule_timeout and not ctl.aborting:
+                    pool_logger.disabled = True
+                    ctl._abort("timeout", f"stopped after {schedule_timeout:g} s of real time")
+                if ctl.aborting:
+                    pool_logger.disabled = True
+                    break
+            grace_end = _real_monotonic() + max(stall_timeout * 4, 1.0)
+            for r in ctl.recs:
+                t = r.thread if r is not main else thread
+                if t is not None and t.ident is not None:
+                    _orig_join(t, max(grace_end - _real_monotonic(), 0.0))
+                    if t.is_alive():
+                        ctl.problems.append(f"{r.name} did not stop; left running as a daemon thread")
+                        _forget_pool_thread(t)
+        finally:
+            pool_logger.disabled = False
     outcome = ctl.outcome or "returned"
     schedule = Schedule(seed, outcome, ctl.value, ctl.error, ctl.steps, ctl.switches, ctl.preemptions,
                         ctl.notes, ctl.problems, ctl.leftover, ctl.thread_errors, ctl.nondeterministic,

@@ -1,45 +1,40 @@
-"""The real primitives, saved before any patch, and the one schedule running.
+"""The explorer's state: the one schedule running, and the lock ``explore`` holds.
 
-Why a module of its own: the cooperative primitives, the controller and the
-schedule search all need the real lock, clock and ``Thread.start`` after
-``threading`` and ``time`` have been patched, and all ask "which schedule is
-running, and is this thread one of its own?"  Read the running schedule as
-``state._active`` (an attribute of this module): ``from .state import _active``
-would copy the ``None`` it held at import.
+This module is its one owner: :func:`running` alone sets and clears it.
+The parts below it receive what they need instead of importing it back --
+the controller learns that its run is over from ``ctl.over`` (set here), a
+thread's record is looked up through :func:`_managed`.  Read the running
+schedule as ``state._active`` (an attribute of this module): ``from .state
+import _active`` would copy the ``None`` it held at import.
 """
 
 from __future__ import annotations
 
 import _thread
-import threading
-import time
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-if TYPE_CHECKING:
-    from .controller import _Controller
-    from .threads import _Rec
-
-QUANTUM = 1e-6
-"""Virtual seconds that pass per step."""
-
-SEEDS_PER_POINT = 3
-"""Default seeds per preemptible point: ``seeds=None`` runs this many rounds."""
-
-AFTER_RETURN_STEPS = 20_000
-"""Steps the other threads may still take once the target has returned."""
-
-_real_lock = _thread.allocate_lock
-_real_monotonic = time.monotonic
-_real_time = time.time
-_real_perf_counter = time.perf_counter
-_real_sleep = time.sleep
-_orig_start = threading.Thread.start
-_orig_join = threading.Thread.join
+from .baton import _Rec
+from .controller import _Controller
+from .real import _real_lock
 
 _active: _Controller | None = None
-"""The schedule running now (set and cleared by ``search._run_schedule``)."""
+"""The schedule running now (set and cleared by :func:`running`)."""
 _explore_lock = _real_lock()
 """Held while ``explore`` (or ``install_for_import``) has the primitives patched."""
+
+
+@contextmanager
+def running(ctl: _Controller) -> Iterator[None]:
+    """``ctl`` is the schedule running while the block runs.  After it,
+    ``ctl.over``: a line its leftover threads still run unwinds them."""
+    global _active
+    _active = ctl
+    try:
+        yield
+    finally:
+        _active = None
+        ctl.over = True
 
 
 def _managed() -> _Rec | None:

@@ -1,51 +1,14 @@
-"""One managed thread's record, and what the controller reads off its frames.
+"""What the controller reads off a managed thread and its frames.
 
-A record holds the thread's baton (``go``), its priority, what it blocks on
-and the user lines it last ran; the helpers name a thread by start order and
-read the string values a race report quotes.
+Where an asyncio task last was, the points inside a one-line ``if``, a
+thread's name by start order and the string values a race report quotes.
+(A thread's record, ``_Rec``, is the baton's: :mod:`.baton`.)
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-from .state import _real_lock
-
-if TYPE_CHECKING:
-    from .controller import _Controller
-
-
-class _Rec:
-    """One managed thread."""
-
-    __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
-                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id")
-
-    def __init__(self, ctl: _Controller, name: str, index: int, thread: threading.Thread | None) -> None:
-        self.ctl = ctl
-        self.name = name
-        self.index = index
-        self.thread = thread
-        self.ident: int | None = None
-        self.native_id: int | None = None
-        self.go = _real_lock()
-        self.go.acquire()  # released by whoever hands this thread the baton
-        self.registered = _real_lock()
-        self.registered.acquire()
-        self.priority = 0.0
-        self.finished = False
-        self.blocker: Callable[[], bool] | None = None
-        self.deadline: float | None = None
-        self.detached = False
-        self.suspended = False
-        self.at: tuple[str, int] | None = None
-        self.prev: tuple[str, int] | None = None
-        self.frame: Any = None
-        self.frame_lines: dict[Any, tuple[tuple[str, int] | None, tuple[str, int]]] = {}
-        """Per live user frame: (line before, current line) -- so a pause is
-        described by two lines of one function, not a callee's last line."""
+from typing import Any
 
 
 class _TaskPos:
