@@ -3,7 +3,9 @@
 Every error crawlsim raises on purpose is a ``CrawlsimError``; every user
 mistake is a ``UsageError`` (and still a ``ValueError``, so callers'
 ``except ValueError`` keeps working); ``crawlsim.cli.main`` is the one place
-that turns them into exit statuses, by class.
+that turns them into exit statuses, by class.  Every exception class a
+module defines is in the family or private, and the tree drawn in
+``crawlsim/errors.py`` is the family exactly.
 """
 
 from __future__ import annotations
