@@ -118,7 +118,9 @@ def simulate_cluster(
 
 
 class _Cluster:
-    """The nodes, the clock, the links and the detector of one run."""
+    """The nodes, the clock, the links and the detector of one run: the
+    :class:`~crawlsim.cluster.node.ClusterSide` its nodes see and the
+    :class:`~crawlsim.cluster.failure.ClusterState` its failures change."""
 
     def __init__(self, sim: SimInput, config: ClusterConfig, opts: CrawlOptions) -> None:
         self.sim = sim
