@@ -25,7 +25,7 @@ from enum import IntEnum
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -42,7 +42,8 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.urls import host_key
-from crawlsim.replay_nodes import NodeReplay, node_label
+from crawlsim.replay_nodes import NodeReplay
+from crawlsim.trace.cluster import node_label
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage

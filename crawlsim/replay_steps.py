@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.trace.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def test_compare_one_configuration_against_the_scenario(capsys: pytest.CaptureFi
 
 
 def test_trace_jsonl_replays_as_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from crawlsim.core.events import FetchStarted, event_from_dict
+    from crawlsim.trace.events import FetchStarted, event_from_dict
 
     path = tmp_path / "t.jsonl"
     code, out, _ = run_cli(capsys, "trace", "see-it", "-o", str(path))

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cli import main
-from crawlsim.cluster.config import MAX_NODES
+from crawlsim.trace.cluster import MAX_NODES
 from crawlsim.commands.sweep_nodes import CLUSTER_RESULT_KEYS, cluster_figure
 from crawlsim.plots import NODE_BOUND_COLOUR
 

@@ -1,4 +1,4 @@
-"""The cluster's one trace (crawlsim.cluster.trace): every node's events on
+"""The cluster's one trace (crawlsim.trace.cluster): every node's events on
 one clock, each with its node, fetch ids unique and slots grouped by node,
 messages and failures in the same stream -- what views replay.
 
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.cluster.trace import NODE_KEY
-from crawlsim.core.events import (
+from crawlsim.trace.cluster import NODE_KEY
+from crawlsim.trace.events import (
     Done,
     FetchFailed,
     FetchFinished,

@@ -14,7 +14,7 @@ import pytest
 
 from crawlsim.cli import main
 from crawlsim.commands.summary import summary_dict
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, FetchStarted
+from crawlsim.trace.events import Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.real.server import ServerProcess
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 from tests.test_real_crawl import make_scenario
 
 

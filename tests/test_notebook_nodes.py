@@ -18,7 +18,7 @@ pytest.importorskip("matplotlib")
 
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.core.events import FetchStarted, MessageDelivered, MessageSent
+from crawlsim.trace.events import FetchStarted, MessageDelivered, MessageSent
 from crawlsim.notebook import CrawlWidget, snapshot
 from crawlsim.notebook.nodes import SPLIT_COLOUR, outages
 from crawlsim.scenario import load_scenario

@@ -24,7 +24,8 @@ from crawlsim.page.frames import LOST
 from crawlsim.page.grid import build_grid, full_offer
 from crawlsim.replay import PageState
 from crawlsim.scenario import load_scenario
-from crawlsim.session import Knobs, read_trace, run_session
+from crawlsim.session import Knobs, run_session
+from crawlsim.trace.jsonl import read_trace
 from crawlsim.sim.driver import simulate
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from crawlsim.core.events import FetchStarted, HostDeferred
+from crawlsim.trace.events import FetchStarted, HostDeferred
 from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.politeness import SAYS, Pace, WireClock
 from crawlsim.core.scheduler import Scheduler

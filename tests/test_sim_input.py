@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.core.options import CrawlOptions
 from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
 from crawlsim.sim.advisor import assess

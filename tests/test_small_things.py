@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_a_log_line_says_1_link_not_1_links() -> None:
-    from crawlsim.core.events import FetchFinished
+    from crawlsim.trace.events import FetchFinished
     from crawlsim.replay import describe_event
 
     one = FetchFinished(

@@ -12,8 +12,9 @@ import pytest
 
 from crawlsim.cli import main as cli
 from crawlsim.commands.summary import _round
-from crawlsim.core.events import FetchStarted
-from crawlsim.session import read_trace, trace_result
+from crawlsim.trace.events import FetchStarted
+from crawlsim.session import trace_result
+from crawlsim.trace.jsonl import read_trace
 
 
 def tui_main(argv: list[str]) -> int:

@@ -19,7 +19,7 @@ from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.replay_nodes import NodeReplay
 from crawlsim.scenario import Scenario, load_scenario
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.nodes import lane_rows
 from crawlsim.tui.widgets import BoundsView, HostsView, KeyBar, LanesView, StatusBar

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crawlsim.cli_options import with_implied_order
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.replay import PageState, Replay, describe_event, short_url
 from crawlsim.scenario import load_scenario
 from crawlsim.session import (
@@ -23,11 +23,11 @@ from crawlsim.session import (
     Knobs,
     default_speed,
     interactive_cap,
-    load_trace,
     next_normalize,
     run_session,
     step_workers,
 )
+from crawlsim.trace.jsonl import load_trace
 from crawlsim.sim.driver import simulate
 
 

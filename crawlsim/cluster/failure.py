@@ -44,7 +44,7 @@ import pickle
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import NodeFailed, NodeRecovered
+from crawlsim.trace.events import NodeFailed, NodeRecovered
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:

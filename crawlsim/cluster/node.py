@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Event, MessageDelivered, MessageSent
+from crawlsim.trace.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.sim.driver import page_of_for, report_page, report_robots

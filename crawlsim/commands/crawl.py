@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Done, Event, FetchStarted
+from crawlsim.trace.events import Done, Event, FetchStarted
 from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
@@ -45,7 +45,7 @@ from crawlsim.real.flags import (
     politeness_line,
 )
 from crawlsim.real.loopwatch import watch_waits
-from crawlsim.session import TraceWriter
+from crawlsim.trace.jsonl import TraceWriter
 
 EXIT_INTERRUPTED = 130
 SHOWN_PAGES = 60

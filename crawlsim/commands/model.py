@@ -40,8 +40,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted, RetryScheduled
-from crawlsim.core.events import HostDeferred, RobotsLoaded, Skipped
+from crawlsim.trace.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted, RetryScheduled
+from crawlsim.trace.events import HostDeferred, RobotsLoaded, Skipped
 from crawlsim.errors import UsageError
 
 BYTES_PER_TRACE_BYTE = 4
@@ -467,7 +467,7 @@ def _check_size(path: str) -> None:
 
 def model_from_trace(path: str) -> str:
     """The scenario text for the trace at ``path`` (``UsageError`` naming the file and line)."""
-    from crawlsim.session import read_trace
+    from crawlsim.trace.jsonl import read_trace
 
     _check_size(path)
     try:

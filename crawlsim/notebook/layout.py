@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawlsim.core.events import Discovered, Skipped
+from crawlsim.trace.events import Discovered, Skipped
 from crawlsim.replay import PAGE_SKIPS, Replay
 
 LAYOUTS = ("host", "level")

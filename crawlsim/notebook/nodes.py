@@ -36,10 +36,11 @@ from matplotlib.text import Text
 from matplotlib.transforms import blended_transform_factory
 
 from crawlsim import plots
-from crawlsim.core.events import NodeFailed, NodeRecovered
+from crawlsim.trace.events import NodeFailed, NodeRecovered
 from crawlsim.palette import STATES
 from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay, node_label
+from crawlsim.replay_nodes import NodeReplay
+from crawlsim.trace.cluster import node_label
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun

@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from crawlsim.core.events import CLUSTER_EVENTS, Event
+from crawlsim.trace.events import CLUSTER_EVENTS, Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.narrate import Narrator, narration_line
 from crawlsim.replay import PageState, Replay, describe_event, host_and_path

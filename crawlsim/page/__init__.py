@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
-    from crawlsim.session import RecordedTrace
+    from crawlsim.trace.jsonl import RecordedTrace
 
 
 def build_page(

@@ -26,7 +26,6 @@ from crawlsim.replay_steps import crawl_steps
 from crawlsim.session import (
     SPEED_LADDER,
     Knobs,
-    RecordedTrace,
     Result,
     advise_result,
     default_speed,
@@ -34,6 +33,7 @@ from crawlsim.session import (
     run_session,
     trace_result,
 )
+from crawlsim.trace.jsonl import RecordedTrace
 from crawlsim.sim.reruns import keep, keeping_reruns
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from crawlsim.errors import UsageError
 if TYPE_CHECKING:
     from textual.app import App
 
-    from crawlsim.core.events import Event
+    from crawlsim.trace.events import Event
     from crawlsim.scenario import Scenario
-    from crawlsim.session import RecordedTrace
+    from crawlsim.trace.jsonl import RecordedTrace
     from crawlsim.tui.follow import FollowerApp
 
 
@@ -129,7 +129,7 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
     trace (with its nodes, for a cluster's) the command line names; a
     ``ValueError`` saying what is wrong with it."""
     from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
-    from crawlsim.session import read_trace
+    from crawlsim.trace.jsonl import read_trace
 
     overrides = overrides_from_args(args)
     if args.speed is not None and not args.speed > 0:

@@ -25,19 +25,11 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.core.options import OptionError
 from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.session import (
-    SPEED_LADDER,
-    WORKER_STEPS_BY_ONE,
-    Knobs,
-    LiveFeed,
-    RecordedTrace,
-    Result,
-    default_speed,
-    step,
-)
+from crawlsim.session import SPEED_LADDER, WORKER_STEPS_BY_ONE, Knobs, LiveFeed, Result, default_speed, step
+from crawlsim.trace.jsonl import RecordedTrace
 from crawlsim.tui.keys import NODE_BINDINGS, node_key_state
 from crawlsim.tui.lanes import LEGEND as LANES_LEGEND
 from crawlsim.tui.lanes import TITLE as LANES_TITLE

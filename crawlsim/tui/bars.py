@@ -11,7 +11,7 @@ from textual import events
 from textual.geometry import Size
 from textual.widget import Widget
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,

@@ -18,7 +18,8 @@ from rich.text import Text
 
 from crawlsim.palette import STATES
 from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay, NodeStatus, node_label
+from crawlsim.replay_nodes import NodeReplay, NodeStatus
+from crawlsim.trace.cluster import node_label
 from crawlsim.tui.base import Runs, ViewState, fit, seconds
 
 if TYPE_CHECKING:

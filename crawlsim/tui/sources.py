@@ -22,12 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.scenario import Scenario
 from crawlsim.session import (
     Knobs,
     LiveFeed,
-    RecordedTrace,
     Result,
     advise_result,
     interactive_cap,
@@ -36,6 +35,7 @@ from crawlsim.session import (
     run_session,
     trace_result,
 )
+from crawlsim.trace.jsonl import RecordedTrace
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ class ScenarioSource:
 class TraceSource:
     """Recorded events (a ``--trace`` file), replayed as they are: no
     scenario, so nothing to rerun and no bounds.  A cluster's trace
-    (a :class:`~crawlsim.session.RecordedTrace` with node tags) replays
+    (a :class:`~crawlsim.trace.jsonl.RecordedTrace` with node tags) replays
     with its nodes."""
 
     scenario: Scenario | None = None

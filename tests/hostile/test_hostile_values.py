@@ -24,7 +24,7 @@ import pytest
 
 from crawlsim.check import main
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, Skipped
+from crawlsim.trace.events import Discovered, Skipped
 from crawlsim.core.urls import MAX_URL_LENGTH, canonicalize
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process sweeps read /proc (Linux)")
