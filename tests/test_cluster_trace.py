@@ -29,9 +29,9 @@ from crawlsim.trace.events import (
     event_to_dict,
 )
 from crawlsim.cluster.config import ClusterConfig
-from crawlsim.replay import Replay
+from crawlsim.views.replay import Replay
 from crawlsim.scenario import load_scenario, scenario_from_dict
-from crawlsim.session import Knobs, run_session
+from crawlsim.views.session import Knobs, run_session
 from tests.test_cluster import clusters, webs
 
 

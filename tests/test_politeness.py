@@ -21,7 +21,7 @@ from crawlsim.trace.events import FetchStarted, HostDeferred
 from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.politeness import SAYS, Pace, WireClock
 from crawlsim.core.scheduler import Scheduler
-from crawlsim.narrate import narrate_trace
+from crawlsim.views.narrate import narrate_trace
 from crawlsim.scenario import scenario_from_dict
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate

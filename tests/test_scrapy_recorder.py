@@ -20,7 +20,7 @@ import pytest
 
 from crawlsim.trace.events import Discovered, Done, FetchFinished, FetchStarted, Skipped
 from crawlsim.real.server import ServerProcess
-from crawlsim.session import trace_result
+from crawlsim.views.session import trace_result
 from crawlsim.trace.jsonl import read_trace
 from tests.test_real_crawl import make_scenario
 
@@ -112,7 +112,7 @@ def fetched_pages(events: list[Any]) -> set[str]:
 
 
 def test_the_recorded_scrapy_crawl_replays_with_its_links_and_lanes(recorded: tuple[Path, str]) -> None:
-    from crawlsim.session import trace_result
+    from crawlsim.views.session import trace_result
 
     path, base = recorded
     trace = read_trace(path)

@@ -13,7 +13,7 @@ import pytest
 from crawlsim.cli import main as cli
 from crawlsim.commands.summary import _round
 from crawlsim.trace.events import FetchStarted
-from crawlsim.session import trace_result
+from crawlsim.views.session import trace_result
 from crawlsim.trace.jsonl import read_trace
 
 

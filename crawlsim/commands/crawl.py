@@ -348,7 +348,7 @@ def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter
     the app was closed first (the daemon thread dies with the process)."""
     import threading
 
-    from crawlsim.session import LiveFeed
+    from crawlsim.views.session import LiveFeed
     from crawlsim.tui.app import CrawlApp
 
     feed = LiveFeed(url)

@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def narrate(scenario: Scenario) -> int:
     """Simulate with events recorded and print each event's sentence of why
-    (:mod:`crawlsim.narrate`).  A web too large to narrate is refused first,
+    (:mod:`crawlsim.views.narrate`).  A web too large to narrate is refused first,
     before any time is spent simulating it."""
-    from crawlsim.narrate import narrate_trace, narration_line
+    from crawlsim.views.narrate import narrate_trace, narration_line
     from crawlsim.sim.coverage import declared_size
     from crawlsim.sim.driver import simulate
 

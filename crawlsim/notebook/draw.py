@@ -11,7 +11,7 @@ in Jupyter, and would let the layout jump between frames.  Colours, bound
 styles, axis words and worker names come from :mod:`crawlsim.plots`, the
 look every chart shares.
 
-What is drawn comes from :class:`crawlsim.replay.Replay`, the same
+What is drawn comes from :class:`crawlsim.views.replay.Replay`, the same
 trace replay the terminal app uses, so the notebook and the terminal can
 never disagree about what the scheduler did.
 
@@ -41,7 +41,7 @@ from crawlsim import plots
 from crawlsim.notebook.layout import Layout, compute_layout
 from crawlsim.notebook.nodes import NodeDrawing
 from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES, lane_key, page_style
-from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
+from crawlsim.views.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
     from crawlsim.sim.bounds import Bounds

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.moments import Moment
     from crawlsim.scenario import Scenario
-    from crawlsim.session import Result
+    from crawlsim.views.session import Result
 
 FORMATS = (".gif", ".mp4")
 STILL_FORMATS = (".png", ".svg")

@@ -1,7 +1,7 @@
 """A scenario (or a recorded trace) -> the page's data: every run, once.
 
 :func:`scenario_data` simulates every setting the page offers
-(:mod:`crawlsim.page.grid`) with :func:`~crawlsim.session.run_session`,
+(:mod:`crawlsim.page.grid`) with :func:`~crawlsim.views.session.run_session`,
 exactly as the terminal app does for a key press, and writes each run's
 frames (:mod:`crawlsim.page.frames`); runs that replay identically (more
 workers than a polite crawl can use, say) share their frames and keep
@@ -22,8 +22,8 @@ from crawlsim.page.frames import RunExport, Strings, Urls
 from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offers
 from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
-from crawlsim.replay_steps import crawl_steps
-from crawlsim.session import (
+from crawlsim.views.replay_steps import crawl_steps
+from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
     Result,

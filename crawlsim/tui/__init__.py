@@ -156,7 +156,7 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
 def with_cluster_flags(scenario: Scenario, args: argparse.Namespace) -> Scenario:
     """``scenario`` with ``--nodes``/``--partition`` written into its
     ``[cluster]`` table, where the app's knobs start from
-    (:meth:`crawlsim.session.Knobs.for_scenario`); a bad value raises
+    (:meth:`crawlsim.views.session.Knobs.for_scenario`); a bad value raises
     ``ValueError`` naming the flag."""
     from dataclasses import replace
 

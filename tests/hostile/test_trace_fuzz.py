@@ -25,10 +25,10 @@ from crawlsim.cluster.config import ClusterConfig, Failure
 from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.trace.events import TraceError, event_to_dict
 from crawlsim.errors import UsageError
-from crawlsim.replay import describe_event
+from crawlsim.views.replay import describe_event
 from crawlsim.trace.node_tags import WORKERS_KEY
 from crawlsim.scenario import load_scenario
-from crawlsim.session import trace_result
+from crawlsim.views.session import trace_result
 from crawlsim.trace.jsonl import RecordedTrace, read_trace
 from crawlsim.sim.driver import simulate
 from crawlsim.tui.app import CrawlApp

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
-from crawlsim.replay import Replay
+from crawlsim.views.replay import Replay
 from crawlsim.trace.events import Event
 from crawlsim.trace.jsonl import RecordedTrace
 

@@ -2,7 +2,7 @@
 
 A cluster's trace (:mod:`crawlsim.trace.cluster`) is one stream of the
 core's events plus the cluster's own (messages, node failures), with the
-node of each event beside it.  :class:`~crawlsim.replay.Replay` replays the
+node of each event beside it.  :class:`~crawlsim.views.replay.Replay` replays the
 pages and lanes as for one crawl; this module adds what only a cluster
 has: each node's frontier, fetches in flight, messages sent and received,
 whether it is up, the messages in transit between nodes, and which hosts
