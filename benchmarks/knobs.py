@@ -53,7 +53,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from crawlsim.scenario import Scenario, list_scenarios, load_scenario
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import list_scenarios
 from crawlsim.views.session import Knobs, interactive_cap, run_session, web_size
 
 MOST_PAGES = 5_000

@@ -245,7 +245,7 @@ def scrapy_scenario(port: int, pages: int, seed: int = 1) -> dict[str, object]:
 def scrapy_rows(tmp: Path, pages: int) -> None:
     """Record a Scrapy crawl, model it, predict each Scrapy setting, rerun it for real."""
     from crawlsim.real.server import ServerProcess
-    from crawlsim.scenario import scenario_from_dict
+    from crawlsim.scenario.files import scenario_from_dict
 
     port = free_port()
     data = scrapy_scenario(port, pages)

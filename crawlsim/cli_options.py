@@ -197,14 +197,9 @@ def warn_cluster_ignored(scenario: Scenario | None, command: str, instead: str) 
     nodes, its command stops calling this."""
     import sys
 
-    from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
-
     if scenario is None:
         return False
-    try:
-        nodes = cluster_from_table(scenario.data.get("cluster")).nodes
-    except ClusterConfigError:  # the loader already refused a bad table; nothing to add here
-        return False
+    nodes = scenario.cluster.nodes
     if nodes <= 1:
         return False
     print(

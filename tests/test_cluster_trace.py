@@ -30,7 +30,8 @@ from crawlsim.trace.events import (
 )
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.views.replay import Replay
-from crawlsim.scenario import load_scenario, scenario_from_dict
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.views.session import Knobs, run_session
 from tests.test_cluster import clusters, webs
 

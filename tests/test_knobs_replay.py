@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 import crawlsim.notebook.widget as widget_module
 import crawlsim.tui.app as app_module
 from crawlsim.notebook.widget import CrawlWidget
-from crawlsim.scenario import load_scenario, scenario_from_dict
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.views.session import REPLAY_PENDING, Knobs, Result, large_run, replay_result, run_session
 from crawlsim.sim.advisor import AdviceCancelled
 from crawlsim.tui.app import CrawlApp

@@ -20,7 +20,7 @@ from crawlsim.cli import main
 from crawlsim.core.options import RULES, Rule
 from crawlsim.core.priorities import PRIORITIES
 from crawlsim.core.urls import MODES
-from crawlsim.scenario import parse_scenario
+from crawlsim.scenario.files import parse_scenario
 from crawlsim.sim.advisor import assess
 from crawlsim.sim.driver import simulate
 

@@ -11,17 +11,9 @@ import pytest
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.urls import canonicalize, hostname_of
-from crawlsim.scenario import (
-    DEFAULT_SCENARIO,
-    Scenario,
-    ScenarioError,
-    find_scenario,
-    key_path,
-    list_scenarios,
-    load_scenario,
-    parse_scenario,
-    scenario_dirs,
-)
+from crawlsim.scenario import Scenario, ScenarioError, load_scenario
+from crawlsim.scenario.checks import key_path
+from crawlsim.scenario.files import DEFAULT_SCENARIO, find_scenario, list_scenarios, parse_scenario, reseeded, scenario_dirs
 from crawlsim.sim import Fixed, LogNormal, PowerLawWeb, Uniform
 
 REPO = Path(__file__).resolve().parent.parent
@@ -245,7 +237,7 @@ def test_cli_overrides() -> None:
 
 def test_reseeding_changes_the_generated_web_and_keeps_overrides() -> None:
     s = load_scenario("busiest-host").with_options(workers=3)
-    t = s.reseeded(99)
+    t = reseeded(s, 99)
     assert t.seed == 99 and t.options.workers == 3 and t.options.seed == 99
     probe = [PowerLawWeb.url(0, k) for k in range(1, 30)]
     assert [s.web.links(u) for u in probe] != [t.web.links(u) for u in probe]

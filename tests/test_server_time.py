@@ -19,7 +19,7 @@ from crawlsim.commands.model import model_from_trace
 from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted, RetryScheduled
 from crawlsim.errors import UsageError
 from crawlsim.real.loopwatch import WAITED, ReadyLog
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.trace.jsonl import TraceWriter, read_trace
 from crawlsim.sim.driver import simulate
 
@@ -84,7 +84,7 @@ def record(data: dict[str, Any], path: Path) -> float:
     times inflated by the crawler's serial work as a real crawler's are, the Done
     line saying each fetch's server time and the loop's busy time, as ``crawlsim
     crawl -o`` does.  The recording's finish."""
-    from crawlsim.commands.summary import options_dict
+    from crawlsim.views.summary import options_dict
 
     scenario = scenario_from_dict(data)
     run = simulate(scenario)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from crawlsim.cli import main as cli
-from crawlsim.commands.summary import _round
+from crawlsim.views.summary import _round
 from crawlsim.trace.events import FetchStarted
 from crawlsim.views.session import trace_result
 from crawlsim.trace.jsonl import read_trace

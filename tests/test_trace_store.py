@@ -33,7 +33,7 @@ from crawlsim.trace.events import (
     Skipped,
     event_to_dict,
 )
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from tests.test_bounds_properties import random_scenarios
 
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 @dataclass
 class ClusterRun:
     """Everything one simulated cluster crawl produced.  It has the
-    attributes :func:`crawlsim.commands.summary.summary_dict` reads
+    attributes :func:`crawlsim.views.summary.summary_dict` reads
     (``stats`` summed over the nodes), plus the cluster's own."""
 
     options: CrawlOptions

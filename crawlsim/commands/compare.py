@@ -45,7 +45,7 @@ from crawlsim.commands.common import (
     simulate_with_bounds,
     stdout_console,
 )
-from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.views.summary import BOUND_LABELS, percent, seconds, summary_dict
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 

@@ -55,12 +55,12 @@ SHOWN_REFUSALS = 20
 
 def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
     """The ``--json`` summary: ``crawlsim run --json``'s keys (one builder,
-    :func:`crawlsim.commands.summary.summary_dict`) with ``clock = "wall"``;
+    :func:`crawlsim.views.summary.summary_dict`) with ``clock = "wall"``;
     ``stopped`` is added when a time limit cut the crawl short.  Every page
     found is accounted for: ``pages_reachable`` counts the pages found,
     ``pages_lost`` lists each one not fetched with its reason
     (:mod:`crawlsim.real.accounting`)."""
-    from crawlsim.commands.summary import summary_dict as build
+    from crawlsim.views.summary import summary_dict as build
     from crawlsim.real.accounting import real_coverage
 
     data = build(result, seeds=list(seeds), clock="wall", coverage=real_coverage(result))
@@ -312,7 +312,7 @@ def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:
     """The trace file (a file that cannot be written: ``UsageError``), its Done
     line carrying the crawl's options and its CPU time, so ``crawlsim model``
     can rerun it as recorded."""
-    from crawlsim.commands.summary import options_dict
+    from crawlsim.views.summary import options_dict
 
     return _CpuStampedWriter(path, options_dict(options))
 
@@ -433,7 +433,7 @@ def _web_json(result: Any, url: str) -> dict[str, Any]:
 def _print_result(result: Any, url: str, out: IO[str]) -> None:
     """The run summary's layout (shared with ``crawlsim run``), then each page,
     then what went wrong."""
-    from crawlsim.commands.summary import summary_text
+    from crawlsim.views.summary import summary_text
 
     print(summary_text(summary_dict(result, [url])).rstrip(), file=out)
     print("pages:", file=out)

@@ -492,7 +492,7 @@ def _client_cost(options: Mapping[str, Any], fetches: int, path: str | Path, bef
     them (:data:`CLIENT_BUSY_START_KEY`); a figure the scenario could not hold
     (over a day per response) is the trace's mistake, said here rather than by
     the model's ``run``."""
-    from crawlsim.scenario import MAX_SECONDS
+    from crawlsim.scenario.checks import MAX_SECONDS
 
     cpu = options.get(CLIENT_BUSY_KEY, options.get(CLIENT_CPU_KEY))
     if not isinstance(cpu, (int, float)) or isinstance(cpu, bool) or not cpu > 0 or not fetches:
@@ -512,7 +512,7 @@ def _server_times(options: Mapping[str, Any], path: str | Path) -> dict[int, flo
     """Each fetch's server time from the Done line (none in an older trace, or
     another crawler's); an entry that is not fetch id -> seconds is the trace's
     mistake, said in one line."""
-    from crawlsim.scenario import MAX_SECONDS
+    from crawlsim.scenario.checks import MAX_SECONDS
 
     given = options.get(SERVER_TIME_KEY)
     if given is None:

@@ -395,7 +395,7 @@ def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple
 def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
     from rich.table import Table
 
-    from crawlsim.commands.summary import BOUND_LABELS, percent, seconds
+    from crawlsim.views.summary import BOUND_LABELS, percent, seconds
 
     table = Table(box=None, padding=(0, 2), header_style="bold", show_edge=False)
     for key in grid:

@@ -179,7 +179,7 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
     from rich.table import Table
     from rich.text import Text
 
-    from crawlsim.commands.summary import percent, seconds
+    from crawlsim.views.summary import percent, seconds
     from crawlsim.plots import options_text
 
     axes = [k for k in grid if len(grid[k]) > 1] or ["nodes"]

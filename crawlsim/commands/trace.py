@@ -118,7 +118,7 @@ def simulate_for_trace(scenario: Any, args: Any) -> Traced:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from crawlsim.commands.summary import options_dict
+    from crawlsim.views.summary import options_dict
 
     args = build_parser().parse_args(argv)
     fmt = output_format(args.output, args.format)

@@ -31,7 +31,7 @@ from crawlsim.errors import UsageError
 from crawlsim.outfile import check_folder, make_folder, replaced
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
-from crawlsim.scenario import DEFAULT_SCENARIO
+from crawlsim.scenario.files import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
     from crawlsim.notebook.draw import CrawlFigure

@@ -167,7 +167,7 @@ def scenario_data(
     data = _common(tables, scenario.name, scenario.title, runs, states, first.finish)
     data.update(
         description=" ".join(scenario.description.split()),
-        tries=list(scenario.data.get("try", [])),
+        tries=list(scenario.tips),
         offer=offer_line(scenario, offer, len(groups), seconds, cap),
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
     )

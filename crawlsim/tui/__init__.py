@@ -111,7 +111,8 @@ def _no_terminal() -> bool:
 
 def _follower(args: argparse.Namespace) -> FollowerApp:
     """``--follow FILE``: a read-only follower (:mod:`crawlsim.tui.follow`); no other flag applies."""
-    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
     from crawlsim.tui.follow import FollowerApp
 
     others = [f"--{key.replace('_', '-')}" for key in sorted(overrides_from_args(args))] + [
@@ -128,7 +129,8 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
     """The scenario (with the crawler and cluster flags applied) or the
     trace (with its nodes, for a cluster's) the command line names; a
     ``ValueError`` saying what is wrong with it."""
-    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
     from crawlsim.trace.jsonl import read_trace
 
     overrides = overrides_from_args(args)
@@ -160,15 +162,15 @@ def with_cluster_flags(scenario: Scenario, args: argparse.Namespace) -> Scenario
     ``ValueError`` naming the flag."""
     from dataclasses import replace
 
-    from crawlsim.cluster.config import apply_flags, cluster_from_table
+    from crawlsim.cluster.config import apply_flags
 
     nodes, partition = getattr(args, "nodes", None), getattr(args, "partition", None)
     if nodes is None and partition is None:
         return scenario
     table = scenario.data.get("cluster")
-    config = apply_flags(cluster_from_table(table), nodes, partition)
+    config = apply_flags(scenario.cluster, nodes, partition)
     cluster = {**(table if isinstance(table, dict) else {}), "nodes": config.nodes, "partition": config.partition}
-    return replace(scenario, data={**scenario.data, "cluster": cluster})
+    return replace(scenario, data={**scenario.data, "cluster": cluster}, cluster=config)
 
 
 __all__ = ["build_parser", "main", "what_to_show", "with_cluster_flags"]

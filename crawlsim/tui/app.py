@@ -27,7 +27,8 @@ from textual.worker import get_current_worker
 
 from crawlsim.trace.events import Event
 from crawlsim.core.options import OptionError
-from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
+from crawlsim.scenario import Scenario, ScenarioError, load_scenario
+from crawlsim.scenario.files import list_scenarios
 from crawlsim.views.session import SPEED_LADDER, WORKER_STEPS_BY_ONE, Knobs, LiveFeed, Result, default_speed, step
 from crawlsim.trace.jsonl import RecordedTrace
 from crawlsim.tui.keys import NODE_BINDINGS, node_key_state

@@ -142,7 +142,7 @@ class Knobs:
     def for_scenario(cls, scenario: Scenario) -> Knobs:
         """The knobs a view starts from: the scenario's options and its
         ``[cluster]`` table (nodes, partition)."""
-        return cls.from_options(scenario.options, cluster_config(scenario))
+        return cls.from_options(scenario.options, scenario.cluster)
 
     def overrides(self) -> dict[str, Any]:
         """The option values these knobs stand for."""
@@ -469,7 +469,7 @@ def _run_cluster(scen: Scenario, knobs: Knobs, note: str) -> Result:
     from crawlsim.cluster.sim import simulate_cluster
     from crawlsim.sim.coverage import coverage_of
 
-    config = cluster_config(scen).with_(nodes=knobs.nodes, partition=knobs.partition)
+    config = scen.cluster.with_(nodes=knobs.nodes, partition=knobs.partition)
     if note:  # each node's scheduler has its own max_pages
         note = note.replace(" pages (max_pages)", " pages per node (max_pages)")
     run = simulate_cluster(scen, config, scen.options, trace=True)
@@ -483,14 +483,6 @@ def _run_cluster(scen: Scenario, knobs: Knobs, note: str) -> Result:
         node_count=config.nodes,
     )
     return Result(replay, run.finish_time, knobs, scen.options, None, None, note, coverage, cluster=run)
-
-
-def cluster_config(scenario: Scenario) -> ClusterConfig:
-    """The scenario's ``[cluster]`` table (nodes = 1 when it has none);
-    raises ``ValueError`` (ClusterConfigError) naming a bad key."""
-    from crawlsim.cluster.config import cluster_from_table
-
-    return cluster_from_table(scenario.data.get("cluster"))
 
 
 def trace_result(events: list[Event] | RecordedTrace) -> Result:
