@@ -139,7 +139,7 @@ def nginx_times(log: Path) -> dict[str, float]:
 
 
 def report(rec: Path, log: Path, think: dict[str, float]) -> None:
-    from crawlsim.commands.model import model_from_trace
+    from crawlsim.scenario.from_trace import model_from_trace
     from crawlsim.trace.events import FetchFinished, FetchStarted
     from crawlsim.trace.jsonl import read_trace
 

@@ -247,7 +247,7 @@ def test_an_answer_is_written_once_its_page_is_settled_and_not_before() -> None:
 
 
 def test_a_retried_answer_is_a_failed_attempt_then_the_answer() -> None:
-    from crawlsim.commands.model import Recording
+    from crawlsim.scenario.from_trace import Recording
     from crawlsim.trace.events import FetchFailed, RetryScheduled
     from crawlsim.integrations.scrapy_log import ScrapyLog
 

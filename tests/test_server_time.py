@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawlsim.commands.model import model_from_trace
+from crawlsim.scenario.from_trace import model_from_trace
 from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted, RetryScheduled
 from crawlsim.errors import UsageError
 from crawlsim.real.loopwatch import WAITED, ReadyLog
