@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from crawlsim.cli import main
 from crawlsim.trace.cluster import MAX_NODES
 from crawlsim.commands.sweep_nodes import CLUSTER_RESULT_KEYS, cluster_figure
-from crawlsim.plots import NODE_BOUND_COLOUR
+from crawlsim.views.plots import NODE_BOUND_COLOUR
 
 SMALL = (
     'title = "three hosts"\nstart = "http://a.com/"\nseed = 5\n'

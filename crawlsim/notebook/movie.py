@@ -107,7 +107,7 @@ def _draw(
     rounded to even pixels: libx264 needs them."""
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.runs import as_scenario, run
-    from crawlsim.plots import chart_title
+    from crawlsim.views.plots import chart_title
 
     scen = as_scenario(scenario, overrides)
     steps.start(f"simulating {scen.name}")
@@ -140,7 +140,7 @@ def animate(
     from crawlsim.notebook.draw import SPAN_COLOURS, STATE_COLOURS, frame_times
     from crawlsim.notebook.writers import palette_for, write_gif, write_mp4
     from crawlsim.palette import STATES
-    from crawlsim.plots import BOUND_COLOURS, FINISH_COLOUR
+    from crawlsim.views.plots import BOUND_COLOURS, FINISH_COLOUR
 
     out = Path(path)
     if fps < 1:

@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import blended_transform_factory
 
-from crawlsim import plots
+from crawlsim.views import plots
 from crawlsim.trace.events import NodeFailed, NodeRecovered
 from crawlsim.palette import STATES
 from crawlsim.views.replay import Replay

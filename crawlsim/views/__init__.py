@@ -8,5 +8,5 @@ instant (:mod:`~crawlsim.views.replay`, a cluster's nodes in
 :mod:`~crawlsim.views.replay_nodes`), the step table
 (:mod:`~crawlsim.views.replay_steps`), one sentence of why per event
 (:mod:`~crawlsim.views.narrate`) and the summary of a crawl
-(:mod:`~crawlsim.views.summary`).
+(:mod:`~crawlsim.views.summary`), and the one chart style (:mod:`~crawlsim.views.plots`).
 """
