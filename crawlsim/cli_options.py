@@ -31,6 +31,7 @@ from crawlsim.core.options import (
     did_you_mean,
     option_from_text,
     option_names,
+    with_implied_order,
 )
 from crawlsim.errors import UsageError
 
@@ -162,19 +163,6 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         key, value = parse_assignment(item)
         out[key] = value
     return with_implied_order(out)
-
-
-def with_implied_order(overrides: dict[str, Any]) -> dict[str, Any]:
-    """A priority given without an order means ``order = "best"``; with
-    ``bfs`` or ``dfs`` it would be ignored, which is refused instead."""
-    if overrides.get("priority") is None:
-        return overrides
-    order = overrides.setdefault("order", "best")
-    if order != "best":
-        raise OptionError(
-            "priority", f"a priority orders a best-first crawl only; got --order {order} (use --order best)"
-        )
-    return overrides
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:

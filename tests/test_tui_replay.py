@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawlsim.cli_options import with_implied_order
+from crawlsim.core.options import with_implied_order
 from crawlsim.trace.events import event_to_dict
 from crawlsim.views.replay import PageState, Replay, describe_event, short_url
 from crawlsim.scenario import load_scenario

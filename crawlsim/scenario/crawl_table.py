@@ -1,11 +1,18 @@
-"""The ``[crawl]`` table: the crawler's options, checked by the core's own rules."""
+"""The ``[crawl]`` table: the crawler's options, checked by the core's own
+rules -- the same ones, in the same words, as the command line's flags."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from crawlsim.core.options import CrawlOptions, OptionError, did_you_mean, option_from_value, option_names
-from crawlsim.core.priorities import PRIORITIES
+from crawlsim.core.options import (
+    CrawlOptions,
+    OptionError,
+    did_you_mean,
+    option_from_value,
+    option_names,
+    with_implied_order,
+)
 from crawlsim.scenario.checks import Checks, key_path
 
 
@@ -27,14 +34,9 @@ class CrawlTable(Checks):
                 values[k] = option_from_value(k, v)
             except OptionError as err:
                 raise self.fail(f"crawl.{err.key}", err.message) from None
-        if values.get("order") == "best" and values.get("priority") is None:
-            names = ", ".join(f'"{n}"' for n in PRIORITIES)
-            raise self.fail("crawl.order", f'order = "best" needs a priority function: add priority = one of {names}')
-        if values.get("priority") is not None and values.get("order") != "best":
-            raise self.fail("crawl.priority", 'a priority orders a best-first crawl only; add order = "best"')
         values.setdefault("seed", seed)
         try:
-            return CrawlOptions.from_mapping(values)
+            return CrawlOptions.from_mapping(with_implied_order(values))
         except OptionError as err:
             raise self.fail(f"crawl.{err.key}", err.message) from None
 

@@ -116,7 +116,8 @@ def reseeded(scenario: Scenario, seed: int) -> Scenario:
     """The same scenario with another random seed (a different generated
     web; crawler jitter too unless the file fixes ``crawl.seed``), keeping
     the options overridden after loading."""
-    again = scenario_from_dict({**scenario.data, "seed": seed}, path=str(scenario.path or "<scenario>"), name=scenario.name)
+    path = str(scenario.path or "<scenario>")
+    again = scenario_from_dict({**scenario.data, "seed": seed}, path=path, name=scenario.name)
     return replace(again, path=scenario.path, options=again.options.with_(**_changed(scenario.options, again.options)))
 
 
