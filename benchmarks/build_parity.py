@@ -31,7 +31,8 @@ from golden_outputs import VARIANTS
 
 from crawlsim.build_info import build_name
 from crawlsim.cli import main as crawlsim_main
-from crawlsim.scenario import list_scenarios, load_scenario, scenario_from_dict
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import list_scenarios, scenario_from_dict
 from crawlsim.sim.driver import simulate
 
 

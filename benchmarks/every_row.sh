@@ -90,7 +90,7 @@ if wanted animate; then
 fi
 if wanted trace; then
     row tracew_pure "$pure" crawlsim trace million --max-pages 100000 -o "$out/t.jsonl"
-    row tracer_pure "$pure" python -c "from crawlsim.session import read_trace; read_trace('$out/t.jsonl')"
+    row tracer_pure "$pure" python -c "from crawlsim.views.session import read_trace; read_trace('$out/t.jsonl')"
     rm -f "$out/t.jsonl"
 fi
 wanted scrapy && row scrapy_pure "$pure" python benchmarks/throughput_vs_scrapy.py --install

@@ -139,9 +139,9 @@ def nginx_times(log: Path) -> dict[str, float]:
 
 
 def report(rec: Path, log: Path, think: dict[str, float]) -> None:
-    from crawlsim.commands.model import model_from_trace
-    from crawlsim.core.events import FetchFinished, FetchStarted
-    from crawlsim.session import read_trace
+    from crawlsim.scenario.from_trace import model_from_trace
+    from crawlsim.trace.events import FetchFinished, FetchStarted
+    from crawlsim.trace.jsonl import read_trace
 
     trace = read_trace(rec)
     started = {e.fetch_id: e.t for e in trace.events if isinstance(e, FetchStarted)}

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from crawlsim.core.events import FetchStarted
+from crawlsim.trace.events import FetchStarted
 from crawlsim.real.flags import parse_resolve
 from crawlsim.real.crawler import HttpLimits, crawl_http
 from crawlsim.real.timescale import scale_scenario

@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 from crawlsim.commands.common import load, simulate_with_bounds
-from crawlsim.commands.summary import summary_dict
+from crawlsim.views.summary import summary_dict
 from crawlsim.sim.coverage import coverage_of
 
 DEFAULT = [("million", {}), ("busiest-host", {"max_pages": 10})]

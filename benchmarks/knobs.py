@@ -1,7 +1,7 @@
 """How fast a knob answers: ``+``, ``p``, ``n`` and ``[`` on every shipped scenario.
 
 A what-if key in the app (and a control in the notebook widget) reruns the
-crawl through :func:`crawlsim.session.run_session`.  This times each such
+crawl through :func:`crawlsim.views.session.run_session`.  This times each such
 change in two ways, on every shipped scenario whose interactive crawl has at
 most 5,000 pages (``million`` is crawled capped at 5,000 pages, as the app
 does; its row is marked ``capped``):
@@ -9,9 +9,9 @@ does; its row is marked ``capped``):
 1. **run_session**, split in the three parts the app shows one after the
    other: *finish time and bounds* (``run_session(..., advice=False)``, with
    ``replay=False`` for a large run as the app asks: the crawl with event
-   recording off), *replay* (:func:`crawlsim.session.replay_result`: the
+   recording off), *replay* (:func:`crawlsim.views.session.replay_result`: the
    same crawl with its events recorded, its coverage and the
-   :class:`~crawlsim.replay.Replay`; nothing for a small run, replayed in the
+   :class:`~crawlsim.views.replay.Replay`; nothing for a small run, replayed in the
    first part) and *advice* (the advisor's counterfactual reruns, including
    the duplicate-fetch reruns of :mod:`crawlsim.sim.dedup_advice`).  Median
    and p90 (nearest rank) over every change.
@@ -53,8 +53,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from crawlsim.scenario import Scenario, list_scenarios, load_scenario
-from crawlsim.session import Knobs, interactive_cap, run_session, web_size
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import list_scenarios
+from crawlsim.views.session import Knobs, interactive_cap, run_session, web_size
 
 MOST_PAGES = 5_000
 KEYS: tuple[tuple[str, str, Callable[[Knobs], Knobs], str, Callable[[Knobs], Knobs]], ...] = (
@@ -114,7 +115,7 @@ def timed_change(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str,
     """One knob change through the session, as the app asks for it: (wall ms, cpu ms) of each part."""
     if not SPLIT:
         return _timed_by_hand(scenario, knobs, cap) | {"replay": (0.0, 0.0)}
-    from crawlsim.session import advise_result
+    from crawlsim.views.session import advise_result
 
     if not REPLAY_SPLIT:
         began = _clocks()
@@ -123,7 +124,7 @@ def timed_change(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str,
         began = _clocks()
         advise_result(result)
         return {"bounds": bounds, "replay": (0.0, 0.0), "advice": _since(began)}
-    from crawlsim.session import large_run, replay_result
+    from crawlsim.views.session import large_run, replay_result
 
     began = _clocks()
     result = run_session(scenario, knobs, cap=cap, advice=False, replay=not large_run(scenario, cap))
@@ -139,8 +140,8 @@ def timed_change(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str,
 def _timed_by_hand(scenario: Scenario, knobs: Knobs, cap: int | None) -> dict[str, tuple[float, float]]:
     """The same two parts on a checkout whose run_session always advises:
     its own steps, timed one by one."""
-    from crawlsim.replay import Replay
-    from crawlsim.session import _known_pages
+    from crawlsim.views.replay import Replay
+    from crawlsim.views.session import _known_pages
     from crawlsim.sim.advisor import advise
     from crawlsim.sim.bounds import compute_bounds
     from crawlsim.sim.coverage import coverage_of

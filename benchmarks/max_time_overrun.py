@@ -33,7 +33,7 @@ from pathlib import Path
 
 from crawlsim.commands.crawl import _web_json
 from crawlsim.real.crawler import HttpLimits, crawl_http, real_options
-from crawlsim.session import TraceWriter
+from crawlsim.trace.jsonl import TraceWriter
 
 
 def pages(links: int) -> dict[str, dict[str, str]]:

@@ -207,8 +207,8 @@ def as_flags(setting: dict[str, float]) -> list[str]:
 
 def scrapy_crawl(tmp: Path, url: str, setting: dict[str, float], name: str) -> tuple[float, set[str]]:
     """A real Scrapy crawl: (its finish, the pages it fetched), from its trace."""
-    from crawlsim.core.events import FetchFinished
-    from crawlsim.session import read_trace
+    from crawlsim.trace.events import FetchFinished
+    from crawlsim.trace.jsonl import read_trace
 
     spider, trace = tmp / "spider.py", tmp / f"{name}.jsonl"
     spider.write_text(SPIDER)
@@ -219,8 +219,8 @@ def scrapy_crawl(tmp: Path, url: str, setting: dict[str, float], name: str) -> t
 
 
 def simulated_pages(tmp: Path, flags: list[str]) -> set[str]:
-    from crawlsim.core.events import FetchFinished
-    from crawlsim.session import read_trace
+    from crawlsim.trace.events import FetchFinished
+    from crawlsim.trace.jsonl import read_trace
 
     out = tmp / "sim.jsonl"
     subprocess.run([sys.executable, "-m", "crawlsim", "trace", str(tmp / "site.toml"), *flags, "-o", str(out)],
@@ -245,7 +245,7 @@ def scrapy_scenario(port: int, pages: int, seed: int = 1) -> dict[str, object]:
 def scrapy_rows(tmp: Path, pages: int) -> None:
     """Record a Scrapy crawl, model it, predict each Scrapy setting, rerun it for real."""
     from crawlsim.real.server import ServerProcess
-    from crawlsim.scenario import scenario_from_dict
+    from crawlsim.scenario.files import scenario_from_dict
 
     port = free_port()
     data = scrapy_scenario(port, pages)
@@ -285,7 +285,7 @@ def record_median(tmp: Path, url: str, times: int) -> tuple[Path, dict[str, obje
 
 def crawlsim_json_of(rec: Path) -> dict[str, object]:
     """The recorded crawl's finish and pages, from its trace."""
-    from crawlsim.session import read_trace
+    from crawlsim.trace.jsonl import read_trace
 
     events = read_trace(rec).events
     return {"finish_time": events[-1].t, "pages_fetched": getattr(events[-1], "pages", 0)}
@@ -293,8 +293,8 @@ def crawlsim_json_of(rec: Path) -> dict[str, object]:
 
 def real_crawl(tmp: Path, url: str, setting: list[str]) -> tuple[float, set[str]]:
     """One real crawl at ``setting``: its finish and the pages it fetched."""
-    from crawlsim.core.events import FetchFinished
-    from crawlsim.session import read_trace
+    from crawlsim.trace.events import FetchFinished
+    from crawlsim.trace.jsonl import read_trace
 
     out = tmp / "real.jsonl"
     finish = float(crawlsim("crawl", url, *setting, "--json", "-o", str(out))["finish_time"])  # type: ignore[arg-type]

@@ -131,7 +131,8 @@ from typing import Any
 
 from crawlsim.build_info import build_name, compiled_modules
 from crawlsim.core.urls import CanonicalizeError, already_canonical_test, canonical_is_fixpoint, canonical_or_raise
-from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.driver import simulate
 
 SHIPPED_PAGES, SHIPPED_HOSTS, SHIPPED_WORKERS = 1_000_000, 10_000, 64

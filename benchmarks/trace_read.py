@@ -29,12 +29,12 @@ from pathlib import Path
 
 CHILD = """
 import json, resource, sys, time
-import crawlsim.session as session
+import crawlsim.trace.jsonl as jsonl
 start = time.process_time()
-recorded = session.read_trace(sys.argv[1])
+recorded = jsonl.read_trace(sys.argv[1])
 cpu = time.process_time() - start
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"events": len(recorded.events), "cpu_s": cpu, "rss_mb": rss, "module": session.__file__}))
+print(json.dumps({"events": len(recorded.events), "cpu_s": cpu, "rss_mb": rss, "module": jsonl.__file__}))
 """
 
 

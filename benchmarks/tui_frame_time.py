@@ -31,7 +31,7 @@ import statistics
 import time
 from typing import Any
 
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.tui.app import CrawlApp
 
 

@@ -96,7 +96,7 @@ def _default(argv: list[str]) -> int:
     """Bare ``crawlsim``: the app in a terminal, the summary in a pipe."""
     if sys.stdout.isatty() and sys.stdin.isatty():
         return _entry("tui")([])
-    from crawlsim.scenario import DEFAULT_SCENARIO
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
 
     return _entry("run")([DEFAULT_SCENARIO])
 

@@ -31,6 +31,7 @@ from crawlsim.core.options import (
     did_you_mean,
     option_from_text,
     option_names,
+    with_implied_order,
 )
 from crawlsim.errors import UsageError
 
@@ -164,19 +165,6 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return with_implied_order(out)
 
 
-def with_implied_order(overrides: dict[str, Any]) -> dict[str, Any]:
-    """A priority given without an order means ``order = "best"``; with
-    ``bfs`` or ``dfs`` it would be ignored, which is refused instead."""
-    if overrides.get("priority") is None:
-        return overrides
-    order = overrides.setdefault("order", "best")
-    if order != "best":
-        raise OptionError(
-            "priority", f"a priority orders a best-first crawl only; got --order {order} (use --order best)"
-        )
-    return overrides
-
-
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``--nodes N --partition P`` (override the scenario's ``[cluster]`` table)."""
     from crawlsim.cluster.config import PARTITIONS
@@ -197,14 +185,9 @@ def warn_cluster_ignored(scenario: Scenario | None, command: str, instead: str) 
     nodes, its command stops calling this."""
     import sys
 
-    from crawlsim.cluster.config import ClusterConfigError, cluster_from_table
-
     if scenario is None:
         return False
-    try:
-        nodes = cluster_from_table(scenario.data.get("cluster")).nodes
-    except ClusterConfigError:  # the loader already refused a bad table; nothing to add here
-        return False
+    nodes = scenario.cluster.nodes
     if nodes <= 1:
         return False
     print(

@@ -102,7 +102,7 @@ STATES: dict[str, StateStyle] = {
 """Every state, by name."""
 
 PAGE_STATES: tuple[str, ...] = ("undiscovered", "frontier", "fetching", "fetched", "duplicate", "failed", "skipped")
-"""The states of a page, in :class:`crawlsim.replay.PageState`'s order
+"""The states of a page, in :class:`crawlsim.views.replay.PageState`'s order
 (``PAGE_STATES[state]`` is a ``PageState``'s name here)."""
 
 SPAN_STATES: dict[str, str] = {

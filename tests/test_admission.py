@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, FetchFinished, Skipped, event_to_dict
+from crawlsim.trace.events import Discovered, FetchFinished, Skipped, event_to_dict
 from crawlsim.core.admission import Admission
 from crawlsim.core.refusals import SchedulerBusy
 from crawlsim.core.scheduler import Fetch
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim import driver
 from tests.test_bounds_properties import random_scenarios
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from crawlsim.core.options import CrawlOptions
-from crawlsim.scenario import Scenario, list_scenarios, load_scenario
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import list_scenarios
 from crawlsim.sim import advisor
 from crawlsim.sim.advisor import assess
 from crawlsim.sim.bounds import seconds

@@ -32,7 +32,7 @@ import psutil
 import pytest
 
 from crawlsim.commands import web
-from crawlsim.scenario import find_scenario
+from crawlsim.scenario.files import find_scenario
 from tests.browser import (  # noqa: F401 (chromium: a fixture)
     CHROMIUM_ARGS, UI_TIMEOUT_MS, Server, browser_page, chromium, chromium_path, needs_chromium, save_artefact,
 )

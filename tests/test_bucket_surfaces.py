@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from crawlsim.cli import main
-from crawlsim.commands.summary import options_line
+from crawlsim.views.summary import options_line
 from crawlsim.core.options import CrawlOptions
 from crawlsim.real.flags import politeness_line
 

@@ -15,7 +15,7 @@ import pytest
 
 from crawlsim.check import CheckReport, run_check
 from crawlsim.check.cases import all_cases, expected_pages
-from crawlsim.core.events import Done, FetchFailed, FetchFinished, FetchStarted, event_from_dict
+from crawlsim.trace.events import Done, FetchFailed, FetchFinished, FetchStarted, event_from_dict
 
 
 def main(argv: list[str]) -> int:

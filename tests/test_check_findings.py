@@ -14,7 +14,7 @@ from crawlsim.check.cases import case_named, expected_pages, page_of
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
 from crawlsim.check.trace import run_events
-from crawlsim.core.events import FetchStarted
+from crawlsim.trace.events import FetchStarted
 from crawlsim.core.urls import host_key
 
 

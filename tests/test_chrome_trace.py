@@ -12,8 +12,8 @@ from functools import lru_cache
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawlsim.commands.trace import HOSTS_PID, LINKS_TID, WORKERS_PID, chrome_trace, write_chrome
-from crawlsim.core.events import (
+from crawlsim.trace.chrome import HOSTS_PID, LINKS_TID, WORKERS_PID, chrome_trace, write_chrome
+from crawlsim.trace.events import (
     Done,
     Event,
     FetchFailed,

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cli import COMMANDS, main
-from crawlsim.scenario import list_scenarios
+from crawlsim.scenario.files import list_scenarios
 
 SEE_IT_TOML = """\
 start = "http://a.com/"
@@ -154,7 +154,7 @@ def test_compare_one_configuration_against_the_scenario(capsys: pytest.CaptureFi
 
 
 def test_trace_jsonl_replays_as_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from crawlsim.core.events import FetchStarted, event_from_dict
+    from crawlsim.trace.events import FetchStarted, event_from_dict
 
     path = tmp_path / "t.jsonl"
     code, out, _ = run_cli(capsys, "trace", "see-it", "-o", str(path))
@@ -386,7 +386,8 @@ def _option_spelled(spelling: str, key: str, text: str) -> object:
     from crawlsim.cli_options import FLAGS, add_crawler_flags, overrides_from_args
     from crawlsim.commands.sweep import build_parser as sweep_parser
     from crawlsim.commands.sweep import grid_from_args, points
-    from crawlsim.scenario import load_scenario, parse_scenario
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import parse_scenario
 
     base = load_scenario("see-it")
     if spelling == "toml":
@@ -563,7 +564,7 @@ def test_the_quick_lines_of_the_tour_run_as_written(
 
 def test_serve_spells_a_named_priority_for_crawl() -> None:
     from crawlsim.real.flags import scenario_flags
-    from crawlsim.scenario import parse_scenario
+    from crawlsim.scenario.files import parse_scenario
 
     text = 'start = "http://a.com/"\n[crawl]\norder = "best"\npriority = "shallowest"\n[pages]\n"http://a.com/" = []\n'
     scenario = parse_scenario(text, "x.toml")

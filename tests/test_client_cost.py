@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawlsim.scenario import ScenarioError, scenario_from_dict
+from crawlsim.scenario import ScenarioError
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.driver import simulate
 
 

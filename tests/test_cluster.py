@@ -23,8 +23,9 @@ from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.advice import cluster_advice
 from crawlsim.cluster.report import busiest_node, cluster_fields, node_bounds
 from crawlsim.cluster.sim import ClusterRun, simulate_cluster
-from crawlsim.core.events import FetchFinished, FetchStarted, event_to_dict
-from crawlsim.scenario import ScenarioError, list_scenarios, load_scenario, scenario_from_dict
+from crawlsim.trace.events import FetchFinished, FetchStarted, event_to_dict
+from crawlsim.scenario import ScenarioError, load_scenario
+from crawlsim.scenario.files import list_scenarios, scenario_from_dict
 from crawlsim.sim.driver import simulate
 from tests.test_bounds_properties import crawl_options, hosts
 

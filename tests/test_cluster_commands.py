@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cli import main
-from crawlsim.cluster.config import MAX_NODES
+from crawlsim.trace.cluster import MAX_NODES
 from crawlsim.commands.sweep_nodes import CLUSTER_RESULT_KEYS, cluster_figure
-from crawlsim.plots import NODE_BOUND_COLOUR
+from crawlsim.views.plots import NODE_BOUND_COLOUR
 
 SMALL = (
     'title = "three hosts"\nstart = "http://a.com/"\nseed = 5\n'
@@ -247,7 +247,7 @@ def test_trace_and_tui_show_the_cluster_so_they_do_not_warn(tmp_path: Path, caps
 
 def test_the_shared_warning_speaks_only_of_several_nodes(capsys: pytest.CaptureFixture[str]) -> None:
     from crawlsim.cli_options import warn_cluster_ignored
-    from crawlsim.scenario import scenario_from_dict
+    from crawlsim.scenario.files import scenario_from_dict
 
     web = {"start": "http://a.com/", "pages": {"http://a.com/": []}}
     assert warn_cluster_ignored(scenario_from_dict({**web, "cluster": {"nodes": 2}}), "animate", "drawing one process")

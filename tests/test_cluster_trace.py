@@ -1,4 +1,4 @@
-"""The cluster's one trace (crawlsim.cluster.trace): every node's events on
+"""The cluster's one trace (crawlsim.trace.cluster): every node's events on
 one clock, each with its node, fetch ids unique and slots grouped by node,
 messages and failures in the same stream -- what views replay.
 
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.cluster.trace import NODE_KEY
-from crawlsim.core.events import (
+from crawlsim.trace.cluster import NODE_KEY
+from crawlsim.trace.events import (
     Done,
     FetchFailed,
     FetchFinished,
@@ -29,9 +29,10 @@ from crawlsim.core.events import (
     event_to_dict,
 )
 from crawlsim.cluster.config import ClusterConfig
-from crawlsim.replay import Replay
-from crawlsim.scenario import load_scenario, scenario_from_dict
-from crawlsim.session import Knobs, run_session
+from crawlsim.views.replay import Replay
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
+from crawlsim.views.session import Knobs, run_session
 from tests.test_cluster import clusters, webs
 
 

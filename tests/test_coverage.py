@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlsim.commands import run as run_command
-from crawlsim.core.events import FetchFinished, FetchStarted
-from crawlsim.replay import PageState, Replay
-from crawlsim.scenario import load_scenario, scenario_from_dict
+from crawlsim.trace.events import FetchFinished, FetchStarted
+from crawlsim.views.replay import PageState, Replay
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.coverage import LOSS_REASONS, REACH_LIMIT, coverage_of, declared_size
 from crawlsim.sim.driver import simulate
 from crawlsim.sim.explicit import ExplicitWeb

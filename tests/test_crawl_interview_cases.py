@@ -10,7 +10,7 @@ from urllib.parse import urljoin
 import pytest
 
 import crawlsim
-from crawlsim.core.events import FetchStarted
+from crawlsim.trace.events import FetchStarted
 
 
 class Service:

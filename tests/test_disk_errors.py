@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from crawlsim.cli import main
-from crawlsim.core.events import Done
+from crawlsim.trace.events import Done
 from crawlsim.errors import UsageError
 from crawlsim.outfile import written
-from crawlsim.session import TraceWriter, read_trace, write_trace
+from crawlsim.trace.jsonl import TraceWriter, read_trace, write_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "tests" / "fixtures" / "site" / "index.html"
@@ -145,7 +145,7 @@ def test_a_sweep_plot_that_fails_keeps_the_old_one(tmp_path: Path, monkeypatch: 
 
 
 def test_a_live_trace_appears_whole_at_the_end_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import crawlsim.session as session
+    import crawlsim.trace.jsonl as jsonl
 
     target = tmp_path / "live.jsonl"
     target.write_text("the old, complete trace\n")
@@ -159,7 +159,7 @@ def test_a_live_trace_appears_whole_at_the_end_or_not_at_all(tmp_path: Path, mon
         raise OSError(errno.ENOSPC, "No space left on device")
 
     live = TraceWriter(str(target))
-    monkeypatch.setattr(session, "trace_line", full)
+    monkeypatch.setattr(jsonl, "trace_line", full)
     live(Done(2.0, 0, 0))  # the disk fills: the crawl goes on, the trace is given up
     with pytest.raises(UsageError, match="No space left on device"):
         live.close()
@@ -199,7 +199,7 @@ def test_the_trace_writers_name_the_file_when_the_disk_is_full() -> None:
 
 
 def test_one_jsonl_writer_beside_the_reader() -> None:
-    """Only crawlsim/session.py turns events into trace lines."""
+    """Only crawlsim/trace/jsonl.py turns events into trace lines."""
     def writes_lines(text: str) -> bool:
         return bool(re.search(r"json\.dumps\(\s*event_to_dict", text)) or (
             "event_to_dict(" in text and "json.dumps(data" in text
@@ -210,4 +210,4 @@ def test_one_jsonl_writer_beside_the_reader() -> None:
         for path in (ROOT / "crawlsim").rglob("*.py")
         if writes_lines(path.read_text(encoding="utf-8"))
     ]
-    assert writers == ["crawlsim/session.py"]
+    assert writers == ["crawlsim/trace/jsonl.py"]

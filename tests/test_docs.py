@@ -118,13 +118,17 @@ def test_a_command_without_a_help_marker_fails_the_build() -> None:
 
 
 def test_every_scenario_key_is_in_the_scenario_reference() -> None:
-    from crawlsim import scenario
     from crawlsim.cluster.config import FAIL_KEYS, KEYS
+    from crawlsim.scenario.build import TOP_KEYS
+    from crawlsim.scenario.hosts_table import HOST_KEYS, THROTTLE_KEYS
+    from crawlsim.scenario.pages_table import PAGE_KEYS
+    from crawlsim.scenario.traps_table import TRAP_KEYS
+    from crawlsim.scenario.web_table import WEB_COMMON_KEYS, WEB_KEYS
 
     text = (DOCS / "reference" / "scenarios.md").read_text(encoding="utf-8")
-    keys = {*scenario.TOP_KEYS, *scenario.HOST_KEYS, *scenario.THROTTLE_KEYS, *scenario.PAGE_KEYS}
-    keys |= {*scenario.WEB_COMMON_KEYS, *(k for ks in scenario.WEB_KEYS.values() for k in ks)}
-    keys |= {k for ks in scenario.TRAP_KEYS.values() for k in ks} | set(KEYS) | set(FAIL_KEYS)
+    keys = {*TOP_KEYS, *HOST_KEYS, *THROTTLE_KEYS, *PAGE_KEYS}
+    keys |= {*WEB_COMMON_KEYS, *(k for ks in WEB_KEYS.values() for k in ks)}
+    keys |= {k for ks in TRAP_KEYS.values() for k in ks} | set(KEYS) | set(FAIL_KEYS)
     missing = sorted(k for k in keys if not re.search(rf"(^|[\s{{\[,`.\"]){re.escape(k)}\b", text, re.M))
     assert missing == []
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.core.events import FetchStarted
+from crawlsim.trace.events import FetchStarted
 from crawlsim.core.urls import SAFE_STEPS, canonical_or_raise, parse_steps
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.driver import simulate
 from crawlsim.sim.generated import PowerLawWeb, SiteTreeWeb
 from crawlsim.sim.web import Web

@@ -9,10 +9,9 @@ import pytest
 
 from crawlsim.check.cases import CASE_NAMES
 from crawlsim.check.words import FOCUS, HINTS
-from crawlsim.core import eventlog
-from crawlsim.core.eventlog import Trace
-from crawlsim.core.events import FetchFailed, FetchKind, FetchStarted, HostDeferred, Skipped, SkipReason
-from crawlsim.core.politeness import DEFER_REASONS
+from crawlsim.trace import store
+from crawlsim.trace.store import Trace
+from crawlsim.trace.events import DEFER_REASONS, FetchFailed, FetchKind, FetchStarted, HostDeferred, Skipped, SkipReason
 
 
 def test_every_case_the_words_focus_on_is_a_case_and_every_cause_has_a_hint() -> None:
@@ -22,9 +21,9 @@ def test_every_case_the_words_focus_on_is_a_case_and_every_cause_has_a_hint() ->
 
 
 def test_the_event_logs_vocabularies_are_the_events_own() -> None:
-    assert eventlog._DEFER == DEFER_REASONS
-    assert eventlog._REASONS == get_args(SkipReason)
-    assert eventlog._KINDS == get_args(FetchKind)
+    assert store._DEFER == DEFER_REASONS
+    assert store._REASONS == get_args(SkipReason)
+    assert store._KINDS == get_args(FetchKind)
 
 
 @pytest.mark.parametrize("reason", DEFER_REASONS)
@@ -55,8 +54,8 @@ def test_every_fetch_kind_is_stored_compactly_and_read_back(kind: str) -> None:
 
 
 def test_the_classes_codes_do_not_overlap_and_fit_below_the_time_flag() -> None:
-    starts = [eventlog._SKIP_BASE, eventlog._DISCOVERED, eventlog._STARTED, eventlog._FINISHED, eventlog._FAILED,
-              eventlog._RETRY, eventlog._DEFERRED, eventlog._ROBOTS, eventlog._DONE, eventlog._OPAQUE]
+    starts = [store._SKIP_BASE, store._DISCOVERED, store._STARTED, store._FINISHED, store._FAILED,
+              store._RETRY, store._DEFERRED, store._ROBOTS, store._DONE, store._OPAQUE]
     assert starts == sorted(set(starts))
-    assert eventlog._DEFERRED + len(DEFER_REASONS) == eventlog._ROBOTS
-    assert eventlog._OPAQUE < eventlog._NEW_TIME
+    assert store._DEFERRED + len(DEFER_REASONS) == store._ROBOTS
+    assert store._OPAQUE < store._NEW_TIME

@@ -16,11 +16,12 @@ import json
 import pytest
 
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, FetchStarted
+from crawlsim.trace.events import Discovered, FetchStarted
 from crawlsim.core.urls import MODES, canonicalize, host_key, parse_steps, split_host
 from crawlsim.real.fetcher import _host_key as real_crawler_host_key
-from crawlsim.replay import host_of_url
-from crawlsim.scenario import list_scenarios, load_scenario
+from crawlsim.views.replay import host_of_url
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import list_scenarios
 from crawlsim.sim.driver import simulate
 from tests.conformance import conformance_file
 

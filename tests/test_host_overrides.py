@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.scenario import ScenarioError, load_scenario, parse_scenario
+from crawlsim.scenario import ScenarioError, load_scenario
+from crawlsim.scenario.files import parse_scenario
 from crawlsim.sim.advisor import assess
 from crawlsim.sim.driver import simulate
 from crawlsim.sim.generated import PowerLawWeb

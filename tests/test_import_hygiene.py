@@ -1,5 +1,6 @@
-"""The core must stay sans-I/O: importing it loads no clock, threads, event
-loop, simulator or GUI library.  Checked in a fresh interpreter."""
+"""The core must stay sans-I/O: importing it (or the trace package below it)
+loads no clock, threads, event loop, simulator or GUI library.  Checked in a
+fresh interpreter."""
 
 from __future__ import annotations
 
@@ -22,8 +23,15 @@ def _loaded_after(statement: str) -> list[str]:
 
 
 def test_core_modules_load_nothing_forbidden() -> None:
-    modules = ["events", "options", "urls", "scope", "seen", "content", "frontier", "retry", "robots", "scheduler"]
+    modules = ["options", "urls", "scope", "seen", "content", "frontier", "retry", "robots", "scheduler"]
     stmt = "\n".join(f"import crawlsim.core.{m}" for m in modules)
+    assert _loaded_after(stmt) == []
+
+
+def test_the_trace_package_below_the_core_loads_nothing_forbidden() -> None:
+    """The core imports its events from crawlsim.trace, so the trace must be as plain as the core."""
+    modules = ["events", "store", "jsonl", "cluster", "node_tags", "chrome"]
+    stmt = "\n".join(f"import crawlsim.trace.{m}" for m in modules)
     assert _loaded_after(stmt) == []
 
 

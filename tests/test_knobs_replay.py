@@ -33,8 +33,9 @@ from hypothesis import strategies as st
 import crawlsim.notebook.widget as widget_module
 import crawlsim.tui.app as app_module
 from crawlsim.notebook.widget import CrawlWidget
-from crawlsim.scenario import load_scenario, scenario_from_dict
-from crawlsim.session import REPLAY_PENDING, Knobs, Result, large_run, replay_result, run_session
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
+from crawlsim.views.session import REPLAY_PENDING, Knobs, Result, large_run, replay_result, run_session
 from crawlsim.sim.advisor import AdviceCancelled
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.sources import ScenarioSource
@@ -107,7 +108,7 @@ def test_large_runs_are_the_ones_the_app_threads() -> None:
 
 def test_a_webs_size_is_counted_once_for_every_knob_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     # the app asks large_run() on every key; million's count walks 10,000 hosts
-    from crawlsim.session import web_size
+    from crawlsim.views.session import web_size
 
     million = load_scenario("million")
     walks = 0

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, FetchStarted
+from crawlsim.trace.events import Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.real.server import ServerProcess
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 from tests.test_real_crawl import make_scenario
 
 
@@ -138,9 +138,9 @@ def test_bad_traces_are_one_line_naming_the_file(
 def test_a_trace_too_large_to_model_is_refused_with_its_estimate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from crawlsim.commands import model
+    from crawlsim.scenario import from_trace
 
-    monkeypatch.setattr(model, "MAX_MODEL_MEMORY", 100)
+    monkeypatch.setattr(from_trace, "MAX_MODEL_MEMORY", 100)
     big = tmp_path / "big.jsonl"
     big.write_text("x" * 1000)
     assert cli(["model", str(big), "-o", str(tmp_path / "out.toml")]) == 2

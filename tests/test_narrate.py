@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlsim.cli import main
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -30,8 +30,8 @@ from crawlsim.core.events import (
 )
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import Fetch, Scheduler
-from crawlsim.narrate import Narrator, narrate_trace, narration_line, seconds
-from crawlsim.replay import host_of_url
+from crawlsim.views.narrate import Narrator, narrate_trace, narration_line, seconds
+from crawlsim.views.replay import host_of_url
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 

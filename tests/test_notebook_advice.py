@@ -11,7 +11,7 @@ import pytest
 
 import crawlsim.notebook.widget as widget_module
 from crawlsim.notebook.widget import CrawlWidget
-from crawlsim.session import ADVICE_PENDING, Knobs, Result, run_session
+from crawlsim.views.session import ADVICE_PENDING, Knobs, Result, run_session
 
 
 def explanation_for(name: str, knobs: Knobs) -> str:

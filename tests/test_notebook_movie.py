@@ -40,8 +40,8 @@ import pytest  # noqa: E402
 
 from crawlsim.notebook.moments import MomentError, parse_moments, resolve  # noqa: E402
 from crawlsim.notebook.runs import run, snapshot  # noqa: E402
-from crawlsim.plots import BOUND_COLOURS, BOUND_STYLES  # noqa: E402
-from crawlsim.session import Result  # noqa: E402
+from crawlsim.views.plots import BOUND_COLOURS, BOUND_STYLES  # noqa: E402
+from crawlsim.views.session import Result  # noqa: E402
 
 
 def animate_main(argv: list[str]) -> int:

@@ -18,11 +18,11 @@ pytest.importorskip("matplotlib")
 
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.core.events import FetchStarted, MessageDelivered, MessageSent
+from crawlsim.trace.events import FetchStarted, MessageDelivered, MessageSent
 from crawlsim.notebook import CrawlWidget, snapshot
 from crawlsim.notebook.nodes import SPLIT_COLOUR, outages
 from crawlsim.scenario import load_scenario
-from crawlsim.session import PARTITION_CYCLE
+from crawlsim.views.session import PARTITION_CYCLE
 
 SEE_IT = Path(__file__).resolve().parent.parent / "crawlsim" / "scenarios_data" / "see-it.toml"
 

@@ -36,8 +36,8 @@ from crawlsim.notebook.clock import loop_call_later
 from crawlsim.notebook.draw import STATE_COLOURS, frame_times
 from crawlsim.notebook.layout import compute_layout
 from crawlsim.notebook.widget import CAPTION_LINES
-from crawlsim.narrate import narrate_trace, narration_line
-from crawlsim.replay import PageState, Replay
+from crawlsim.views.narrate import narrate_trace, narration_line
+from crawlsim.views.replay import PageState, Replay
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 
@@ -126,7 +126,7 @@ def test_a_frame_between_instants_narrates_the_latest_one() -> None:
 @pytest.mark.parametrize("name", ["see-it", "polite", "trap", "busiest-host"])
 def test_the_story_tells_every_instant_as_the_narrator_does(name: str) -> None:
     from crawlsim.notebook.steps import Story
-    from crawlsim.session import Knobs, interactive_cap, run_session
+    from crawlsim.views.session import Knobs, interactive_cap, run_session
 
     scenario = load_scenario(name)
     result = run_session(scenario, Knobs.from_options(scenario.options), cap=interactive_cap(scenario))
@@ -140,7 +140,7 @@ def test_the_story_tells_every_instant_as_the_narrator_does(name: str) -> None:
 @pytest.mark.parametrize("name", ["see-it", "isro", "polite", "trap", "variants"])
 def test_the_nested_sets_hold_the_invariant_at_every_instant(name: str) -> None:
     from crawlsim.notebook.steps import Story, seen_sets
-    from crawlsim.session import Knobs, interactive_cap, run_session
+    from crawlsim.views.session import Knobs, interactive_cap, run_session
 
     scenario = load_scenario(name)
     result = run_session(scenario, Knobs.from_options(scenario.options), cap=interactive_cap(scenario))

@@ -20,7 +20,7 @@ from crawlsim.cli import main
 from crawlsim.core.options import RULES, Rule
 from crawlsim.core.priorities import PRIORITIES
 from crawlsim.core.urls import MODES
-from crawlsim.scenario import parse_scenario
+from crawlsim.scenario.files import parse_scenario
 from crawlsim.sim.advisor import assess
 from crawlsim.sim.driver import simulate
 
@@ -117,7 +117,7 @@ def test_run_with_a_legal_worker_count_runs(workers: str, tmp_path: Any, capsys:
 def test_a_cluster_at_the_most_nodes_runs_and_says_more_were_not_measured(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from crawlsim.cluster.config import MAX_NODES
+    from crawlsim.trace.cluster import MAX_NODES
 
     path = tmp_path / "tiny.toml"
     path.write_text(TINY, encoding="utf-8")

@@ -22,9 +22,10 @@ from crawlsim.cli import main
 from crawlsim.page.build import Tables, choose_offer, offer_line, scenario_data, trace_data
 from crawlsim.page.frames import LOST
 from crawlsim.page.grid import build_grid, full_offer
-from crawlsim.replay import PageState
+from crawlsim.views.replay import PageState
 from crawlsim.scenario import load_scenario
-from crawlsim.session import Knobs, read_trace, run_session
+from crawlsim.views.session import Knobs, run_session
+from crawlsim.trace.jsonl import read_trace
 from crawlsim.sim.driver import simulate
 
 ROOT = Path(__file__).resolve().parent.parent

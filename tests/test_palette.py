@@ -18,7 +18,7 @@ from rich.color import Color as RichColor
 from rich.color import ColorSystem
 
 from crawlsim.palette import LANE_STATES, PAGE_STATES, SPAN_STATES, STATES, as_dict, page_style, span_style
-from crawlsim.replay import PageState
+from crawlsim.views.replay import PageState
 
 VISIONS = {
     "normal": lambda c: c,

@@ -10,7 +10,7 @@ from matplotlib.colors import to_hex, to_rgba
 from crawlsim.notebook.draw import LANE_KEY_GID, STATE_COLOURS, CrawlFigure
 from crawlsim.notebook.runs import snapshot
 from crawlsim.palette import STATES, page_style
-from crawlsim.replay import PageState
+from crawlsim.views.replay import PageState
 
 BY_LABEL = {style.label: style for style in STATES.values()}
 

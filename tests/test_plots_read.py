@@ -14,7 +14,7 @@ from matplotlib.text import Text
 from PIL import Image
 
 from crawlsim.notebook.movie import SLIDE_SIZE
-from crawlsim.plots import BOUND_GID, FINISH_GID, SweepSeries, crossings, draw_sweep
+from crawlsim.views.plots import BOUND_GID, FINISH_GID, SweepSeries, crossings, draw_sweep
 
 
 def animate_main(argv: list[str]) -> int:

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from crawlsim.core.events import FetchStarted, HostDeferred
+from crawlsim.trace.events import FetchStarted, HostDeferred
 from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.politeness import SAYS, Pace, WireClock
 from crawlsim.core.scheduler import Scheduler
-from crawlsim.narrate import narrate_trace
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.views.narrate import narrate_trace
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate
 from tests.test_real_crawl import crawl_served, make_scenario, small_sites

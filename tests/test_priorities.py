@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from crawlsim.cli import main
 from crawlsim.core import CrawlOptions
-from crawlsim.core.events import Discovered, FetchStarted
+from crawlsim.trace.events import Discovered, FetchStarted
 from crawlsim.core.priorities import PRIORITIES, priority_named
 from tests.fakeclock import run_fake
 

@@ -47,12 +47,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from crawlsim.core.events import FetchFailed, FetchFinished, FetchStarted, HostDeferred, event_from_dict
+from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted, HostDeferred, event_from_dict
 from crawlsim.real.flags import parse_resolve, scenario_flags
 from crawlsim.real.crawler import DEFAULT_USER_AGENT, CrawlResult, HttpLimits, crawl_http, parse_html, real_options
 from crawlsim.real.server import ServerLog, ServerProcess
 from crawlsim.real.timescale import scale_scenario
-from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.driver import simulate
 
 

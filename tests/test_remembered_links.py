@@ -7,7 +7,7 @@ import pytest
 
 import crawlsim.sim.remembered as remembered
 from crawlsim.scenario import load_scenario
-from crawlsim.session import Knobs, run_session
+from crawlsim.views.session import Knobs, run_session
 from crawlsim.sim.driver import simulate
 
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.core.scheduler import Fetch, UnknownFetch
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim import driver
 from crawlsim.sim.explicit import ExplicitWeb
 from crawlsim.sim.latency import LatencyModel

@@ -11,17 +11,9 @@ import pytest
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.urls import canonicalize, hostname_of
-from crawlsim.scenario import (
-    DEFAULT_SCENARIO,
-    Scenario,
-    ScenarioError,
-    find_scenario,
-    key_path,
-    list_scenarios,
-    load_scenario,
-    parse_scenario,
-    scenario_dirs,
-)
+from crawlsim.scenario import Scenario, ScenarioError, load_scenario
+from crawlsim.scenario.checks import key_path
+from crawlsim.scenario.files import DEFAULT_SCENARIO, find_scenario, list_scenarios, parse_scenario, reseeded, scenario_dirs
 from crawlsim.sim import Fixed, LogNormal, PowerLawWeb, Uniform
 
 REPO = Path(__file__).resolve().parent.parent
@@ -245,7 +237,7 @@ def test_cli_overrides() -> None:
 
 def test_reseeding_changes_the_generated_web_and_keeps_overrides() -> None:
     s = load_scenario("busiest-host").with_options(workers=3)
-    t = s.reseeded(99)
+    t = reseeded(s, 99)
     assert t.seed == 99 and t.options.workers == 3 and t.options.seed == 99
     probe = [PowerLawWeb.url(0, k) for k in range(1, 30)]
     assert [s.web.links(u) for u in probe] != [t.web.links(u) for u in probe]
@@ -320,8 +312,9 @@ PAGE = '\n[pages]\n"http://a.com/" = []\n'
             'start = "ftp://x"' + PAGE,
             'bad.toml: start: expected an absolute http(s) URL such as "http://a.com/", got "ftp://x"',
         ),
-        ('[crawl]\norder = "best"' + PAGE, 'bad.toml: crawl.order: order = "best" needs a priority function: add priority = one of "shallowest"'),
-        ('[crawl]\npriority = "shallowest"' + PAGE, 'bad.toml: crawl.priority: a priority orders a best-first crawl only; add order = "best"'),
+        # the command line's rules, in its words: a priority alone means order = "best"
+        ('[crawl]\norder = "best"' + PAGE, "bad.toml: crawl.priority: order = 'best' needs a priority function: a name (shallowest"),
+        ('[crawl]\norder = "dfs"\npriority = "shallowest"' + PAGE, 'bad.toml: crawl.priority: a priority orders a best-first crawl only; got order dfs (use order "best")'),
         ('[crawl]\norder = "best"\npriority = "shalowest"' + PAGE, "bad.toml: crawl.priority: expected one of shallowest, host-round-robin, shortest-url (or a function in Python); got 'shalowest'; did you mean 'shallowest'?"),
         ("seed = 1", "bad.toml: expected a [pages] table (links by page) or a [web] table"),
         ("[crawl]\nworkers = \n" + PAGE, "bad.toml: line 2, column 11: invalid TOML:"),
@@ -356,3 +349,11 @@ def test_errors_are_value_errors_with_parts(tmp_path: Path) -> None:
     assert isinstance(err.value, ScenarioError)
     assert (err.value.path, err.value.key) == (str(path), 'hosts."b.com".latency')
     assert err.value.message == "expected a number >= 0, got -1"
+
+
+def test_a_priority_alone_means_best_first_in_a_file_as_on_the_command_line() -> None:
+    """One rule for [crawl] and the flags: `priority = NAME` alone orders the crawl best-first,
+    as `--priority NAME` does."""
+    scenario = parse_scenario('[crawl]\npriority = "shallowest"' + PAGE)
+    assert scenario.options.order == "best"
+    assert scenario.options.priority is not None

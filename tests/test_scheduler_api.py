@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, FetchFailed, FetchStarted, RetryScheduled, Skipped
+from crawlsim.trace.events import Discovered, FetchFailed, FetchStarted, RetryScheduled, Skipped
 from crawlsim.core.scheduler import UnknownFetch
 from crawlsim.core.urls import split_host
 

@@ -16,7 +16,8 @@ from crawlsim.core.retry import RetryQueue
 from crawlsim.core.slots import WorkerSlots
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
 from crawlsim.core.urls import canonicalize, host_key, hostname_of, split_host
-from crawlsim.scenario import list_scenarios, load_scenario
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import list_scenarios
 from crawlsim.sim.driver import simulate
 from tests.conformance import conformance_file
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from crawlsim.core.events import Discovered, Done, FetchFinished, FetchStarted, Skipped
+from crawlsim.trace.events import Discovered, Done, FetchFinished, FetchStarted, Skipped
 from crawlsim.real.server import ServerProcess
-from crawlsim.session import read_trace, trace_result
+from crawlsim.views.session import trace_result
+from crawlsim.trace.jsonl import read_trace
 from tests.test_real_crawl import make_scenario
 
 SPIDER = """
@@ -111,7 +112,7 @@ def fetched_pages(events: list[Any]) -> set[str]:
 
 
 def test_the_recorded_scrapy_crawl_replays_with_its_links_and_lanes(recorded: tuple[Path, str]) -> None:
-    from crawlsim.session import trace_result
+    from crawlsim.views.session import trace_result
 
     path, base = recorded
     trace = read_trace(path)
@@ -168,7 +169,7 @@ def test_scrapys_own_work_per_response_becomes_the_models_client_cost(
     the model makes it the work per response, and each page keeps its transfer time
     (Scrapy's callbacks run after the transfer, so nothing is taken off it)."""
     from crawlsim.cli import main
-    from crawlsim.core.events import FetchFinished, FetchStarted
+    from crawlsim.trace.events import FetchFinished, FetchStarted
 
     path, _ = recorded
     recording = read_trace(path)
@@ -200,7 +201,7 @@ def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> 
 
 
 def test_a_trace_cut_mid_line_is_named_as_cut_off(tmp_path: Path) -> None:
-    from crawlsim.core.events import TraceError
+    from crawlsim.trace.events import TraceError
 
     whole = '{"t":0.0,"url":"http://a.test/","host":"a.test","depth":0,"parent":null,"type":"Discovered"}\n'
     cut = tmp_path / "killed.jsonl"
@@ -246,8 +247,8 @@ def test_an_answer_is_written_once_its_page_is_settled_and_not_before() -> None:
 
 
 def test_a_retried_answer_is_a_failed_attempt_then_the_answer() -> None:
-    from crawlsim.commands.model import Recording
-    from crawlsim.core.events import FetchFailed, RetryScheduled
+    from crawlsim.scenario.from_trace import Recording
+    from crawlsim.trace.events import FetchFailed, RetryScheduled
     from crawlsim.integrations.scrapy_log import ScrapyLog
 
     log = ScrapyLog()

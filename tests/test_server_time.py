@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawlsim.commands.model import model_from_trace
-from crawlsim.core.events import FetchFailed, FetchFinished, FetchStarted, RetryScheduled
+from crawlsim.scenario.from_trace import model_from_trace
+from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted, RetryScheduled
 from crawlsim.errors import UsageError
 from crawlsim.real.loopwatch import WAITED, ReadyLog
-from crawlsim.scenario import scenario_from_dict
-from crawlsim.session import TraceWriter, read_trace
+from crawlsim.scenario.files import scenario_from_dict
+from crawlsim.trace.jsonl import TraceWriter, read_trace
 from crawlsim.sim.driver import simulate
 
 
@@ -84,7 +84,7 @@ def record(data: dict[str, Any], path: Path) -> float:
     times inflated by the crawler's serial work as a real crawler's are, the Done
     line saying each fetch's server time and the loop's busy time, as ``crawlsim
     crawl -o`` does.  The recording's finish."""
-    from crawlsim.commands.summary import options_dict
+    from crawlsim.views.summary import options_dict
 
     scenario = scenario_from_dict(data)
     run = simulate(scenario)
@@ -324,7 +324,7 @@ def test_the_crawl_trace_writer_gives_the_loop_its_selector_back_when_the_crawl_
     import asyncio
 
     from crawlsim.commands.crawl import _CpuStampedWriter
-    from crawlsim.core.events import Done
+    from crawlsim.trace.events import Done
     from crawlsim.real.loopwatch import ReadyLog
 
     async def crawl() -> tuple[bool, bool]:

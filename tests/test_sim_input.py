@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.core.options import CrawlOptions
-from crawlsim.scenario import Scenario, load_scenario, scenario_from_dict
+from crawlsim.scenario import Scenario, load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.advisor import assess
 from crawlsim.sim.coverage import coverage_of
 from crawlsim.sim.driver import simulate

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlsim.core.urls import MODES, canonical_is_fixpoint, canonicalize
-from crawlsim.scenario import Scenario, scenario_from_dict
+from crawlsim.scenario import Scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate
 

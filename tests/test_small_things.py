@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_a_log_line_says_1_link_not_1_links() -> None:
-    from crawlsim.core.events import FetchFinished
-    from crawlsim.replay import describe_event
+    from crawlsim.trace.events import FetchFinished
+    from crawlsim.views.replay import describe_event
 
     one = FetchFinished(
         t=1.0, fetch_id=1, url="http://a.com/", host="a.com", kind="page", status=200, links=1, new_links=1
@@ -32,7 +32,7 @@ def test_a_log_line_says_1_link_not_1_links() -> None:
 
 def test_the_pages_panel_counts_pages_and_urls_apart() -> None:
     """normalize off on `variants`: 831 URLs of 400 pages; the title said "(831)" for pages."""
-    from crawlsim.session import Knobs, run_session
+    from crawlsim.views.session import Knobs, run_session
     from crawlsim.tui.pages import pages_title
 
     scenario = load_scenario("variants")

@@ -105,7 +105,7 @@ def test_a_bad_value_in_the_grid_is_one_line(tmp_path: Path, capsys: pytest.Capt
     assert err == "crawlsim: error: per_host: expected a whole number >= 1, got 0\n"
 
 
-# -- sweep.png's drawing: one style with the notebook's sweep_plot (crawlsim.plots) ----
+# -- sweep.png's drawing: one style with the notebook's sweep_plot (crawlsim.views.plots) ----
 
 
 def _rows(per_host: int, busiest: float, finishes: list[float]) -> list[dict[str, Any]]:
@@ -129,7 +129,7 @@ def _bound_lines(ax: Any) -> dict[str, list[Any]]:
 
 def test_sweep_png_gives_each_bound_its_own_colour_and_shows_the_small_one() -> None:
     from crawlsim.commands.sweep import sweep_figure
-    from crawlsim.plots import BOUND_COLOURS, IMPOSSIBLE_LABEL
+    from crawlsim.views.plots import BOUND_COLOURS, IMPOSSIBLE_LABEL
 
     rows = _rows(1, 153.0, [500.0, 273.0, 184.5, 154.0, 153.2])
     figure = sweep_figure(rows, {"workers": [1, 2, 4, 8, 16]}, "busiest-host: The busiest host sets the pace",
@@ -152,7 +152,7 @@ def test_sweep_png_gives_each_bound_its_own_colour_and_shows_the_small_one() -> 
 
 def test_sweep_png_series_get_their_own_colours_and_shared_bounds_are_drawn_once() -> None:
     from crawlsim.commands.sweep import sweep_figure
-    from crawlsim.plots import BOUND_COLOURS
+    from crawlsim.views.plots import BOUND_COLOURS
 
     rows = _rows(1, 153.0, [500.0, 273.0, 184.5, 154.0, 153.2]) + _rows(4, 40.0, [500.0, 250.0, 126.0, 64.0, 40.0])
     figure = sweep_figure(rows, {"workers": [1, 2, 4, 8, 16], "per_host": [1, 4]}, "busiest-host: t")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.core.events import TraceError
-from crawlsim.session import read_trace
+from crawlsim.trace.events import TraceError
+from crawlsim.trace.jsonl import read_trace
 
 WHOLE = '{"t":0.0,"url":"http://a.test/é","host":"a.test","depth":0,"parent":null,"type":"Discovered"}\n'.encode()
 CUT_IN_CHARACTER = WHOLE.index("é".encode()) + 1

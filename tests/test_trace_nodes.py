@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from crawlsim.cli import main as cli
-from crawlsim.commands.summary import _round
-from crawlsim.core.events import FetchStarted
-from crawlsim.session import read_trace, trace_result
+from crawlsim.views.summary import _round
+from crawlsim.trace.events import FetchStarted
+from crawlsim.views.session import trace_result
+from crawlsim.trace.jsonl import read_trace
 
 
 def tui_main(argv: list[str]) -> int:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from crawlsim.core.events import event_to_dict
+from crawlsim.trace.events import event_to_dict
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 from crawlsim.tui.app import CrawlApp
@@ -325,7 +325,7 @@ async def test_a_trace_replays_with_what_if_keys_off(tmp_path) -> None:
     run = simulate(load_scenario("see-it"))
     path = tmp_path / "run.jsonl"
     path.write_text("".join(json.dumps(event_to_dict(e)) + "\n" for e in run.trace))
-    from crawlsim.session import load_trace
+    from crawlsim.trace.jsonl import load_trace
 
     app = CrawlApp(trace=load_trace(path), trace_file=str(path), paused=True, animate=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -353,7 +353,7 @@ async def test_million_is_capped_with_a_message() -> None:
 async def test_live_mode_follows_a_crawl_as_its_events_arrive() -> None:
     """`crawlsim crawl --tui` feeds events from a running crawl: the view
     grows with them and says when the crawl has finished."""
-    from crawlsim.session import LiveFeed
+    from crawlsim.views.session import LiveFeed
     from crawlsim.sim.driver import simulate
     from crawlsim.tui.app import CrawlApp
 
@@ -376,7 +376,7 @@ async def test_live_mode_follows_a_crawl_as_its_events_arrive() -> None:
 
 
 async def test_w_switches_the_event_log_to_the_narrators_sentences_and_back() -> None:
-    from crawlsim.narrate import Narrator
+    from crawlsim.views.narrate import Narrator
     from crawlsim.tui.widgets import EventLog
 
     app = app_for(at=1.0)

@@ -18,7 +18,7 @@ from textual.worker import WorkerState
 
 from crawlsim.cli import main
 from crawlsim.scenario import load_scenario
-from crawlsim.session import ADVICE_PENDING, Knobs, Result, run_session
+from crawlsim.views.session import ADVICE_PENDING, Knobs, Result, run_session
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.sources import ScenarioSource
 from crawlsim.tui.widgets import BoundsView, StatusBar

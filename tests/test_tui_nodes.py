@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from crawlsim.cli import main as cli
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.replay_nodes import NodeReplay
+from crawlsim.views.replay_nodes import NodeReplay
 from crawlsim.scenario import Scenario, load_scenario
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.nodes import lane_rows
 from crawlsim.tui.widgets import BoundsView, HostsView, KeyBar, LanesView, StatusBar
@@ -212,7 +212,7 @@ def test_grouped_lanes_fit_their_room_and_stay_with_their_node(count: int, worke
 
 
 def test_tui_nodes_and_partition_flags_start_the_app_on_the_cluster() -> None:
-    from crawlsim.session import Knobs
+    from crawlsim.views.session import Knobs
     from crawlsim.tui import build_parser, what_to_show
 
     scenario, _ = what_to_show(build_parser().parse_args(["see-it", "--nodes", "3", "--partition", "url-hash"]))
@@ -231,7 +231,7 @@ def test_the_bound_line_never_says_a_url_hash_node_owns_a_split_host() -> None:
     from rich.text import Text
 
     from crawlsim.scenario import load_scenario
-    from crawlsim.session import Knobs, run_session
+    from crawlsim.views.session import Knobs, run_session
     from crawlsim.tui.nodes import _bound_line
 
     scenario = load_scenario("see-it")

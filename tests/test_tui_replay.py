@@ -12,22 +12,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawlsim.cli_options import with_implied_order
-from crawlsim.core.events import event_to_dict
-from crawlsim.replay import PageState, Replay, describe_event, short_url
+from crawlsim.core.options import with_implied_order
+from crawlsim.trace.events import event_to_dict
+from crawlsim.views.replay import PageState, Replay, describe_event, short_url
 from crawlsim.scenario import load_scenario
-from crawlsim.session import (
+from crawlsim.views.session import (
     INTERACTIVE_CAP,
     ORDER_CHOICES,
     WORKER_STEPS_BY_ONE,
     Knobs,
     default_speed,
     interactive_cap,
-    load_trace,
     next_normalize,
     run_session,
     step_workers,
 )
+from crawlsim.trace.jsonl import load_trace
 from crawlsim.sim.driver import simulate
 
 
@@ -312,7 +312,7 @@ def test_not_a_terminal_is_refused(capsys, monkeypatch) -> None:
 
 
 def test_urls_spelled_with_another_host_case_are_shown_whole() -> None:
-    from crawlsim.replay import host_and_path
+    from crawlsim.views.replay import host_and_path
 
     assert host_and_path("http://a.com/x#top", "a.com") == "a.com/x#top"
     assert host_and_path("HTTP://A.COM/about", "a.com") == "HTTP://A.COM/about"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from crawlsim.core.events import Discovered, Event, Skipped
+from crawlsim.trace.events import Discovered, Event, Skipped
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 from crawlsim.tui.app import CrawlApp

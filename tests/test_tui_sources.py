@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crawlsim.scenario import load_scenario
-from crawlsim.session import INTERACTIVE_CAP, Knobs, LiveFeed
+from crawlsim.views.session import INTERACTIVE_CAP, Knobs, LiveFeed
 from crawlsim.sim.driver import simulate
 from crawlsim.tui.sources import LiveSource, ScenarioSource, TraceSource, source_for
 

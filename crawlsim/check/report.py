@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 
 if TYPE_CHECKING:
     from crawlsim.check.runner import CaseRun
@@ -261,6 +261,6 @@ class CheckReport:
         ``crawlsim tui --trace`` and the notebook, whole or not at all
         (``UsageError`` naming ``path`` when it cannot be written); returns
         the event count."""
-        from crawlsim.session import write_trace
+        from crawlsim.trace.jsonl import write_trace
 
         return write_trace(path, self.trace(case))

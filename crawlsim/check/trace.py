@@ -21,7 +21,7 @@ from __future__ import annotations
 from crawlsim.check.cases import depths, hostname, page_of
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
-from crawlsim.core.events import Done, Event, FetchFailed, FetchFinished, FetchStarted
+from crawlsim.trace.events import Done, Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.core.urls import host_key
 
 

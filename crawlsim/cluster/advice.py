@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cluster.config import MAX_NODES, ClusterConfig
+from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.report import node_bounds
 from crawlsim.cluster.sim import ClusterRun, simulate_cluster
+from crawlsim.trace.cluster import MAX_NODES
 
 if TYPE_CHECKING:
     from crawlsim.sim.inputs import SimInput

@@ -28,12 +28,11 @@ from typing import Any
 from crawlsim.core.options import did_you_mean, show_value
 from crawlsim.errors import UsageError
 from crawlsim.sim.latency import Fixed, LatencyModel, LatencySpecError, latency_from_spec
+from crawlsim.trace.cluster import MAX_NODES
 
 PARTITIONS = ("host-hash", "consistent-hash", "url-hash", "round-robin")
 KEYS = ("nodes", "partition", "link_latency", "batch", "flush", "vnodes", "fail", "checkpoint")
 FAIL_KEYS = ("node", "at", "recover")
-MAX_NODES = 1024
-"""A simulated cluster's size: each node is a scheduler and a SimPy lane set."""
 MAX_BATCH = 1_000_000
 MAX_VNODES = 10_000
 MAX_SECONDS = 86_400.0

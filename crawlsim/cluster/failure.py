@@ -45,8 +45,8 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crawlsim.cluster.node import ClusterSide, Node
-from crawlsim.core.events import NodeFailed, NodeRecovered
 from crawlsim.core.options import CrawlOptions
+from crawlsim.trace.events import NodeFailed, NodeRecovered
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:

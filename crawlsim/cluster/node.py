@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from crawlsim.core.events import Event, MessageDelivered, MessageSent
+from crawlsim.trace.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.sim.driver import page_of_for, report_page, report_robots

@@ -27,8 +27,8 @@ from crawlsim.cluster.node import Item, Node
 from crawlsim.cluster.partition import make_partition
 from crawlsim.cluster.politeness import PolitenessWatch
 from crawlsim.cluster.termination import SafraRing
-from crawlsim.cluster.trace import ClusterTrace, merge_node_traces
-from crawlsim.core.events import Done, Event, MessageDelivered
+from crawlsim.trace.cluster import ClusterTrace, merge_node_traces
+from crawlsim.trace.events import Done, Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import CrawlStats, Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 @dataclass
 class ClusterRun:
     """Everything one simulated cluster crawl produced.  It has the
-    attributes :func:`crawlsim.commands.summary.summary_dict` reads
+    attributes :func:`crawlsim.views.summary.summary_dict` reads
     (``stats`` summed over the nodes), plus the cluster's own."""
 
     options: CrawlOptions
@@ -67,7 +67,7 @@ class ClusterRun:
     message_bytes: int
     trace: list[Event] = field(default_factory=list)
     """Every node's events on one clock, fetch ids and slots renumbered
-    (see :mod:`crawlsim.cluster.trace`)."""
+    (see :mod:`crawlsim.trace.cluster`)."""
     trace_nodes: list[int] = field(default_factory=list)
     """The node of each event of ``trace``."""
     node_traces: list[list[Event]] = field(default_factory=list)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
-    from crawlsim.scenario import DEFAULT_SCENARIO
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
 
     help_text = "a shipped scenario name (see `crawlsim run --list`) or a .toml file"
     if optional:
@@ -67,10 +67,11 @@ def load(ref: str, overrides: dict[str, Any] | None = None, seed: int | None = N
     user's crawler options applied.  A missing file is the loader's one line
     (:func:`~crawlsim.scenario.load_scenario`), naming it and the shipped scenarios."""
     from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import reseeded
 
     scenario = load_scenario(ref)
     if seed is not None:
-        scenario = scenario.reseeded(seed)
+        scenario = reseeded(scenario, seed)
     if overrides:
         scenario = scenario.with_options(**overrides)
     for warning in scenario.warnings():

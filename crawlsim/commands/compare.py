@@ -28,13 +28,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cli_options import (
-    add_cluster_flags,
-    add_crawler_flags,
-    overrides_from_args,
-    parse_assignment,
-    with_implied_order,
-)
+from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args, parse_assignment
+from crawlsim.core.options import with_implied_order
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -45,7 +40,7 @@ from crawlsim.commands.common import (
     simulate_with_bounds,
     stdout_console,
 )
-from crawlsim.commands.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.views.summary import BOUND_LABELS, percent, seconds, summary_dict
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from crawlsim.cli_options import add_crawler_flags, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
-from crawlsim.core.events import Done, Event, FetchStarted
+from crawlsim.trace.events import Done, Event, FetchStarted
 from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
 from crawlsim.real.flags import (
@@ -45,7 +45,7 @@ from crawlsim.real.flags import (
     politeness_line,
 )
 from crawlsim.real.loopwatch import watch_waits
-from crawlsim.session import TraceWriter
+from crawlsim.trace.jsonl import TraceWriter
 
 EXIT_INTERRUPTED = 130
 SHOWN_PAGES = 60
@@ -55,12 +55,12 @@ SHOWN_REFUSALS = 20
 
 def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
     """The ``--json`` summary: ``crawlsim run --json``'s keys (one builder,
-    :func:`crawlsim.commands.summary.summary_dict`) with ``clock = "wall"``;
+    :func:`crawlsim.views.summary.summary_dict`) with ``clock = "wall"``;
     ``stopped`` is added when a time limit cut the crawl short.  Every page
     found is accounted for: ``pages_reachable`` counts the pages found,
     ``pages_lost`` lists each one not fetched with its reason
     (:mod:`crawlsim.real.accounting`)."""
-    from crawlsim.commands.summary import summary_dict as build
+    from crawlsim.views.summary import summary_dict as build
     from crawlsim.real.accounting import real_coverage
 
     data = build(result, seeds=list(seeds), clock="wall", coverage=real_coverage(result))
@@ -312,7 +312,7 @@ def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:
     """The trace file (a file that cannot be written: ``UsageError``), its Done
     line carrying the crawl's options and its CPU time, so ``crawlsim model``
     can rerun it as recorded."""
-    from crawlsim.commands.summary import options_dict
+    from crawlsim.views.summary import options_dict
 
     return _CpuStampedWriter(path, options_dict(options))
 
@@ -348,7 +348,7 @@ def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter
     the app was closed first (the daemon thread dies with the process)."""
     import threading
 
-    from crawlsim.session import LiveFeed
+    from crawlsim.views.session import LiveFeed
     from crawlsim.tui.app import CrawlApp
 
     feed = LiveFeed(url)
@@ -433,7 +433,7 @@ def _web_json(result: Any, url: str) -> dict[str, Any]:
 def _print_result(result: Any, url: str, out: IO[str]) -> None:
     """The run summary's layout (shared with ``crawlsim run``), then each page,
     then what went wrong."""
-    from crawlsim.commands.summary import summary_text
+    from crawlsim.views.summary import summary_text
 
     print(summary_text(summary_dict(result, [url])).rstrip(), file=out)
     print("pages:", file=out)

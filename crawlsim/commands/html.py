@@ -63,12 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"give a SCENARIO or --trace {args.trace}, not both: a trace is drawn as it was recorded "
                          "(drop the scenario)")
     if args.trace:
-        from crawlsim.session import read_trace
+        from crawlsim.trace.jsonl import read_trace
 
         trace = read_trace(args.trace)  # a bad trace is its one-line TraceError (a UsageError)
         text, offer = build_page(trace=trace, trace_name=Path(args.trace).name, title=args.title, note=args.note)
     else:
-        from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+        from crawlsim.scenario import load_scenario
+        from crawlsim.scenario.files import DEFAULT_SCENARIO
 
         scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
         text, offer = build_page(scenario, title=args.title, note=args.note, budget=args.budget)

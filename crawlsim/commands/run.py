@@ -4,7 +4,7 @@ rerunning the crawl with each knob turned (:mod:`crawlsim.sim.advisor`).
 
 The readable summary goes to stdout through rich (colour on a terminal,
 plain text in a pipe); ``--json`` prints one JSON object instead, the dict of
-:func:`crawlsim.commands.summary.summary_dict`.
+:func:`crawlsim.views.summary.summary_dict`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from crawlsim.commands.common import (
     simulate_with_bounds,
     stdout_console,
 )
-from crawlsim.commands.summary import render_summary, summary_dict
+from crawlsim.views.summary import render_summary, summary_dict
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def narrate(scenario: Scenario) -> int:
     """Simulate with events recorded and print each event's sentence of why
-    (:mod:`crawlsim.narrate`).  A web too large to narrate is refused first,
+    (:mod:`crawlsim.views.narrate`).  A web too large to narrate is refused first,
     before any time is spent simulating it."""
-    from crawlsim.narrate import narrate_trace, narration_line
+    from crawlsim.views.narrate import narrate_trace, narration_line
     from crawlsim.sim.coverage import declared_size
     from crawlsim.sim.driver import simulate
 
@@ -112,7 +112,8 @@ def narrate(scenario: Scenario) -> int:
 
 def list_shipped() -> int:
     """Print each shipped scenario's name and title."""
-    from crawlsim.scenario import list_scenarios, load_scenario
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import list_scenarios
 
     names = list_scenarios()
     width = max((len(n) for n in names), default=0)

@@ -15,9 +15,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags, cluster_from_table
+from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_flags
 from crawlsim.cluster.failure import MIN_CHECKPOINT
-from crawlsim.commands.summary import render_summary, seconds, summary_dict
+from crawlsim.views.summary import render_summary, seconds, summary_dict
 from crawlsim.errors import UsageError
 
 if TYPE_CHECKING:
@@ -27,11 +27,7 @@ if TYPE_CHECKING:
 def cluster_config(scenario: Scenario, args: argparse.Namespace) -> ClusterConfig:
     """The scenario's ``[cluster]`` table with ``--nodes``/``--partition`` applied."""
     try:
-        return apply_flags(
-            cluster_from_table(scenario.data.get("cluster")),
-            getattr(args, "nodes", None),
-            getattr(args, "partition", None),
-        )
+        return apply_flags(scenario.cluster, getattr(args, "nodes", None), getattr(args, "partition", None))
     except ClusterConfigError as err:
         raise UsageError(f"{err.key}: {err.message}") from None
 

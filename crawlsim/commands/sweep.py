@@ -357,14 +357,14 @@ def sweep_figure(
     rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, base: dict[str, Any] | None = None
 ) -> Figure:
     """Finish time against workers: one line per combination of the other grid
-    values, each bound in its own colour and style (:mod:`crawlsim.plots`,
+    values, each bound in its own colour and style (:mod:`crawlsim.views.plots`,
     the notebook's ``sweep_plot`` look), the impossible region shaded.
     ``title`` names the scenario; the options under it are ``base`` (the
     scenario's own values) overridden by the grid's single values."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from crawlsim.plots import draw_sweep, options_text, series_from
+    from crawlsim.views.plots import draw_sweep, options_text, series_from
 
     others = [k for k in grid if k != "workers"]
     varied = [k for k in others if len(grid[k]) > 1]
@@ -395,7 +395,7 @@ def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple
 def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
     from rich.table import Table
 
-    from crawlsim.commands.summary import BOUND_LABELS, percent, seconds
+    from crawlsim.views.summary import BOUND_LABELS, percent, seconds
 
     table = Table(box=None, padding=(0, 2), header_style="bold", show_edge=False)
     for key in grid:

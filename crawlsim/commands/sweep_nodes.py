@@ -179,8 +179,8 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
     from rich.table import Table
     from rich.text import Text
 
-    from crawlsim.commands.summary import percent, seconds
-    from crawlsim.plots import options_text
+    from crawlsim.views.summary import percent, seconds
+    from crawlsim.views.plots import options_text
 
     axes = [k for k in grid if len(grid[k]) > 1] or ["nodes"]
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
@@ -212,12 +212,12 @@ def cluster_figure(
     """Finish time against nodes (and, when ``--workers`` has several values,
     against workers in a panel beside it): one line per combination of the
     other varied axes, each with its node bound, the region below it shaded
-    (:func:`crawlsim.plots.draw_count_sweep`).  The title names the scenario
+    (:func:`crawlsim.views.plots.draw_count_sweep`).  The title names the scenario
     and the options every point shares."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from crawlsim.plots import options_text
+    from crawlsim.views.plots import options_text
 
     panels = [k for k in X_AXES if len(grid[k]) > 1] or ["nodes"]
     varied = [k for k in grid if len(grid[k]) > 1]
@@ -233,7 +233,7 @@ def cluster_figure(
 
 def _panel(ax: Any, rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], axis: str, varied: list[str]) -> None:
     """One panel: finish time against ``axis``, one line per ``varied`` combination."""
-    from crawlsim.plots import CountSeries, draw_count_sweep, options_text
+    from crawlsim.views.plots import CountSeries, draw_count_sweep, options_text
 
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:

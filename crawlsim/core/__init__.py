@@ -4,7 +4,7 @@ Everything that schedules a crawl lives here; drivers and views only feed it
 time and results, and replay its events.
 """
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,

@@ -41,7 +41,7 @@ from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
 
 if TYPE_CHECKING:
-    from crawlsim.core.events import FetchKind
+    from crawlsim.trace.events import FetchKind
 
 Key = int | float | tuple[float, ...]
 """An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first), or a

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from crawlsim.core.events import Event, RobotsLoaded, SkipReason
+from crawlsim.trace.events import Event, RobotsLoaded, SkipReason
 from crawlsim.core.frontier import ROBOTS_KEY, ROBOTS_NUMBER, HostState, Key, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import Politeness

@@ -542,6 +542,21 @@ def did_you_mean(key: str, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def with_implied_order(values: dict[str, Any]) -> dict[str, Any]:
+    """A priority given without an order means ``order = "best"``; with
+    ``bfs`` or ``dfs`` it would be ignored, which is refused instead.  The
+    one rule for the command line's flags and a scenario's ``[crawl]`` table
+    (that ``best`` needs a priority is :class:`CrawlOptions`' own check)."""
+    if values.get("priority") is None:
+        return values
+    order = values.setdefault("order", "best")
+    if order != "best":
+        raise OptionError(
+            "priority", f'a priority orders a best-first crawl only; got order {order} (use order "best")'
+        )
+    return values
+
+
 __all__ = [
     "CONTENT_DEDUP",
     "FRONTIERS",
@@ -561,4 +576,5 @@ __all__ = [
     "option_from_value",
     "option_names",
     "show_value",
+    "with_implied_order",
 ]

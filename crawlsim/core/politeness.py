@@ -21,7 +21,7 @@ reason          rule                                              options
 The scheduler calls :class:`Politeness` when a request starts, when a
 host's Crawl-delay is known and when a response asks to be left alone; the
 part sets the host's ``ready_at`` (the frontier never starts a host before
-it) and emits one :class:`~crawlsim.core.events.HostDeferred` naming the
+it) and emits one :class:`~crawlsim.trace.events.HostDeferred` naming the
 rule that set it.  Everything else that needs the rule asks here too:
 
 * the simulator, whether a start can hold a host at all (:func:`may_hold`:
@@ -35,7 +35,7 @@ rule that set it.  Everything else that needs the rule asks here too:
 * the narration, one sentence per reason (:data:`SAYS`).
 
 To add a rule: its options (with their rules in
-:data:`crawlsim.core.options.RULES`), its reason in :data:`DEFER_REASONS`
+:data:`crawlsim.core.options.RULES`), its reason in :data:`crawlsim.trace.events.DEFER_REASONS`
 and :data:`SAYS`, its hold in :meth:`Politeness.started`, its term in
 :func:`least_span`, and its wire form in :class:`Pace` / :class:`WireClock`.
 Outside the core a rule also needs: a per-second rate (or a duration)
@@ -55,14 +55,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from crawlsim.core.events import DeferReason, Event, HostDeferred
+from crawlsim.trace.events import DeferReason, Event, HostDeferred
 
 if TYPE_CHECKING:
     from crawlsim.core.frontier import HostState
     from crawlsim.core.options import CrawlOptions
-
-DEFER_REASONS: tuple[str, ...] = ("gap", "crawl-delay", "retry-after", "token-bucket")
-"""Every ``HostDeferred.reason`` the core emits, one per rule (the event log's codes follow this order)."""
 
 SAYS: dict[str, str] = {
     "gap": "a request to {host} starts now, so politeness holds the host: {wait}, the gap)",
@@ -249,4 +246,4 @@ class Politeness:
         return Pace(max(self._gap, delay), self._rate, self._burst)
 
 
-__all__ = ["DEFER_REASONS", "SAYS", "Pace", "Politeness", "WireClock", "least_span", "may_hold"]
+__all__ = ["SAYS", "Pace", "Politeness", "WireClock", "least_span", "may_hold"]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.scheduler import Fetch, Scheduler
 

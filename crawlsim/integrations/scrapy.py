@@ -51,7 +51,7 @@ from scrapy.exceptions import NotConfigured
 
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
-from crawlsim.session import trace_line, trace_line_with_options
+from crawlsim.trace.jsonl import trace_line, trace_line_with_options
 
 logger = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,

@@ -8,10 +8,10 @@ it is asked for (:meth:`CrawlFigure.png`, :meth:`CrawlFigure.frames`), not
 on every update (the Agg canvas has no idle loop: ``draw_idle`` there is a
 full draw).  Redrawing from scratch per frame would be slower, would flicker
 in Jupyter, and would let the layout jump between frames.  Colours, bound
-styles, axis words and worker names come from :mod:`crawlsim.plots`, the
+styles, axis words and worker names come from :mod:`crawlsim.views.plots`, the
 look every chart shares.
 
-What is drawn comes from :class:`crawlsim.replay.Replay`, the same
+What is drawn comes from :class:`crawlsim.views.replay.Replay`, the same
 trace replay the terminal app uses, so the notebook and the terminal can
 never disagree about what the scheduler did.
 
@@ -37,11 +37,11 @@ from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from crawlsim import plots
+from crawlsim.views import plots
 from crawlsim.notebook.layout import Layout, compute_layout
 from crawlsim.notebook.nodes import NodeDrawing
 from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES, lane_key, page_style
-from crawlsim.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
+from crawlsim.views.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
     from crawlsim.sim.bounds import Bounds
@@ -67,7 +67,7 @@ SPAN_COLOURS: dict[str, str] = {"running": STATES["fetching"].hex} | {
 }
 """A lane's fetch by outcome (``running``: in flight at the time drawn)."""
 BOUND_COLOURS = plots.BOUND_COLOURS
-"""Re-exported from :mod:`crawlsim.plots`: one colour per bound everywhere."""
+"""Re-exported from :mod:`crawlsim.views.plots`: one colour per bound everywhere."""
 LABEL_LIMIT = 24
 """Pages are labelled with their path up to this many pages."""
 EDGE_LIMIT = 1500

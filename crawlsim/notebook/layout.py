@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawlsim.core.events import Discovered, Skipped
-from crawlsim.replay import PAGE_SKIPS, Replay
+from crawlsim.trace.events import Discovered, Skipped
+from crawlsim.views.replay import PAGE_SKIPS, Replay
 
 LAYOUTS = ("host", "level")
 UNREACHED = "not reached"
@@ -102,7 +102,7 @@ def compute_layout(replay: Replay, by: str = "host", rows: int | None = None, co
 
 
 class _Placed(Protocol):
-    """What a grouping reads of a page (:class:`crawlsim.replay.Replay`'s pages have it)."""
+    """What a grouping reads of a page (:class:`crawlsim.views.replay.Replay`'s pages have it)."""
 
     host: str
     index: int

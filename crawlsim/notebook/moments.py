@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 from crawlsim.core.options import did_you_mean
 from crawlsim.errors import UsageError
-from crawlsim.plots import seconds
-from crawlsim.replay import Span
-from crawlsim.session import Result
+from crawlsim.views.plots import seconds
+from crawlsim.views.replay import Span
+from crawlsim.views.session import Result
 
 NAMED = ("start", "first-duplicate", "busiest-host-saturated", "end")
 

@@ -31,13 +31,13 @@ from crawlsim.errors import UsageError
 from crawlsim.outfile import check_folder, make_folder, replaced
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
-from crawlsim.scenario import DEFAULT_SCENARIO
+from crawlsim.scenario.files import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.moments import Moment
     from crawlsim.scenario import Scenario
-    from crawlsim.session import Result
+    from crawlsim.views.session import Result
 
 FORMATS = (".gif", ".mp4")
 STILL_FORMATS = (".png", ".svg")
@@ -107,7 +107,7 @@ def _draw(
     rounded to even pixels: libx264 needs them."""
     from crawlsim.notebook.draw import CrawlFigure
     from crawlsim.notebook.runs import as_scenario, run
-    from crawlsim.plots import chart_title
+    from crawlsim.views.plots import chart_title
 
     scen = as_scenario(scenario, overrides)
     steps.start(f"simulating {scen.name}")
@@ -140,7 +140,7 @@ def animate(
     from crawlsim.notebook.draw import SPAN_COLOURS, STATE_COLOURS, frame_times
     from crawlsim.notebook.writers import palette_for, write_gif, write_mp4
     from crawlsim.palette import STATES
-    from crawlsim.plots import BOUND_COLOURS, FINISH_COLOUR
+    from crawlsim.views.plots import BOUND_COLOURS, FINISH_COLOUR
 
     out = Path(path)
     if fps < 1:

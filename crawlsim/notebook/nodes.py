@@ -2,7 +2,7 @@
 
 A cluster's trace (``Replay(..., nodes=...)``) numbers worker lanes node by
 node: node ``k`` owns lanes ``k*W .. (k+1)*W-1``
-(:meth:`crawlsim.replay_nodes.NodeReplay.slots_of`).  This module draws
+(:meth:`crawlsim.views.replay_nodes.NodeReplay.slots_of`).  This module draws
 what only a cluster has, on the axes :class:`~crawlsim.notebook.draw.CrawlFigure`
 already built:
 
@@ -16,7 +16,7 @@ already built:
 * the node that crawled each host, after the host's label in the graph, and
   the hosts split over several nodes (url-hash's politeness risk) in red.
 
-Everything is read from :class:`crawlsim.replay_nodes.NodeReplay`: like the
+Everything is read from :class:`crawlsim.views.replay_nodes.NodeReplay`: like the
 rest of the drawing it only replays events, it decides nothing.  A
 one-process run never builds a :class:`NodeDrawing`, so it draws as it
 always did.
@@ -35,11 +35,12 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import blended_transform_factory
 
-from crawlsim import plots
-from crawlsim.core.events import NodeFailed, NodeRecovered
+from crawlsim.views import plots
+from crawlsim.trace.events import NodeFailed, NodeRecovered
 from crawlsim.palette import STATES
-from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay, node_label
+from crawlsim.views.replay import Replay
+from crawlsim.views.replay_nodes import NodeReplay
+from crawlsim.trace.cluster import node_label
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun

@@ -1,7 +1,7 @@
 """One simulated run, ready to draw: the shared entry of the notebook API.
 
 Every picture in the notebooks starts here, and here a run is
-:func:`crawlsim.session.run_session` -- the same function the terminal
+:func:`crawlsim.views.session.run_session` -- the same function the terminal
 app calls -- so a notebook, the terminal app and ``crawlsim animate`` show
 the same crawl for the same scenario and options.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.scenario import Scenario, load_scenario
-from crawlsim.session import Knobs, Result, interactive_cap, run_session
+from crawlsim.views.session import Knobs, Result, interactive_cap, run_session
 
 
 def as_scenario(scenario: Scenario | str, overrides: dict[str, Any] | None = None) -> Scenario:

@@ -1,12 +1,12 @@
 """The crawl as a table of steps, read from the trace: BFS "by hand".
 
 :func:`crawl_steps` (the table a textbook writes after each step: the
-frontier and the visited set) lives in :mod:`crawlsim.replay_steps`, below
+frontier and the visited set) lives in :mod:`crawlsim.views.replay_steps`, below
 every front end, so the offline page prints the same table; it is
 re-exported here.
 
 :class:`Story` is the same crawl told event by event for the widget's
-caption: each event's sentence is :mod:`crawlsim.narrate`'s (the narrator
+caption: each event's sentence is :mod:`crawlsim.views.narrate`'s (the narrator
 owns the words and its replayed state; nothing here decides why), grouped
 by instant, with the seen set's size after each event so the widget can
 draw seen, frontier and in flight as nested sets.
@@ -18,18 +18,18 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from crawlsim.core.events import CLUSTER_EVENTS, Event
+from crawlsim.trace.events import CLUSTER_EVENTS, Event
 from crawlsim.core.options import CrawlOptions
-from crawlsim.narrate import Narrator, narration_line
-from crawlsim.replay import PageState, Replay, describe_event, host_and_path
-from crawlsim.replay_steps import Step, crawl_steps, fetch_order
+from crawlsim.views.narrate import Narrator, narration_line
+from crawlsim.views.replay import PageState, Replay, describe_event, host_and_path
+from crawlsim.views.replay_steps import Step, crawl_steps, fetch_order
 
 
 class Story:
     """A run's events, each with the narrator's line (``t=3 s  why``) and
     the size of the seen set right after it.
 
-    ``events`` must be in trace order (a :class:`~crawlsim.replay.Replay`'s
+    ``events`` must be in trace order (a :class:`~crawlsim.views.replay.Replay`'s
     ``events`` are); ``options`` are the options the crawl ran with, which
     the narrator quotes.  A cluster's messages and node failures, which the
     narrator has no sentence for, are told in the event log's words.  Built once per run; reading is a bisection.

@@ -20,7 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from crawlsim.notebook.runs import as_scenario
-from crawlsim.plots import chart_title, draw_sweep, series_from
+from crawlsim.views.plots import chart_title, draw_sweep, series_from
 from crawlsim.scenario import Scenario
 from crawlsim.sim.bounds import compute_bounds
 from crawlsim.sim.driver import simulate

@@ -1,8 +1,8 @@
 """The notebook's what-if widget: play a crawl, turn a knob, see it again.
 
-Controls map one-to-one onto :class:`crawlsim.session.Knobs` -- the same
+Controls map one-to-one onto :class:`crawlsim.views.session.Knobs` -- the same
 knobs, with the same meaning of "polite", as the terminal app -- and a run
-is :func:`crawlsim.session.run_session`: the SimPy driver running the
+is :func:`crawlsim.views.session.run_session`: the SimPy driver running the
 core, then the bounds.  The widget only replays the resulting events.
 With ``nodes`` above 1 the run is a simulated cluster (the scenario's
 ``[cluster]`` table for the rest); :mod:`crawlsim.notebook.nodes` draws
@@ -12,7 +12,7 @@ The widget opens at t = 0, so a class watches the crawl happen rather than
 its end, and a knob keeps the moment shown (clamped to the new run's
 length): turning a knob mid-crawl compares the two runs at the same time.
 Under the picture a caption narrates the instant shown, in
-:mod:`crawlsim.narrate`'s sentences, and a box draws the seen set with the
+:mod:`crawlsim.views.narrate`'s sentences, and a box draws the seen set with the
 frontier, the fetches in flight and the fetched pages nested inside it.
 
 Play is a clock in the kernel (:mod:`crawlsim.notebook.clock`), so the
@@ -42,9 +42,9 @@ from crawlsim.notebook.nodes import cluster_lines
 from crawlsim.notebook.runs import as_scenario
 from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.palette import STATES
-from crawlsim.replay import Counters
+from crawlsim.views.replay import Counters
 from crawlsim.scenario import Scenario
-from crawlsim.session import (
+from crawlsim.views.session import (
     ORDER_CHOICES,
     PARTITION_CYCLE,
     Knobs,
@@ -265,7 +265,7 @@ class CrawlWidget:
         kernel's event loop right after this control's change is handled, so
         the new finish time reaches the browser first, or at once when no
         loop is running (a script, a test).  A large run
-        (:func:`~crawlsim.session.large_run`) after the first shows its finish
+        (:func:`~crawlsim.views.session.large_run`) after the first shows its finish
         time and bounds before its replay too: :meth:`replay_now` records and draws it on the
         loop's next turn, the advice on the turn after.  A control moved
         before then makes that work stale: it is dropped, never shown."""
@@ -501,7 +501,7 @@ def nested_sets_html(sets: SeenSets) -> str:
     """Seen as the outer box; frontier, in flight and fetched inside it
     (disjoint), with counts: the seen-set invariant, drawn."""
     from crawlsim.notebook.draw import STATE_COLOURS
-    from crawlsim.replay import PageState
+    from crawlsim.views.replay import PageState
 
     inner = [
         _box(STATE_COLOURS[PageState.FRONTIER], f"frontier {sets.frontier}", sets.frontier_urls, sets.frontier),

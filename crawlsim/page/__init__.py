@@ -7,10 +7,10 @@ A front end like the terminal app and the notebook widget, but one that
 runs nowhere: the page is written once (``crawlsim html``) and opened from
 a file.  The pieces: :mod:`~crawlsim.page.grid` (the knob settings the page
 offers and the keys between them), :mod:`~crawlsim.page.frames` (one run,
-replayed by :class:`~crawlsim.replay.Replay`, as plain frames),
+replayed by :class:`~crawlsim.views.replay.Replay`, as plain frames),
 :mod:`~crawlsim.page.layout` (where each URL is drawn),
 :mod:`~crawlsim.page.build` (every run, simulated by
-:func:`~crawlsim.session.run_session`), :mod:`~crawlsim.page.html` (one
+:func:`~crawlsim.views.session.run_session`), :mod:`~crawlsim.page.html` (one
 file: ``see_it.html`` with ``see_it.css``, ``see_it.js`` and the data
 inlined), :mod:`~crawlsim.page.look` (colours and marks).
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
-    from crawlsim.session import RecordedTrace
+    from crawlsim.trace.jsonl import RecordedTrace
 
 
 def build_page(

@@ -1,7 +1,7 @@
 """A scenario (or a recorded trace) -> the page's data: every run, once.
 
 :func:`scenario_data` simulates every setting the page offers
-(:mod:`crawlsim.page.grid`) with :func:`~crawlsim.session.run_session`,
+(:mod:`crawlsim.page.grid`) with :func:`~crawlsim.views.session.run_session`,
 exactly as the terminal app does for a key press, and writes each run's
 frames (:mod:`crawlsim.page.frames`); runs that replay identically (more
 workers than a polite crawl can use, say) share their frames and keep
@@ -22,11 +22,10 @@ from crawlsim.page.frames import RunExport, Strings, Urls
 from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offers
 from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
-from crawlsim.replay_steps import crawl_steps
-from crawlsim.session import (
+from crawlsim.views.replay_steps import crawl_steps
+from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
-    RecordedTrace,
     Result,
     advise_result,
     default_speed,
@@ -34,6 +33,7 @@ from crawlsim.session import (
     run_session,
     trace_result,
 )
+from crawlsim.trace.jsonl import RecordedTrace
 from crawlsim.sim.reruns import keep, keeping_reruns
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def scenario_data(
     data = _common(tables, scenario.name, scenario.title, runs, states, first.finish)
     data.update(
         description=" ".join(scenario.description.split()),
-        tries=list(scenario.data.get("try", [])),
+        tries=list(scenario.tips),
         offer=offer_line(scenario, offer, len(groups), seconds, cap),
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
     )

@@ -2,7 +2,7 @@
 
 The page's JavaScript never replays anything: for every instant of the
 trace (each distinct event time) this module seeks the run's
-:class:`~crawlsim.replay.Replay` there and writes down what the views show
+:class:`~crawlsim.views.replay.Replay` there and writes down what the views show
 -- every URL's state and note, the counters in the app's words, the seen
 set and its check, each host's politeness state -- plus what does not
 depend on time (the worker lanes' fetch spans, the frontier and in-flight
@@ -20,7 +20,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -32,7 +32,7 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.page.layout import Layout, Place, lay_out
-from crawlsim.replay import (
+from crawlsim.views.replay import (
     HostStatus,
     PageState,
     Replay,

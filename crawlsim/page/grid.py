@@ -2,9 +2,9 @@
 
 The page cannot run a crawl, so every setting its keys can reach is
 simulated when the file is written, each by the app's own
-:func:`~crawlsim.session.run_session`, so every figure is the one
+:func:`~crawlsim.views.session.run_session`, so every figure is the one
 ``crawlsim run`` prints for the same options.  The settings are the
-terminal app's :class:`~crawlsim.session.Knobs` and the keys are its
+terminal app's :class:`~crawlsim.views.session.Knobs` and the keys are its
 methods (``n`` :meth:`~Knobs.cycle_normalize`, ``+`` :meth:`~Knobs.more_workers`,
 ...): the page only follows a table from setting to setting, so it has no
 knob rule of its own either.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from crawlsim.session import (
+from crawlsim.views.session import (
     GAP_LADDER,
     NORMALIZE_CYCLE,
     ORDER_CHOICES,

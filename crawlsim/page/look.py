@@ -29,7 +29,7 @@ the page's own mark, not a state of the scheduler's, so not in the palette."""
 
 def look_data() -> dict[str, object]:
     """What the page draws each state with: by page-state code (0-6 in
-    :class:`~crawlsim.replay.PageState` order, 7 lost), and a lane's fetch
+    :class:`~crawlsim.views.replay.PageState` order, 7 lost), and a lane's fetch
     by its outcome."""
     states: list[dict[str, str]] = []
     for name in palette.PAGE_STATES:

@@ -1,7 +1,7 @@
 /* The "See it" page: draws crawls that crawlsim simulated when it wrote this file.
  *
  * Nothing here schedules, replays or bounds a crawl.  The data block holds, per run,
- * the frames crawlsim.replay computed (each URL's state at every instant, counters,
+ * the frames crawlsim.views.replay computed (each URL's state at every instant, counters,
  * the seen set, each host's politeness state, lane spans, the event log's lines) and
  * the finish time, bounds and advisor's sentence; per setting of the knobs, which run
  * it is and where each what-if key leads.  This script picks the frame at the clock's

@@ -28,7 +28,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
-from crawlsim.core.events import Event, FetchFailed, FetchFinished, RobotsLoaded, Skipped
+from crawlsim.trace.events import Event, FetchFailed, FetchFinished, RobotsLoaded, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.scheduler import Fetch, Scheduler

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.real.addresses import AddressPolicy
 from crawlsim.real.coordinator import run_crawl

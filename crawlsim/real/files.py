@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from crawlsim.core.events import Discovered, Event
+from crawlsim.trace.events import Discovered, Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scheduler import Fetch
 from crawlsim.real.coordinator import run_crawl

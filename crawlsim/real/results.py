@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import Pace
 from crawlsim.core.robots import RobotsPolicy

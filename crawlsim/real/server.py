@@ -465,7 +465,7 @@ class ServerProcess:
 
 def _serve_child(conn: object, data: tuple[dict[str, object], str, str], server_args: dict[str, object]) -> None:
     """Child side of :class:`ServerProcess`: serve until told to stop, then send the log."""
-    from crawlsim.scenario import scenario_from_dict
+    from crawlsim.scenario.files import scenario_from_dict
 
     asyncio.events._set_running_loop(None)  # forked from inside the parent's running loop
 

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from crawlsim.core.options import RULES
-from crawlsim.scenario import Scenario, ScenarioError, scenario_from_dict
+from crawlsim.scenario import Scenario, ScenarioError
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.latency import DEFAULT_LATENCY
 
 TIME_OPTIONS = ("gap", "backoff_base", "backoff_max", "max_crawl_delay")

@@ -102,7 +102,7 @@ from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Discovered, Event, FetchFinished, FetchStarted, Skipped
+from crawlsim.trace.events import Discovered, Event, FetchFinished, FetchStarted, Skipped
 from crawlsim.core.politeness import least_span
 from crawlsim.sim.driver import SimRun
 

@@ -55,7 +55,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, Skipped
+from crawlsim.trace.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.scope import Scope
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.core.events import FetchStarted
+from crawlsim.trace.events import FetchStarted
 from crawlsim.core.urls import MODES, RISKY_STEPS, SAFE_STEPS, STEPS, CanonicalizeError, canonical_or_raise
 
 if TYPE_CHECKING:

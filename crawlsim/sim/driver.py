@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 from simpy.events import NORMAL
 
-from crawlsim.core.eventlog import Series, Trace
+from crawlsim.trace.store import Series, Trace
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import may_hold
 from crawlsim.core.scheduler import CrawlStats, Scheduler

@@ -20,9 +20,9 @@ from crawlsim.errors import UsageError
 if TYPE_CHECKING:
     from textual.app import App
 
-    from crawlsim.core.events import Event
+    from crawlsim.trace.events import Event
     from crawlsim.scenario import Scenario
-    from crawlsim.session import RecordedTrace
+    from crawlsim.trace.jsonl import RecordedTrace
     from crawlsim.tui.follow import FollowerApp
 
 
@@ -111,7 +111,8 @@ def _no_terminal() -> bool:
 
 def _follower(args: argparse.Namespace) -> FollowerApp:
     """``--follow FILE``: a read-only follower (:mod:`crawlsim.tui.follow`); no other flag applies."""
-    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
     from crawlsim.tui.follow import FollowerApp
 
     others = [f"--{key.replace('_', '-')}" for key in sorted(overrides_from_args(args))] + [
@@ -128,8 +129,9 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
     """The scenario (with the crawler and cluster flags applied) or the
     trace (with its nodes, for a cluster's) the command line names; a
     ``ValueError`` saying what is wrong with it."""
-    from crawlsim.scenario import DEFAULT_SCENARIO, load_scenario
-    from crawlsim.session import read_trace
+    from crawlsim.scenario import load_scenario
+    from crawlsim.scenario.files import DEFAULT_SCENARIO
+    from crawlsim.trace.jsonl import read_trace
 
     overrides = overrides_from_args(args)
     if args.speed is not None and not args.speed > 0:
@@ -156,19 +158,19 @@ def what_to_show(args: argparse.Namespace) -> tuple[Scenario | None, list[Event]
 def with_cluster_flags(scenario: Scenario, args: argparse.Namespace) -> Scenario:
     """``scenario`` with ``--nodes``/``--partition`` written into its
     ``[cluster]`` table, where the app's knobs start from
-    (:meth:`crawlsim.session.Knobs.for_scenario`); a bad value raises
+    (:meth:`crawlsim.views.session.Knobs.for_scenario`); a bad value raises
     ``ValueError`` naming the flag."""
     from dataclasses import replace
 
-    from crawlsim.cluster.config import apply_flags, cluster_from_table
+    from crawlsim.cluster.config import apply_flags
 
     nodes, partition = getattr(args, "nodes", None), getattr(args, "partition", None)
     if nodes is None and partition is None:
         return scenario
     table = scenario.data.get("cluster")
-    config = apply_flags(cluster_from_table(table), nodes, partition)
+    config = apply_flags(scenario.cluster, nodes, partition)
     cluster = {**(table if isinstance(table, dict) else {}), "nodes": config.nodes, "partition": config.partition}
-    return replace(scenario, data={**scenario.data, "cluster": cluster})
+    return replace(scenario, data={**scenario.data, "cluster": cluster}, cluster=config)
 
 
 __all__ = ["build_parser", "main", "what_to_show", "with_cluster_flags"]

@@ -2,9 +2,9 @@
 
 The app owns a clock and a source (:mod:`crawlsim.tui.sources`): a
 scenario run once per setting by the SimPy driver
-(:func:`~crawlsim.session.run_session`), a trace file, or a live crawl's
+(:func:`~crawlsim.views.session.run_session`), a trace file, or a live crawl's
 events.  Every frame seeks the source's latest
-:class:`~crawlsim.replay.Replay` to the simulated time ``t`` and refreshes
+:class:`~crawlsim.views.replay.Replay` to the simulated time ``t`` and refreshes
 the panels.  ``t`` comes from the wall clock times the
 speed since the last anchor (play, pause, seek or speed change), never from
 counting timer ticks, so a slow frame never slows the crawl down and a
@@ -25,19 +25,12 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.core.options import OptionError
-from crawlsim.scenario import Scenario, ScenarioError, list_scenarios, load_scenario
-from crawlsim.session import (
-    SPEED_LADDER,
-    WORKER_STEPS_BY_ONE,
-    Knobs,
-    LiveFeed,
-    RecordedTrace,
-    Result,
-    default_speed,
-    step,
-)
+from crawlsim.scenario import Scenario, ScenarioError, load_scenario
+from crawlsim.scenario.files import list_scenarios
+from crawlsim.views.session import SPEED_LADDER, WORKER_STEPS_BY_ONE, Knobs, LiveFeed, Result, default_speed, step
+from crawlsim.trace.jsonl import RecordedTrace
 from crawlsim.tui.keys import NODE_BINDINGS, node_key_state
 from crawlsim.tui.lanes import LEGEND as LANES_LEGEND
 from crawlsim.tui.lanes import TITLE as LANES_TITLE
@@ -63,7 +56,7 @@ WHAT_IF_ACTIONS = frozenset({"normalize", "workers", "polite", "gap", "order", "
 """Actions that rerun the crawl: off (and left out of the key bar) when the source cannot re-run."""
 WORKERS_RULE = f"workers (±1 to {WORKER_STEPS_BY_ONE}, then ×2 ÷2)"
 """The key bar's words for ``+``/``-`` when there is room: the rule both
-follow (:func:`~crawlsim.session.step_workers`)."""
+follow (:func:`~crawlsim.views.session.step_workers`)."""
 
 
 class CrawlApp(App[int]):

@@ -11,7 +11,7 @@ from textual import events
 from textual.geometry import Size
 from textual.widget import Widget
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -23,10 +23,10 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.options import CrawlOptions
-from crawlsim.narrate import narrate_trace
-from crawlsim.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
+from crawlsim.views.narrate import narrate_trace
+from crawlsim.views.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.palette import STATES
-from crawlsim.session import REPLAY_PENDING
+from crawlsim.views.session import REPLAY_PENDING
 from crawlsim.tui.base import (
     DUPLICATE_NOW,
     STATE_STYLE,
@@ -188,7 +188,7 @@ class BoundsView(Panel):
 
 class EventLog(Panel):
     """The last few events up to t, newest at the bottom; in why mode (``w``)
-    each is the narrator's sentence (:mod:`crawlsim.narrate`), wrapped whole."""
+    each is the narrator's sentence (:mod:`crawlsim.views.narrate`), wrapped whole."""
 
     _why_of: tuple[Replay, dict[int, str]] | None = None
 

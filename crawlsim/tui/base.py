@@ -24,10 +24,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from crawlsim.palette import PAGE_STATES, SPAN_STATES, STATES
-from crawlsim.replay import PageState, Replay
+from crawlsim.views.replay import PageState, Replay
 
 if TYPE_CHECKING:
-    from crawlsim.session import Knobs, Result
+    from crawlsim.views.session import Knobs, Result
 
 
 STATE_STYLE = tuple(STATES[name].rich for name in PAGE_STATES)
@@ -82,7 +82,7 @@ class ViewState:
     replayed and why the what-if keys are off."""
     per_host: int | None = None
     why: bool = False
-    """The event log tells each event's why (:mod:`crawlsim.narrate`) instead of its short line."""
+    """The event log tells each event's why (:mod:`crawlsim.views.narrate`) instead of its short line."""
 
     @property
     def replay(self) -> Replay:

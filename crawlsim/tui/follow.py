@@ -4,7 +4,7 @@
 the teacher's terminal and serves *followers* to browsers.  The presenter
 publishes what it shows to a small **state channel**; each follower polls
 it and asks the same session code the app uses
-(:func:`~crawlsim.session.run_session`, through its source) for the same
+(:func:`~crawlsim.views.session.run_session`, through its source) for the same
 knobs -- the simulation is deterministic, so the same knobs give the same
 crawl -- and puts its clock where the presenter's is.  A follower never
 re-implements the crawl, and only ``q`` works in it.
@@ -52,7 +52,7 @@ from typing import Any
 from crawlsim.core.options import OptionError
 from crawlsim.errors import UsageError
 from crawlsim.scenario import Scenario, ScenarioError, load_scenario
-from crawlsim.session import (
+from crawlsim.views.session import (
     GAP_LADDER,
     MAX_NODES_KNOB,
     MAX_WORKERS_KNOB,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from crawlsim.session import Knobs
+from crawlsim.views.session import Knobs
 
 NODES_RULE = "crawler nodes (±1 to 8, then ×2 ÷2)"
 NODE_BINDINGS = (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.geometry import Size
 
-from crawlsim.replay import PageState, Replay, Span, host_and_path, short_url
+from crawlsim.views.replay import PageState, Replay, Span, host_and_path, short_url
 from crawlsim.palette import STATES, lane_key
 from crawlsim.tui.base import (
     DUPLICATE_NOW,

@@ -2,8 +2,8 @@
 its node, the messages in transit between nodes, which node crawls each
 host, and the cluster's own figures.
 
-Everything here reads :attr:`crawlsim.replay.Replay.cluster` (a
-:class:`~crawlsim.replay_nodes.NodeReplay`, replayed from the trace's
+Everything here reads :attr:`crawlsim.views.replay.Replay.cluster` (a
+:class:`~crawlsim.views.replay_nodes.NodeReplay`, replayed from the trace's
 events) and the run's :class:`~crawlsim.cluster.sim.ClusterRun`; a run on
 one process has neither, and the panels draw as they always have.
 """
@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from crawlsim.palette import STATES
-from crawlsim.replay import Replay
-from crawlsim.replay_nodes import NodeReplay, NodeStatus, node_label
+from crawlsim.views.replay import Replay
+from crawlsim.views.replay_nodes import NodeReplay, NodeStatus
+from crawlsim.trace.cluster import node_label
 from crawlsim.tui.base import Runs, ViewState, fit, seconds
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun
-    from crawlsim.session import Result
+    from crawlsim.views.session import Result
 
 DOWN_STYLE = f"bold {STATES['lost'].rich_block}"
 """A down node's header: the colour of the fetches lost with it."""

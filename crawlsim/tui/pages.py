@@ -6,7 +6,7 @@ import math
 
 from rich.text import Text
 
-from crawlsim.replay import HostStatus, PageState, Replay, UrlStatus, short_url
+from crawlsim.views.replay import HostStatus, PageState, Replay, UrlStatus, short_url
 from crawlsim.tui.base import (
     BAR_ORDER,
     LEGEND_ORDER,
@@ -42,7 +42,7 @@ class PagesView(Panel):
 
     Three drawings, picked by what fits: a row per page with its discovery
     link and link count (small graphs), a cell per page per host (up to
-    :data:`~crawlsim.replay.LARGE_PAGES` pages), or a bar per host whose
+    :data:`~crawlsim.views.replay.LARGE_PAGES` pages), or a bar per host whose
     length is the host's page count (large crawls)."""
 
     mode: str = ""

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from crawlsim.core.events import Discovered, Skipped
-from crawlsim.replay import PageState, Replay
+from crawlsim.trace.events import Discovered, Skipped
+from crawlsim.views.replay import PageState, Replay
 from crawlsim.tui.base import STATE_GLYPH, STATE_STYLE, Panel, Runs, ViewState, fit
 
 

@@ -1,6 +1,6 @@
 """Where the app's crawl comes from: a scenario, a trace file, or a live crawl.
 
-The app plays a clock over a :class:`~crawlsim.session.Result` and draws it;
+The app plays a clock over a :class:`~crawlsim.views.session.Result` and draws it;
 everything that depends on *what* is shown lives in one source object, so
 the app never asks which mode it is in:
 
@@ -22,12 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawlsim.core.events import Event
+from crawlsim.trace.events import Event
 from crawlsim.scenario import Scenario
-from crawlsim.session import (
+from crawlsim.views.session import (
     Knobs,
     LiveFeed,
-    RecordedTrace,
     Result,
     advise_result,
     interactive_cap,
@@ -36,6 +35,7 @@ from crawlsim.session import (
     run_session,
     trace_result,
 )
+from crawlsim.trace.jsonl import RecordedTrace
 
 
 @dataclass(frozen=True)
@@ -107,12 +107,12 @@ class Source(Protocol):
         ...
 
     def replay(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
-        """``result`` with its events and replay (:func:`~crawlsim.session.replay_result`;
+        """``result`` with its events and replay (:func:`~crawlsim.views.session.replay_result`;
         a result with none pending comes back as it is)."""
         ...
 
     def advise(self, result: Result, cancelled: Callable[[], bool] | None = None) -> Result:
-        """``result`` with its advice (:func:`~crawlsim.session.advise_result`;
+        """``result`` with its advice (:func:`~crawlsim.views.session.advise_result`;
         a result with none pending comes back as it is)."""
         ...
 
@@ -157,7 +157,7 @@ class ScenarioSource:
     def run(self, knobs: Knobs, *, at_once: bool = False) -> Result:
         """The run without its advice: the app draws the new finish time and
         bounds at once and asks :meth:`advise` for the rest afterwards.  A
-        large run (:func:`~crawlsim.session.large_run`) comes without its
+        large run (:func:`~crawlsim.views.session.large_run`) comes without its
         replay too, unless ``at_once``: :meth:`replay` records and builds it."""
         replay = at_once or not self.wants_thread()
         return run_session(self.scenario, knobs, cap=self.cap, advice=False, replay=replay)
@@ -169,7 +169,7 @@ class ScenarioSource:
         return advise_result(result, cancelled=cancelled)
 
     def wants_thread(self) -> bool:
-        """Webs above :data:`~crawlsim.session.THREAD_PAGES` pages (or of
+        """Webs above :data:`~crawlsim.views.session.THREAD_PAGES` pages (or of
         unknown size, with no page cap) are simulated off the UI thread."""
         return large_run(self.scenario, self.cap)
 
@@ -177,7 +177,7 @@ class ScenarioSource:
 class TraceSource:
     """Recorded events (a ``--trace`` file), replayed as they are: no
     scenario, so nothing to rerun and no bounds.  A cluster's trace
-    (a :class:`~crawlsim.session.RecordedTrace` with node tags) replays
+    (a :class:`~crawlsim.trace.jsonl.RecordedTrace` with node tags) replays
     with its nodes."""
 
     scenario: Scenario | None = None

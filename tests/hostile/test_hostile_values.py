@@ -24,7 +24,7 @@ import pytest
 
 from crawlsim.check import main
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, Skipped
+from crawlsim.trace.events import Discovered, Skipped
 from crawlsim.core.urls import MAX_URL_LENGTH, canonicalize
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process sweeps read /proc (Linux)")
@@ -326,7 +326,7 @@ def test_a_checkpoint_every_microsecond_or_less_ends_saying_so(tmp_path: Path, e
     """Before: two million saves of every node (1e-6) ran for minutes, and
     ``now + 1e-300 == now`` stopped the simulated clock for good."""
     from crawlsim.cluster.failure import MAX_SAVE_ROUNDS
-    from crawlsim.scenario import find_scenario
+    from crawlsim.scenario.files import find_scenario
 
     text = find_scenario("see-it").read_text()
     path = tmp_path / "saves.toml"

@@ -27,12 +27,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from crawlsim.core import CrawlOptions, Scheduler
-from crawlsim.core.events import Discovered, Event, FetchFinished, Skipped, event_to_dict
+from crawlsim.trace.events import Discovered, Event, FetchFinished, Skipped, event_to_dict
 from crawlsim.core.scheduler import Fetch
 from crawlsim.real.coordinator import next_step, run_crawl
 from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.results import FetchContext, Outcome, Page
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 
 GUARD = 300.0
 """Seconds: only a guard against a hang (the crawl itself is limited to 2 s)."""

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from crawlsim.session import read_trace
+from crawlsim.trace.jsonl import read_trace
 from crawlsim.tui.app import CrawlApp
 from crawlsim.tui.widgets import CountersBar, StatusBar
 

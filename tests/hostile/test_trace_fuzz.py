@@ -23,12 +23,13 @@ from hypothesis import strategies as st
 
 from crawlsim.cluster.config import ClusterConfig, Failure
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.core.events import TraceError, event_to_dict
+from crawlsim.trace.events import TraceError, event_to_dict
 from crawlsim.errors import UsageError
-from crawlsim.replay import describe_event
-from crawlsim.replay_nodes import WORKERS_KEY
+from crawlsim.views.replay import describe_event
+from crawlsim.trace.node_tags import WORKERS_KEY
 from crawlsim.scenario import load_scenario
-from crawlsim.session import RecordedTrace, read_trace, trace_result
+from crawlsim.views.session import trace_result
+from crawlsim.trace.jsonl import RecordedTrace, read_trace
 from crawlsim.sim.driver import simulate
 from crawlsim.tui.app import CrawlApp
 

@@ -30,9 +30,12 @@ robots.txt; ``depth``: beyond ``depth_limit``; ``cap``: ``max_pages`` or
 
 FetchKind = Literal["page", "robots"]
 DeferReason = str
-"""The politeness rule that holds a host: one of
-:data:`crawlsim.core.politeness.DEFER_REASONS` (the part that owns the rules
-lists them, so a new rule needs no change here)."""
+"""The politeness rule that holds a host: one of :data:`DEFER_REASONS`."""
+
+DEFER_REASONS: tuple[str, ...] = ("gap", "crawl-delay", "retry-after", "token-bucket")
+"""Every ``HostDeferred.reason`` the core emits, one per politeness rule
+(:mod:`crawlsim.core.politeness` owns the rules; the words are the trace's,
+here below the core, and the event log's codes follow this order)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,10 +23,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from crawlsim.core.events import Done, Event, FetchFailed, FetchFinished, FetchStarted, NodeFailed, event_to_dict
+from crawlsim.trace.events import (
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchStarted,
+    NodeFailed,
+    event_to_dict,
+)
 
 NODE_KEY = "node"
 """The key a trace line carries its node under."""
+
+MAX_NODES = 1024
+"""A cluster's size: each node is a scheduler and a SimPy lane set; a trace's
+node keys are below it (``crawlsim.cluster.config`` allows no more)."""
 
 
 @dataclass(frozen=True)
@@ -93,4 +105,10 @@ def _renumbered(events: list[Event], nodes: list[int], workers: int) -> list[Eve
     return out
 
 
-__all__ = ["NODE_KEY", "ClusterTrace", "merge_node_traces"]
+def node_label(index: int) -> str:
+    """How every view names node ``index``: ``n2`` is the ``node = 2`` of a
+    scenario's ``fail`` list and the ``node 2`` row of ``crawlsim run``."""
+    return f"n{index}"
+
+
+__all__ = ["MAX_NODES", "NODE_KEY", "ClusterTrace", "merge_node_traces", "node_label"]

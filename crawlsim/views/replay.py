@@ -25,7 +25,7 @@ from enum import IntEnum
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -42,7 +42,8 @@ from crawlsim.core.events import (
     Skipped,
 )
 from crawlsim.core.urls import host_key
-from crawlsim.replay_nodes import NodeReplay, node_label
+from crawlsim.views.replay_nodes import NodeReplay
+from crawlsim.trace.cluster import node_label
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -253,7 +254,7 @@ class Replay:
     when a scenario's web is known.
     ``nodes``: a cluster's trace -- the node of each event; ``workers`` is
     then per node and ``node_count`` the number of nodes (``self.cluster``
-    replays what each node does, :mod:`crawlsim.replay_nodes`).  ``end``: the clock's span with no events yet.
+    replays what each node does, :mod:`crawlsim.views.replay_nodes`).  ``end``: the clock's span with no events yet.
     """
 
     def __init__(

@@ -28,7 +28,7 @@ How an event is stored (``append``):
 
 An event that does not fit (a subclass, a value of an unexpected type, an
 integer beyond 32 bits) is kept as the object itself, so what is read back
-always equals what was appended -- the property ``tests/test_eventlog.py``
+always equals what was appended -- the property ``tests/test_trace_store.py``
 checks on random crawls.  Reading in order decodes as it goes; reading
 event ``i`` decodes from the checkpoint (``_marks``, every 128 events) before
 it.
@@ -46,7 +46,8 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, get_args, overload
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
+    DEFER_REASONS,
     Discovered,
     Done,
     Event,
@@ -60,7 +61,6 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
-from crawlsim.core.politeness import DEFER_REASONS
 
 _NEW_TIME = 0x80
 _STEP = 128
@@ -74,7 +74,7 @@ _NONE = -1
 _KINDS: tuple[str, ...] = get_args(FetchKind)
 _REASONS: tuple[str, ...] = get_args(SkipReason)
 _DEFER: tuple[str, ...] = DEFER_REASONS
-"""The events' own vocabularies (crawlsim.core.events, and the politeness
+"""The events' own vocabularies (crawlsim.trace.events, and the politeness
 part's reasons), so a new skip or defer reason gets its codes here without
 anyone counting."""
 

@@ -20,7 +20,7 @@ import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from crawlsim.core.events import (
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -34,7 +34,7 @@ from crawlsim.core.events import (
 )
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import SAYS
-from crawlsim.replay import EventTable, host_and_path, host_of_url
+from crawlsim.views.replay import EventTable, host_and_path, host_of_url
 
 _SAY = EventTable()
 """Narrator methods: event class -> the sentence for it (updating the replayed state)."""
@@ -426,7 +426,7 @@ def _short(url: str | None) -> str:
 
 
 def _where(url: str, host: str) -> str:
-    """:func:`~crawlsim.replay.host_and_path`, but a URL spelled with its
+    """:func:`~crawlsim.views.replay.host_and_path`, but a URL spelled with its
     default port (``http://a.com:80/``) keeps its host: ``a.com:80/``."""
     text = host_and_path(url, host)
     return url.split("://", 1)[-1] if text.startswith(":") else text

@@ -10,7 +10,7 @@ did, not a second implementation of BFS.
 
 With one worker the steps are the textbook's; with several they interleave
 (a step closes when its fetch finishes, whichever started first).  It lives
-beside :mod:`crawlsim.replay` (no front end) so the notebook and the
+beside :mod:`crawlsim.views.replay` (no front end) so the notebook and the
 offline page (:mod:`crawlsim.page`) print the same table.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from crawlsim.core.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
+from crawlsim.trace.events import Discovered, Event, FetchFailed, FetchFinished, FetchStarted, Skipped
 
 
 @dataclass(frozen=True)

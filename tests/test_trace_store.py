@@ -1,8 +1,8 @@
 """The compact trace reads back exactly the events the scheduler emitted.
 
-``simulate`` keeps its events in a :class:`crawlsim.core.eventlog.Trace`
+``simulate`` keeps its events in a :class:`crawlsim.trace.store.Trace`
 (columns, objects built when read) and its frontier series in a
-:class:`~crawlsim.core.eventlog.Series`.  Every reader relies on them being
+:class:`~crawlsim.trace.store.Series`.  Every reader relies on them being
 the same events, in the same order, with the same field types, as the list
 the core emitted: checked here on random crawls (every event kind, every
 normalization mode, failures, retries, robots.txt) and on hostile events
@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import crawlsim.sim.driver as driver
-from crawlsim.core.eventlog import Series, Trace
-from crawlsim.core.events import (
+from crawlsim.trace.store import Series, Trace
+from crawlsim.trace.events import (
     Discovered,
     Done,
     Event,
@@ -33,7 +33,7 @@ from crawlsim.core.events import (
     Skipped,
     event_to_dict,
 )
-from crawlsim.scenario import scenario_from_dict
+from crawlsim.scenario.files import scenario_from_dict
 from tests.test_bounds_properties import random_scenarios
 
 
