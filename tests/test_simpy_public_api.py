@@ -18,12 +18,14 @@ from typing import Any
 import pytest
 import simpy
 
+import crawlsim
 from crawlsim.cluster import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.scenario import load_scenario, scenario_from_dict
 from crawlsim.sim.driver import simulate
 
-PACKAGE = Path(__file__).resolve().parent.parent / "crawlsim"
+PACKAGE = Path(crawlsim.__file__).resolve().parent
+"""The package as imported (installed, in the compiled build's checks: its ``.py`` files are there too)."""
 
 
 def _private(name: str) -> bool:

@@ -322,9 +322,10 @@ class _Crawl:
         return _HostTally(shared[1])
 
     def on_done(self, event: simpy.Timeout) -> None:
-        """A lane's fetch timed out: report its response to the core, then
-        dispatch what the core starts now.  The fetch, its start time, its
-        latency and its host's tally ride on the lane, the timeout's value."""
+        """A lane's fetch is over (its ``Timeout`` fired): report its response
+        to the core, then dispatch what the core starts now.  The fetch, its
+        start time, its latency and its host's tally ride on the lane, the
+        timeout's value."""
         lane: _Lane = event.value  # type: ignore[assignment]  # (SimPy types a value Any | None)
         if self.client is not None and self.client.holds(lane):
             return  # re-armed: the response waits for the crawler's own work
