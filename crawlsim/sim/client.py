@@ -27,28 +27,29 @@ class SerialClient:
 
     __slots__ = ("cost", "free_at", "queued", "schedule")
 
-    def __init__(self, cost: float, schedule: Callable[[Any, int, float], None]) -> None:
+    def __init__(self, cost: float, schedule: Callable[[Any, float], None]) -> None:
         self.cost = cost
         self.free_at = 0.0
         """When the client has handled every response that reached it so far."""
         self.queued: set[int] = set()
-        """Lane timers re-armed to fire when the client has handled their response."""
+        """Lanes whose fetch was re-armed to end when the client has handled its response."""
         self.schedule = schedule
+        """``schedule(lane, delay)``: the driver ends ``lane``'s fetch again ``delay`` seconds from now."""
 
-    def holds(self, timer: Any, urgency: int) -> bool:
-        """True when ``timer`` (its fetch's server time just ran out) was re-armed
-        to fire once the client has handled the response; False when it has
+    def holds(self, lane: Any) -> bool:
+        """True when ``lane``'s fetch (its server time just ran out) was re-armed
+        to end once the client has handled the response; False when it has
         been handled now and the fetch is to be reported."""
-        key = id(timer)
+        key = id(lane)
         if key in self.queued:
             self.queued.discard(key)
             return False
-        now = timer.started + timer.took
+        now = lane.started + lane.took
         done = max(now, self.free_at) + self.cost
         self.free_at = done
-        timer.took = done - timer.started
+        lane.took = done - lane.started
         self.queued.add(key)
-        self.schedule(timer, urgency, done - now)
+        self.schedule(lane, done - now)
         return True
 
 

@@ -10,7 +10,7 @@ cdef class _HostTally:
     cdef public object page_busy, robots_busy, fastest, fastest_page, smallest_gap, last_page_start
 
 
-cdef class _LaneTimer:
+cdef class _Lane:
     cdef public object fetch, started, took
     cdef public _HostTally tally
 
@@ -19,16 +19,14 @@ cdef class _Crawl:
     cdef public object opts, sched, env, rng, latency_for, page_latency
     cdef public bint tracing, series, measure_gaps, dedup_content
     cdef public dict tallies, samplers, host_states
-    cdef public list completed, lanes, due, queue
+    cdef public list completed, lanes
     cdef public object events, points, wasted, finish, wake_at
     cdef public Py_ssize_t deepest, busy, workers
-    cdef public object eid, timeout, poll, next_wakeup, respond_and_poll, response, plain
-    cdef public object robots_txt, woken, client
+    cdef public object timeout, fetched, woken, poll, next_wakeup, on_response, response, plain
+    cdef public object robots_txt, client
 
-    @cython.locals(due=list, queue=list, entry=tuple)
-    cpdef run_events(self)
-    cpdef arm(self, _LaneTimer timer, priority, delay)
-    @cython.locals(tally=_HostTally, lanes=list, due=list, timer=_LaneTimer)
+    cpdef arm(self, _Lane lane, delay)
+    @cython.locals(tally=_HostTally, lanes=list, lane=_Lane, depth=Py_ssize_t, slot=Py_ssize_t)
     cpdef dispatch(self, now, list fetches)
-    @cython.locals(tally=_HostTally)
-    cpdef on_done(self, _LaneTimer timer)
+    @cython.locals(lane=_Lane, tally=_HostTally)
+    cpdef on_done(self, event)

@@ -1,15 +1,25 @@
-"""The SimPy driver: the sans-I/O core, unchanged, on a simulated clock.
+"""The SimPy driver: the sans-I/O core, unchanged, on SimPy's simulated clock.
 
-Each fetch is one timed event whose handler reports the response to the
-core; after every report (and at every politeness wake-up) the driver asks
-the core what may start.  No SimPy *process* is needed.  The fetches'
-events are the driver's own (a heap beside SimPy's queue, ordered exactly
-as SimPy orders its events: see :meth:`_Crawl.run_events`); SimPy keeps the
-wake-ups.  Why: a fetch's event is the one cost every fetch pays, a
-million times in the large scenarios, and SimPy's ``schedule`` and ``step``
-per fetch are pure Python in either build; kept here, the compiled build
-runs them compiled (4 % fewer instructions for its simulation; the pure
-build breaks even: docs/explanation/performance.md, the compiled build).
+Which SimPy event stands for what::
+
+    a fetch               one Timeout of its sampled latency, made when the core
+                          starts the fetch; its callback (on_done) reports the
+                          response to the core, then asks it what may start now
+    a politeness wake-up  one Timeout until the core's next_wakeup() (a host's
+                          gap, a Crawl-delay or a retry's backoff runs out); its
+                          callback (on_wake) asks the core what may start now
+    the crawler's work    one more Timeout on a fetch whose response waits for
+                          the serial client (sim/client.py; only with client_cost)
+
+    env.run()             fires them in time order, ties in the order they were
+                          made, until none is left: the crawl is over
+
+No SimPy *process* is needed: the core decides what happens next, so an
+event's callback only tells the core what happened (``on_response``, for a
+fetch) and asks it what may start now (``poll``), and the driver turns the
+core's answers into timeouts.  SimPy is used
+through its public API alone (``Environment``, ``timeout``, ``callbacks``,
+``run``), so any SimPy release that keeps that API runs it.
 
 Latency is sampled per fetch from the host's model with a seeded RNG; every
 event is deterministic in SimPy's (time, insertion order), so the same
@@ -21,11 +31,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 import simpy
-from simpy.events import NORMAL
 
 from crawlsim.trace.store import Series, Trace
 from crawlsim.core.options import CrawlOptions
@@ -163,24 +171,24 @@ class _HostTally:
             self.smallest_gap = gap if gap > 0.0 else 0.0  # noqa: FURB136 (as before: no call)
 
 
-class _LaneTimer:
+class _Lane:
     """One worker lane's fetch in flight: the fetch, its start, its latency and
     its host's tally, re-filled for each fetch the lane runs.
 
     A lane runs one fetch at a time (the core hands a lane out only when its
-    last fetch was answered, which is this timer firing), so one object per
-    lane serves the whole crawl.  Arming it pushes ``(time, priority, id,
-    timer)`` onto the crawl's own heap of due fetches, with the time and the
-    id SimPy's ``schedule`` would have given it: see :meth:`_Crawl.run_events`.
+    last fetch was answered, which is this fetch's timeout firing), so one
+    object per lane serves the whole crawl.  It is the value of the fetch's
+    ``Timeout``, which is how :meth:`_Crawl.on_done` knows which fetch ended.
     """
 
     __slots__ = ("fetch", "started", "tally", "took")
 
     def __init__(self) -> None:
-        self.fetch: Fetch | None = None
+        # Filled by _Crawl.dispatch before the lane's first timeout is made.
+        self.fetch: Fetch
         self.started = 0.0
         self.took = 0.0
-        self.tally: _HostTally | None = None
+        self.tally: _HostTally
 
 
 class _Crawl:
@@ -188,8 +196,8 @@ class _Crawl:
 
     :meth:`dispatch` and :meth:`on_done` run once per fetch; they read what
     they need from attributes bound once here (a bound method, not a chain
-    of lookups), and SimPy calls one shared bound method per fetch, not a
-    closure made for it.
+    of lookups), and every fetch's timeout calls the one bound method
+    :attr:`fetched`, not a closure made for it.
     """
 
     def __init__(self, sim: SimInput, opts: CrawlOptions, *, series: bool) -> None:
@@ -225,101 +233,68 @@ class _Crawl:
         self.dedup_content = opts.content_dedup != "off"
         # Bound once: these run once per fetch.
         self.timeout = env.timeout
-        self.lanes: list[_LaneTimer] = []
-        """Lane number -> its timer (made when the lane is first used)."""
-        self.due: list[tuple[float, int, int, _LaneTimer]] = []
-        """The lanes' fetches in flight, a heap of ``(time, priority, id, timer)``
-        entries in the form and order of SimPy's own queue (:meth:`run_events`)."""
-        self.queue: list[tuple[float, int, int, simpy.Event]] = env._queue
-        """SimPy's queue (its wake-ups), read to merge the two in order."""
-        self.eid = env._eid
-        """SimPy's counter of scheduled events: a fetch's id is drawn from it as SimPy would."""
+        self.fetched = self.on_done
+        self.woken = self.on_wake
+        self.lanes: list[_Lane] = []
+        """Lane number -> its fetch in flight (made when the lane is first used)."""
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
-        self.respond_and_poll = sched.respond_and_poll
+        self.on_response = sched.on_response
         self.response = web.response
         # Without content fingerprints a plain 200 page needs only its links:
         # a web with no policies or variants gives them without a Response
         # object (Web.plain_pages; None otherwise).
         self.plain = None if self.dedup_content else web.plain_pages()
         self.robots_txt = web.robots_txt
-        self.woken = self.on_wake
         cost = getattr(sim, "client_cost", 0.0)
         self.client = SerialClient(cost, self.arm) if cost else None
         """The crawler's own serial work per response (a recorded crawl's model: sim/client.py)."""
 
     def run(self, seeds: Iterable[str]) -> None:
-        """Crawl from ``seeds`` until the core has nothing left to do."""
+        """Crawl from ``seeds`` until the core has nothing left to do (no event is left)."""
         self.sched.add_seeds(seeds, 0.0)
         self.dispatch(0.0, self.poll(0.0))
-        self.run_events()
+        self.env.run()
         if not self.tracing:
             self.sched.drain_events()
 
-    def run_events(self) -> None:
-        """Fire every event in SimPy's order: the lanes' fetches from :attr:`due`,
-        SimPy's own (wake-ups) through ``env.step``.
-
-        Both heaps hold ``(time, priority, id, event)`` with ids from SimPy's
-        one counter, and SimPy fires the least entry first; so taking the
-        lesser of the two heads is the order one queue would give, ties at
-        equal times included (the ids are unique: two entries never compare
-        their events).  A fetch's entry is what ``env.schedule`` would have
-        pushed for a ``Timeout`` of its latency, and firing it sets SimPy's
-        clock as ``step`` does -- the same events at the same times, without
-        a SimPy event, a ``schedule`` and a ``step`` per fetch.  This leans on
-        SimPy's ``_queue``, ``_eid`` and ``_now`` (tests/test_simpy_pin.py).
-        """
-        env = self.env
-        due = self.due
-        queue = self.queue
-        while due or queue:
-            if due and not (queue and queue[0] < due[0]):
-                entry = heappop(due)
-                env._now = entry[0]
-                self.on_done(entry[3])
-            else:
-                env.step()  # (a wake-up may start fetches: the loop goes on)
-
-    def arm(self, timer: _LaneTimer, priority: int, delay: float) -> None:
-        """Fire ``timer`` ``delay`` seconds from now: ``env.schedule``, on the lanes' heap."""
-        heappush(self.due, (self.env._now + delay, priority, next(self.eid), timer))
+    def arm(self, lane: _Lane, delay: float) -> None:
+        """Report ``lane``'s fetch ``delay`` seconds from now: one ``Timeout``
+        (SimPy refuses a negative delay: a custom LatencyModel's mistake)."""
+        self.timeout(delay, lane).callbacks.append(self.fetched)
 
     def dispatch(self, now: float, fetches: list[Fetch]) -> None:
-        """Start ``fetches`` (what the core allows at ``now``), each due on its
-        lane's timer after its sampled latency; then record, and set the next wake-up."""
+        """Start ``fetches`` (what the core allows at ``now``), each reported
+        after its sampled latency; then record, and set the next wake-up."""
         tallies = self.tallies
         lanes = self.lanes
-        due = self.due
-        eid = self.eid
-        clock = self.env._now  # ``now`` as SimPy holds it: a timer is due at clock + took, as schedule() says
         measure_gaps = self.measure_gaps
         for fetch in fetches:
-            _, _, host, kind, depth, _, slot, duplicate = fetch  # one unpack, not five attribute reads
+            host = fetch.host
             tally = tallies.get(host)
             if tally is None:
                 tally = tallies[host] = self._new_tally(host)
             tally.fetches += 1
             took = tally.sample()
             if self.page_latency is not None:
-                took = self.page_latency.get(fetch[1], took)
-            if duplicate:
+                took = self.page_latency.get(fetch.url, took)
+            if fetch.duplicate:
                 self.wasted += took
+            depth = fetch.depth
             if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = depth
-            if measure_gaps and kind == "page":
+            if measure_gaps and fetch.kind == "page":
                 # ready_at is read after the whole batch: a second page start on
                 # the host at this instant (a rule that does not hold every start,
                 # such as a token bucket) was 0 s after the first.
                 tally.note_gap(self.host_states[host].ready_at - now if tally.last_page_start != now else 0.0)
                 tally.last_page_start = now
-            if took < 0.0:  # as Timeout refuses it (a custom LatencyModel's mistake)
-                raise ValueError(f"Negative delay {took}")
+            slot = fetch.slot
             while slot >= len(lanes):
-                lanes.append(_LaneTimer())
-            timer = lanes[slot]
-            timer.fetch, timer.started, timer.took, timer.tally = fetch, now, took, tally
-            heappush(due, (clock + took, NORMAL, next(eid), timer))  # what Timeout(env, took) schedules
+                lanes.append(_Lane())
+            lane = lanes[slot]
+            lane.fetch, lane.started, lane.took, lane.tally = fetch, now, took, tally
+            self.arm(lane, took)
         if self.tracing:
             self.events.extend(self.sched.drain_events())
         if self.series:  # (t, frontier, in flight) when either changed (Series.note)
@@ -346,13 +321,15 @@ class _Crawl:
             shared = self.samplers[id(model)] = (model, model.sampler(self.rng))
         return _HostTally(shared[1])
 
-    def on_done(self, timer: _LaneTimer) -> None:
-        """A lane's fetch is due: report its response to the core, then
-        dispatch.  The fetch, its start time, its latency and its host's tally
-        ride on the timer (no closure per fetch)."""
-        if self.client is not None and self.client.holds(timer, NORMAL):
+    def on_done(self, event: simpy.Timeout) -> None:
+        """A lane's fetch is over (its ``Timeout`` fired): report its response
+        to the core, then dispatch what the core starts now.  The fetch, its
+        start time, its latency and its host's tally ride on the lane, the
+        timeout's value."""
+        lane: _Lane = event.value  # type: ignore[assignment]  # (SimPy types a value Any | None)
+        if self.client is not None and self.client.holds(lane):
             return  # re-armed: the response waits for the crawler's own work
-        fetch, started, took, tally = timer.fetch, timer.started, timer.took, timer.tally
+        fetch, started, took, tally = lane.fetch, lane.started, lane.took, lane.tally
         # Due at started + took (the same float sum), so that is env.now
         # without the property call.
         now = self.finish = started + took
@@ -367,12 +344,11 @@ class _Crawl:
             tally.page_busy += took
             if took < tally.fastest_page:  # noqa: PLR1730 (hot path: no call)
                 tally.fastest_page = took
-            plain = self.plain
-            links = plain(fetch.url) if plain is not None else None
-            if links is not None:  # a plain 200 (Web.plain_pages): one core call
-                self.dispatch(now, self.respond_and_poll(fetch.id, now, links))
-                return
-            self._respond(fetch, now)
+            links = self.plain(fetch.url) if self.plain is not None else None
+            if links is not None:  # a plain 200 page (Web.plain_pages): its links are all the answer
+                self.on_response(fetch.id, now, links=links)
+            else:
+                self._respond(fetch, now)
         self.dispatch(now, self.poll(now))
 
     def _respond(self, fetch: Fetch, now: float) -> None:
