@@ -21,7 +21,8 @@ import simpy
 import crawlsim
 from crawlsim.cluster import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
-from crawlsim.scenario import load_scenario, scenario_from_dict
+from crawlsim.scenario import load_scenario
+from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim.driver import simulate
 
 PACKAGE = Path(crawlsim.__file__).resolve().parent
