@@ -45,9 +45,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import scrapy
-from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from crawlsim.extras import needs
+
+with needs("scrapy", "crawlsim.integrations.scrapy (the Scrapy TraceRecorder)"):
+    import scrapy
+    from scrapy import signals
+    from scrapy.exceptions import NotConfigured
 
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
