@@ -47,13 +47,13 @@ def requested_build() -> str:
 def say(text: str) -> None:
     """One line to whoever installs: on the terminal when there is one (pip hides stderr), else stderr.
 
-    On the terminal the line starts on a line of its own and ends in a space
-    instead of a newline: pip's spinner, still turning, backs over that one
-    character and so turns at the end of the line."""
+    On the terminal the line starts on a line of its own and ends in two
+    spaces instead of a newline: pip's spinner, still turning, backs over one
+    character and so turns (and at the end says "done") after the line."""
     line = f"crawlsim: {text}"
     try:
         with open("/dev/tty", "w", encoding="utf-8") as tty:
-            tty.write(f"\n{line} ")
+            tty.write(f"\n{line}  ")
             return
     except OSError:  # no controlling terminal (CI), or no /dev/tty (Windows)
         pass
