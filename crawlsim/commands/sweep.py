@@ -130,7 +130,7 @@ def _add_output_arguments(parser: ArgumentParser) -> None:
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help="run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead",
+        help='run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead (the "dask" extra)',
     )
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
