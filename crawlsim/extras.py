@@ -36,6 +36,7 @@ class MissingExtraError(UsageError, ImportError):
     imports an optional part of crawlsim."""
 
     def __init__(self, extra: str, what: str, otherwise: str = "") -> None:
+        """``what`` needs ``extra``; ``otherwise``: another way, when there is one."""
         line = f'{what} needs the "{extra}" extra: {install_line(extra)}'
         super().__init__(f"{line}; {otherwise}" if otherwise else line)
         self.extra = extra
@@ -51,11 +52,10 @@ def install_line(extra: str) -> str:
 
 
 @contextmanager
-def needs(extra: str, what: str, otherwise: str = "") -> Iterator[None]:
+def needs(extra: str, what: str) -> Iterator[None]:
     """Run the imports in this block; one of ``extra``'s modules missing is a
-    :class:`MissingExtraError` saying ``what`` needs ``extra`` (and
-    ``otherwise``, another way, when there is one).  Any other missing module
-    is left as it is: it is not the extra's.
+    :class:`MissingExtraError` saying ``what`` needs ``extra``.  Any other
+    missing module is left as it is: it is not the extra's.
 
     ::
 
@@ -68,7 +68,7 @@ def needs(extra: str, what: str, otherwise: str = "") -> Iterator[None]:
     except ModuleNotFoundError as err:
         if (err.name or "").partition(".")[0] not in EXTRAS[extra]:
             raise
-        raise MissingExtraError(extra, what, otherwise) from None
+        raise MissingExtraError(extra, what) from None
 
 
 __all__ = ["EXTRAS", "MissingExtraError", "install_line", "needs"]
