@@ -34,8 +34,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("crawlsim.commands.serve", "main", "serve a scenario's web over real HTTP on loopback"),
     "crawl": ("crawlsim.commands.crawl", "main", "crawl real HTTP servers (or a folder of HTML) with the same core"),
     "model": ("crawlsim.commands.model", "main", "turn a recorded crawl's trace into a scenario to ask what if"),
-    "animate": ("crawlsim.notebook.movie", "main", "export a crawl as a GIF or MP4"),
-    "web": ("crawlsim.commands.web", "main", "serve the terminal app to browsers on a port (textual-serve)"),
+    "animate": (
+        "crawlsim.notebook.movie",
+        "main",
+        'export a crawl as a GIF or MP4 (MP4: ffmpeg, or the "video" extra)',
+    ),
+    "web": ("crawlsim.commands.web", "main", 'serve the terminal app to browsers on a port (the "web" extra)'),
     "html": ("crawlsim.commands.html", "main", "write the crawl as one offline web page, every what-if simulated"),
     "notebooks": (
         "crawlsim.commands.notebooks",
@@ -47,6 +51,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 arguments after the subcommand's name and returns the exit status."""
 
 from crawlsim.errors import EXIT_USAGE, UsageError, exit_status  # noqa: E402 (re-exported: commands raise it)
+from crawlsim.extras import MissingExtraError  # noqa: E402
 
 
 def _version() -> str:
@@ -84,6 +89,8 @@ def _entry(name: str) -> Callable[[list[str]], int]:
     module_name, function, _ = COMMANDS[name]
     try:
         module = importlib.import_module(module_name)
+    except MissingExtraError:
+        raise  # its own line names the extra to install
     except ImportError as err:
         raise UsageError(f"`crawlsim {name}` is not available here: {err}") from None
     entry = getattr(module, function, None)

@@ -19,7 +19,8 @@ brackets is a second base, so a caller's ``except ValueError`` or
     │   ├── CheckInputError                a target `crawlsim check` cannot check
     │   ├── FollowError                    a state `crawlsim web --follow` cannot follow
     │   ├── AnimateError                   a movie or still that cannot be made as asked
-    │   └── MomentError                    a moment that is not one, or never happens
+    │   ├── MomentError                    a moment that is not one, or never happens
+    │   └── MissingExtraError [ImportError]  an optional part (an extra) that is not installed
     ├── CanonicalizeError [ValueError]     a malformed URL (a page's link, not the user's mistake)
     ├── UnknownFetch [KeyError]            the scheduler refused: no such fetch in flight
     ├── SchedulerBusy [RuntimeError]       the scheduler refused: a response is being admitted

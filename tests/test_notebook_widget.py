@@ -469,7 +469,8 @@ def test_animate_cli_without_ffmpeg_is_one_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert animate_main(["isro", "-o", str(tmp_path / "x.mp4")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "crawlsim: error: writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)"
+    assert err == ('crawlsim: error: writing an MP4 needs the "video" extra: python -m pip install "crawlsim[video]"; '
+                   "or put ffmpeg on PATH, or write a .gif")
 
 
 def test_animate_cli_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None:

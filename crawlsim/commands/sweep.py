@@ -59,6 +59,7 @@ from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError
+from crawlsim.extras import needs
 from crawlsim.outfile import make_folder, replaced, written
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def _add_output_arguments(parser: ArgumentParser) -> None:
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help="run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead",
+        help='run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead (the "dask" extra)',
     )
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
@@ -287,10 +288,8 @@ def run_local(tasks: Sequence[dict[str, Any]], jobs: int) -> Iterator[dict[str, 
 
 def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str, Any]]:
     """Rows as they finish, from the Dask scheduler at ``address``."""
-    try:
+    with needs("dask", "crawlsim sweep --dask"):
         from dask.distributed import Client, as_completed
-    except ImportError as err:  # pragma: no cover - dask is a dependency
-        raise UsageError(f"--dask needs dask.distributed: {err}") from None
     try:
         client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError) as err:

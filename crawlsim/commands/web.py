@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from crawlsim.cli_options import ArgumentParser, cannot_listen, port_number
 from crawlsim.errors import UsageError
+from crawlsim.extras import needs
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
@@ -93,10 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from crawlsim.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)  # a bad name or file: one line, exit 2, before anything listens
-    try:
+    with needs("web", "crawlsim web"):
         from textual_serve.server import Server
-    except ImportError:
-        raise UsageError("`crawlsim web` needs textual-serve: pip install textual-serve") from None
     if args.follow:
         if args.serve_followers:
             raise UsageError("give --follow or --serve-followers, not both")

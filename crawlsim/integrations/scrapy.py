@@ -45,13 +45,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import scrapy
-from scrapy import signals
-from scrapy.exceptions import NotConfigured
-
+from crawlsim.extras import needs
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
 from crawlsim.trace.jsonl import trace_line, trace_line_with_options
+
+with needs("scrapy", "crawlsim.integrations.scrapy (the Scrapy TraceRecorder)"):
+    import scrapy
+    from scrapy import signals
+    from scrapy.exceptions import NotConfigured
 
 logger = logging.getLogger(__name__)
 

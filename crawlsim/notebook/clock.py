@@ -22,7 +22,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import ipywidgets as widgets
+from crawlsim.extras import needs
+
+with needs("notebook", "the crawl widget (crawlsim.notebook.show)"):
+    import ipywidgets as widgets
 
 
 class _Handle(Protocol):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+from crawlsim.extras import needs
+
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
 
@@ -32,7 +34,8 @@ def page_html(scenario: str | Scenario = "see-it", *, height: int = 1500, **opti
 
 def page(scenario: str | Scenario = "see-it", *, height: int = 1500, **options: Any) -> Any:
     """The page, shown inline (``IPython.display.HTML``): the last line of a cell."""
-    from IPython.display import HTML
+    with needs("notebook", "crawlsim.notebook.page"):
+        from IPython.display import HTML
 
     return HTML(page_html(scenario, height=height, **options))
 

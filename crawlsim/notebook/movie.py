@@ -242,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO,
                         help=f"shipped scenario name or TOML path (default: {DEFAULT_SCENARIO})")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="crawl.gif or crawl.mp4; with --frames NAME.png, NAME.svg or a folder")
+                        help='crawl.gif or crawl.mp4 (ffmpeg, or the "video" extra); '
+                             "with --frames NAME.png, NAME.svg or a folder")
     parser.add_argument("--frames", metavar="MOMENTS", default=None,
                         help="still frames instead of a movie: comma-separated moments, each start, "
                              "first-duplicate, busiest-host-saturated, end, or a time in seconds (e.g. 0,1.5,end)")

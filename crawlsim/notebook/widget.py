@@ -32,9 +32,8 @@ import asyncio
 import html
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as widgets
-
 from crawlsim.core.urls import MODES
+from crawlsim.extras import needs
 from crawlsim.notebook.clock import CallLater, PlayClock, play_button
 from crawlsim.notebook.draw import CrawlFigure
 from crawlsim.notebook.layout import LAYOUTS
@@ -57,6 +56,9 @@ from crawlsim.views.session import (
     replay_result,
     run_session,
 )
+
+with needs("notebook", "the crawl widget (crawlsim.notebook.show)"):
+    import ipywidgets as widgets
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun

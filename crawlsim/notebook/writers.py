@@ -26,12 +26,13 @@ from matplotlib.colors import to_rgb
 from PIL import Image
 
 from crawlsim.errors import UsageError
+from crawlsim.extras import MissingExtraError
 
 PALETTE_SIZE = 256
 
 
 def ffmpeg_path() -> str:
-    """The ffmpeg binary: imageio-ffmpeg's bundled one, else one on PATH."""
+    """The ffmpeg binary: the ``video`` extra's bundled one, else one on PATH."""
     try:
         import imageio_ffmpeg
 
@@ -40,7 +41,7 @@ def ffmpeg_path() -> str:
         found = shutil.which("ffmpeg")
         if found:
             return found
-    raise UsageError("writing MP4 needs ffmpeg: pip install imageio-ffmpeg (or write a .gif)")
+    raise MissingExtraError("video", "writing an MP4", otherwise="or put ffmpeg on PATH, or write a .gif")
 
 
 def palette_for(fullest: np.ndarray, colours: Sequence[str]) -> Image.Image:
