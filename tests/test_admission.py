@@ -22,7 +22,7 @@ from crawlsim.core import CrawlOptions, Scheduler
 from crawlsim.core.events import Discovered, FetchFinished, Skipped, event_to_dict
 from crawlsim.core.admission import Admission
 from crawlsim.core.refusals import SchedulerBusy
-from crawlsim.core.scheduler import Fetch
+from crawlsim.core.fetch import Fetch
 from crawlsim.scenario import scenario_from_dict
 from crawlsim.sim import driver
 from tests.test_bounds_properties import random_scenarios

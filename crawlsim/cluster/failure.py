@@ -45,7 +45,8 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.events import NodeFailed, NodeRecovered
-from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.core.fetch import CrawlStats
+from crawlsim.core.scheduler import Scheduler
 
 if TYPE_CHECKING:
     import simpy

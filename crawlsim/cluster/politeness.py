@@ -26,7 +26,7 @@ from crawlsim.core.options import CrawlOptions
 
 if TYPE_CHECKING:
     from crawlsim.cluster.node import Node
-    from crawlsim.core.scheduler import Fetch
+    from crawlsim.core.fetch import Fetch
 
 
 class PolitenessWatch:

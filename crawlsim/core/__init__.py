@@ -19,7 +19,8 @@ from crawlsim.core.events import (
     event_to_dict,
 )
 from crawlsim.core.options import CrawlOptions, OptionError
-from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
+from crawlsim.core.fetch import CrawlStats, Fetch
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.core.urls import MODES, STEPS, canonicalize
 
 __all__ = [

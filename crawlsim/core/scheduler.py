@@ -87,11 +87,9 @@ ready time changes.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from crawlsim.core.events import (
     Discovered,
@@ -105,6 +103,7 @@ from crawlsim.core.events import (
     Skipped,
     SkipReason,
 )
+from crawlsim.core.fetch import CrawlStats, Fetch
 from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
@@ -126,47 +125,6 @@ from crawlsim.core.urls import (
     host_key,
     split_host,
 )
-
-
-class Fetch(NamedTuple):
-    """One request the driver should make now.
-
-    Immutable.  A named tuple rather than a frozen dataclass because one is
-    built per fetch, and a frozen dataclass's ``__init__`` (one
-    ``object.__setattr__`` per field) costs three times as much -- measurable
-    at a million fetches.
-    """
-
-    id: int
-    url: str
-    host: str
-    kind: FetchKind
-    depth: int
-    attempt: int
-    slot: int
-    duplicate: bool = False
-    """The page was already fetched under another spelling (wasted work)."""
-
-
-@dataclass(slots=True)
-class CrawlStats:
-    """Running counters; cheap enough to keep even with events off."""
-
-    fetches: int = 0
-    """Page fetches started (retries and duplicates included; robots.txt not)."""
-    robots_fetches: int = 0
-    pages_fetched: int = 0
-    """Distinct pages (by true identity) that got a response."""
-    duplicate_fetches: int = 0
-    """Fetches of a page already fetched under another spelling."""
-    retries: int = 0
-    failed: int = 0
-    """Pages recorded as failed (final error or HTTP status >= 400)."""
-    content_duplicates: int = 0
-    discovered: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    peak_in_flight: int = 0
-    peak_frontier: int = 0
 
 
 _new_fetch = tuple.__new__
