@@ -18,8 +18,8 @@ from crawlsim.core.events import (
     event_from_dict,
     event_to_dict,
 )
-from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.fetch import CrawlStats, Fetch
+from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.scheduler import Scheduler
 from crawlsim.core.urls import MODES, STEPS, canonicalize
 

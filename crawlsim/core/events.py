@@ -12,7 +12,7 @@ class.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
@@ -33,6 +33,11 @@ DeferReason = str
 """The politeness rule that holds a host: one of
 :data:`crawlsim.core.politeness.DEFER_REASONS` (the part that owns the rules
 lists them, so a new rule needs no change here)."""
+Emit = Callable[..., None]
+"""``emit(EventType, *fields)``: how the scheduler and its parts announce an
+event.  It builds ``EventType(now, *fields)`` only when events are recorded:
+an untraced crawl skips millions of links, and a frozen event costs a
+``__setattr__`` per field."""
 
 
 @dataclass(frozen=True, slots=True)

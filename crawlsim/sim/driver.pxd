@@ -22,7 +22,7 @@ cdef class _Crawl:
     cdef public list completed, lanes, due, queue
     cdef public object events, points, wasted, finish, wake_at
     cdef public Py_ssize_t deepest, busy, workers
-    cdef public object eid, timeout, poll, next_wakeup, respond_and_poll, response, plain
+    cdef public object eid, timeout, poll, next_wakeup, response, plain
     cdef public object robots_txt, woken, client
 
     @cython.locals(due=list, queue=list, entry=tuple)

@@ -236,7 +236,6 @@ class _Crawl:
         """SimPy's counter of scheduled events: a fetch's id is drawn from it as SimPy would."""
         self.poll = sched.poll
         self.next_wakeup = sched.next_wakeup
-        self.respond_and_poll = sched.respond_and_poll
         self.response = web.response
         # Without content fingerprints a plain 200 page needs only its links:
         # a web with no policies or variants gives them without a Response
@@ -369,10 +368,10 @@ class _Crawl:
                 tally.fastest_page = took
             plain = self.plain
             links = plain(fetch.url) if plain is not None else None
-            if links is not None:  # a plain 200 (Web.plain_pages): one core call
-                self.dispatch(now, self.respond_and_poll(fetch.id, now, links))
-                return
-            self._respond(fetch, now)
+            if links is not None:  # a plain 200 (Web.plain_pages): only its links
+                self.sched.on_response(fetch.id, now, links=links)
+            else:
+                self._respond(fetch, now)
         self.dispatch(now, self.poll(now))
 
     def _respond(self, fetch: Fetch, now: float) -> None:
