@@ -3,9 +3,8 @@
     python benchmarks/function_size.py              # crawlsim/: one line per function
     python benchmarks/function_size.py crawlsim/core
 
-The architecture's limits (60 lines, complexity 15) for every function
-outside the core's hot loop; the test suite checks the same limits
-(tests/test_architecture.py).
+The architecture's limits (60 lines, complexity 15) for every function;
+the test suite checks the same limits (tests/test_architecture.py).
 """
 
 from __future__ import annotations

@@ -22,15 +22,14 @@ from crawlsim.core import CrawlOptions, Scheduler
 from crawlsim.trace.events import Discovered, FetchFinished, Skipped, event_to_dict
 from crawlsim.core.admission import Admission
 from crawlsim.core.refusals import SchedulerBusy
-from crawlsim.core.scheduler import Fetch
+from crawlsim.core.fetch import Fetch
 from crawlsim.scenario.files import scenario_from_dict
 from crawlsim.sim import driver
 from tests.test_bounds_properties import random_scenarios
 
 
-def _stepped(step: int) -> tuple[Any, Any]:
-    """``on_response`` and ``respond_and_poll`` made of ``begin_response``
-    and ``step(step)`` calls."""
+def _stepped(step: int) -> Any:
+    """``on_response`` made of ``begin_response`` and ``step(step)`` calls."""
     begin = Scheduler.begin_response
 
     def on_response(self: Scheduler, fetch_id: int, now: float, **kwargs: Any) -> None:
@@ -38,11 +37,7 @@ def _stepped(step: int) -> tuple[Any, Any]:
         while not admission.step(step):
             pass
 
-    def respond_and_poll(self: Scheduler, fetch_id: int, now: float, links: Any) -> list[Fetch]:
-        on_response(self, fetch_id, now, links=links)
-        return self.poll(now)
-
-    return on_response, respond_and_poll
+    return on_response
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,10 +45,8 @@ def _stepped(step: int) -> tuple[Any, Any]:
 def test_stepping_a_response_crawls_exactly_as_one_call(data: dict[str, Any], step: int) -> None:
     scenario = scenario_from_dict(data, path="<random>")
     whole = driver.simulate(scenario)
-    on_response, respond_and_poll = _stepped(step)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Scheduler, "on_response", on_response)
-        patch.setattr(Scheduler, "respond_and_poll", respond_and_poll)
+        patch.setattr(Scheduler, "on_response", _stepped(step))
         stepped = driver.simulate(scenario)
     assert [event_to_dict(e) for e in stepped.trace] == [event_to_dict(e) for e in whole.trace]
     assert stepped.stats == whole.stats and stepped.finish_time == whole.finish_time
@@ -122,7 +115,6 @@ def _busy() -> tuple[Scheduler, Admission, Fetch]:
     [
         lambda s, f: s.poll(2.0),
         lambda s, f: s.on_response(f.id, 2.0, links=["/z"]),
-        lambda s, f: s.respond_and_poll(f.id, 2.0, ["/z"]),
         lambda s, f: s.begin_response(f.id, 2.0, links=["/z"]),
         lambda s, f: s.on_error(f.id, 2.0, "timeout"),
         lambda s, f: s.add_seeds(["http://a.com/z"], 2.0),

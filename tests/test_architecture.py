@@ -1,19 +1,17 @@
 """ARCHITECTURE.md's layers and size limits, enforced rather than described.
 
 * Imports only point down the layers declared in pyproject.toml's
-  ``[tool.importlinter]`` contract (core < drivers/sim < session/replay/plots <
-  front ends < commands < cli, with ``crawlsim.errors`` below all), checked by
+  ``[tool.importlinter]`` contract (trace < core < drivers/sim < cluster <
+  scenario < views < front ends < commands < cli, with ``crawlsim.errors`` below all), checked by
   import-linter on the installed package's source.
 * Every module of the package sits in some layer, so a new module cannot
   slip past the contract by not being named in it.
-* No function is over 60 lines or above cyclomatic complexity 15 (radon),
-  except the scheduler's per-link hot loop, whose speed is measured.
+* No function is over 60 lines or above cyclomatic complexity 15 (radon).
 * No module is over 900 lines.
 * ARCHITECTURE.md's map lists every package and module of ``crawlsim/``
   where it is, and nothing that is not there.
 * No import circle between modules, counting imports inside functions and
-  under ``TYPE_CHECKING`` (a circle is a circle whenever it runs), except
-  the ones in :data:`KNOWN_CIRCLES`.
+  under ``TYPE_CHECKING`` (a circle is a circle whenever it runs).
 """
 
 from __future__ import annotations
@@ -30,24 +28,9 @@ import pytest
 
 import crawlsim
 
-KNOWN_CIRCLES: dict[str, set[str]] = {
-    # being removed on the "core" branch: the ledger and the scheduler import each other
-    "core": {"crawlsim.core.ledger", "crawlsim.core.scheduler"},
-}
-"""Import circles that exist today, each with the branch that removes it.
-Delete an entry when its branch is merged: the test then holds that circle
-gone (a stale entry fails too)."""
-
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
 ARCHITECTURE = ROOT / "ARCHITECTURE.md"
-
-HOT_LOOP = {
-    "crawlsim/core/scheduler.py:Scheduler._expand",
-}
-"""Functions allowed past the size limits: the per-link loop, hand-inlined for
-speed (benchmarks/sim_vs_bfs.py measures what inlining buys)."""
-
 
 def _layers() -> list[list[str]]:
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]
@@ -83,11 +66,7 @@ def test_no_function_is_too_long_or_too_branchy() -> None:
     sys.modules["function_size"] = module
     spec.loader.exec_module(module)
     rows = module.oversized(ROOT / "crawlsim")
-    offenders = [
-        f"{Path(r.path).relative_to(ROOT)}:{r.name} ({r.lines} lines, complexity {r.complexity})"
-        for r in rows
-        if f"{Path(r.path).relative_to(ROOT).as_posix()}:{r.name}" not in HOT_LOOP
-    ]
+    offenders = [f"{Path(r.path).relative_to(ROOT)}:{r.name} ({r.lines} lines, complexity {r.complexity})" for r in rows]
     assert offenders == [], "split these by meaning:\n" + "\n".join(offenders)
 
 
@@ -201,12 +180,9 @@ def import_circles(root: Path = ROOT) -> list[set[str]]:
     return circles
 
 
-def test_no_import_circles_but_the_known_ones() -> None:
-    circles = import_circles()
-    new = [sorted(c) for c in circles if not any(c <= known for known in KNOWN_CIRCLES.values())]
-    assert new == [], f"modules that import each other (imports in functions and TYPE_CHECKING count): {new}"
-    stale = [key for key, known in KNOWN_CIRCLES.items() if not any(c <= known and len(c) > 1 for c in circles)]
-    assert stale == [], f"these circles are gone: delete their KNOWN_CIRCLES entries: {stale}"
+def test_no_import_circles() -> None:
+    circles = [sorted(c) for c in import_circles()]
+    assert circles == [], f"modules that import each other (imports in functions and TYPE_CHECKING count): {circles}"
 
 
 def test_the_circle_finder_finds_a_circle(tmp_path: Path) -> None:

@@ -29,7 +29,8 @@ from crawlsim.trace.events import (
     Skipped,
 )
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import Fetch, Scheduler
+from crawlsim.core.fetch import Fetch
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.views.narrate import Narrator, narrate_trace, narration_line, seconds
 from crawlsim.views.replay import host_of_url
 from crawlsim.scenario import load_scenario

@@ -480,3 +480,30 @@ def test_ipv6_literals_are_hosts_and_a_seed_is_in_its_own_scope() -> None:
     assert (fetch.url, fetch.host) == ("http://[::1]:9/", "[::1]:9")
     s.on_response(fetch.id, 1.0, links=["/a", "http://[::2]:9/"])
     assert s.frontier_urls() == ["http://[::1]:9/a"]
+
+
+@pytest.mark.parametrize(
+    ("fetch_id", "now", "links", "error"),
+    [
+        (99, 1.0, [], UnknownFetch),
+        ("1", 1.0, [], TypeError),
+        (None, 1.0, [], TypeError),
+        (1, -1.0, [], ValueError),
+        (1, NAN, [], ValueError),
+        (1, "1", [], TypeError),
+        (1, 1.0, "/a", TypeError),
+        (1, 1.0, None, TypeError),
+    ],
+)
+def test_a_refused_response_changes_nothing_and_any_iterable_of_links_is_taken(
+    fetch_id: object, now: object, links: object, error: type[Exception]
+) -> None:
+    sched = Scheduler(CrawlOptions(workers=2, scope="any"))
+    sched.add_seeds(["http://a.com/"], now=0.0)
+    (fetch,) = sched.poll(0.0)
+    assert fetch.id == 1
+    with pytest.raises(error):
+        sched.on_response(fetch_id, now, links=links)  # type: ignore[arg-type]
+    assert sched.in_flight == 1 and sched.stats.pages_fetched == 0
+    sched.on_response(fetch.id, 1.0, links=iter(["/b", "/c"]))
+    assert [f.url for f in sched.poll(1.0)] == ["http://a.com/b", "http://a.com/c"]

@@ -124,3 +124,18 @@ def test_the_simulation_does_not_load_the_scenario_loader() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@dataclass(frozen=True)
+class _Backwards:
+    """A latency model (a user's, say) whose draws go back in time."""
+
+    def sampler(self, rng: object) -> object:
+        return lambda: -1.0
+
+
+def test_a_latency_model_that_draws_a_negative_latency_is_refused() -> None:
+    """As SimPy's ``Timeout`` refuses a negative delay: time never goes back."""
+    sim = Plain(CrawlOptions(), ExplicitWeb({"http://a.com/": []}), ("http://a.com/",), 0, {"a.com": _Backwards()})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="Negative delay"):
+        simulate(sim)

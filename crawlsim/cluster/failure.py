@@ -45,9 +45,10 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crawlsim.cluster.node import ClusterSide, Node
+from crawlsim.core.fetch import CrawlStats
 from crawlsim.core.options import CrawlOptions
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.trace.events import NodeFailed, NodeRecovered
-from crawlsim.core.scheduler import CrawlStats, Scheduler
 
 if TYPE_CHECKING:
     import simpy

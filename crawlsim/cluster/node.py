@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crawlsim.trace.events import Event, MessageDelivered, MessageSent
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.core.fetch import CrawlStats
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.sim.driver import page_of_for, report_page, report_robots
 
 if TYPE_CHECKING:

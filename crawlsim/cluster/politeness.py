@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from crawlsim.core.options import CrawlOptions
 
 if TYPE_CHECKING:
-    from crawlsim.core.scheduler import Fetch, Scheduler
+    from crawlsim.core.fetch import Fetch
+    from crawlsim.core.scheduler import Scheduler
 
 
 class PolitenessWatch:

@@ -30,7 +30,8 @@ from crawlsim.cluster.termination import SafraRing
 from crawlsim.trace.cluster import ClusterTrace, merge_node_traces
 from crawlsim.trace.events import Done, Event, MessageDelivered
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.core.fetch import CrawlStats
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.core.urls import CanonicalizeError, canonical_or_raise
 from crawlsim.sim.driver import page_of_for
 from crawlsim.sim.hashing import salt_of

@@ -18,8 +18,9 @@ from crawlsim.trace.events import (
     event_from_dict,
     event_to_dict,
 )
+from crawlsim.core.fetch import CrawlStats, Fetch
 from crawlsim.core.options import CrawlOptions, OptionError
-from crawlsim.core.scheduler import CrawlStats, Fetch, Scheduler
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.core.urls import MODES, STEPS, canonicalize
 
 __all__ = [

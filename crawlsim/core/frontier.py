@@ -1,27 +1,23 @@
 """The frontier: URLs waiting to be fetched, and which one may start next.
 
-Two shapes, one interface:
+Two shapes, one interface (``push``, ``pop``, ``reconsider``, ``next_time``):
 
 :class:`PerHostFrontier`
     Mercator's design: one queue per host, plus two heaps over hosts -- hosts
     that could start now, keyed by their best entry, and hosts waiting for a
     politeness time, keyed by that time.  A busy or waiting host never blocks
     another: no head-of-line blocking, and picking the next fetch costs
-    O(log hosts).  A host's queue is two parts: entries that arrived in key
-    order (BFS's case) in a list taken from the front in O(1), and the rest
-    (retries, DFS, best-first) in a heap; its head is the better of the two.
+    O(log hosts) plus O(log n) in the host's own queue.
 :class:`SingleQueueFrontier`
     one queue for everything; when its head's host may not start, nothing
     starts.  It exists to *show* head-of-line blocking.
 
-An entry is ``(key, url, depth)``.  BFS (discovery order) and DFS (latest
-page first, its links in page order) use plain integer keys, best-first uses
-``(priority, seq)`` tuples.  A robots.txt fetch's entry is a
-:class:`~crawlsim.core.states.RobotsEntry` (its type says its kind) whose key
-is ``ROBOTS_NUMBER`` (integer keys) or ``ROBOTS_KEY`` (tuple keys): both sort
-before every page key.  Integer keys matter at scale: a queued URL costs 48
-bytes less than with a one-element tuple, and heap comparisons of ints are
-several times cheaper than of tuples.
+An entry is ``(key, url, depth)``, and a queue gives out the smallest key
+first.  BFS (discovery order) and DFS (latest page first, its links in page
+order) use plain integer keys, best-first uses ``(priority, seq)`` tuples.
+A robots.txt fetch's entry is a :class:`~crawlsim.core.states.RobotsEntry`
+(its type says its kind) whose key is ``ROBOTS_NUMBER`` (integer keys) or
+``ROBOTS_KEY`` (tuple keys): both sort before every page key.
 
 A host's place in the per-host frontier is a :class:`~crawlsim.core.states.Filing`;
 whether it waits for its robots.txt, a :class:`~crawlsim.core.states.RobotsStatus`.
@@ -29,29 +25,19 @@ whether it waits for its robots.txt, a :class:`~crawlsim.core.states.RobotsStatu
 
 from __future__ import annotations
 
-import heapq
-import itertools
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
+from typing import Any
 
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.states import Filing, RobotsEntry, RobotsStatus
-
-if TYPE_CHECKING:
-    from crawlsim.trace.events import FetchKind
 
 Key = int | float | tuple[float, ...]
 """An ``int`` (bfs, dfs), a ``(priority, seq)`` tuple (best-first), or a
 robots.txt entry's ``ROBOTS_NUMBER`` / ``ROBOTS_KEY``."""
 Entry = tuple[Key, str, int]
 """``(key, url, depth)``; a :class:`RobotsEntry` for a robots.txt fetch."""
-Taken = tuple["HostState", Key, str, int, "FetchKind"]
-"""What :meth:`PerHostFrontier.take` hands out: ``(host, key, url, depth, kind)``
--- an entry spread out, with its kind, so the fetch's start needs no entry
-tuple (a fifo entry is stored as columns, not as a tuple)."""
 ROBOTS_KEY: tuple[float, ...] = (float("-inf"),)
 """A robots.txt entry's key among ``(priority, seq)`` keys: sorts first."""
 ROBOTS_NUMBER: float = float("-inf")
@@ -73,8 +59,7 @@ class CrawlOrder:
     keys of earlier URLs of the same batch: BFS keys count up (discovery
     order); DFS keys put a later batch (a later page's links) first and keep
     page order within it; best-first keys are ``(priority, seq)``.  A batch
-    is the seeds, or one page's links; the scheduler counts them (once per
-    page: a plain increment, not a call).
+    is the seeds, or one page's links; the scheduler counts them.
     """
 
     __slots__ = ("_order", "_priority", "_seq")
@@ -85,12 +70,6 @@ class CrawlOrder:
         self._order = order
         self._priority = priority
         self._seq = 0
-
-    def counter(self) -> Callable[[], int] | None:
-        """For BFS, a call that returns the next key (the keys :meth:`key`
-        would give, without its arguments: one call per queued URL); None
-        for the other orders.  Use one or the other for a crawl, not both."""
-        return itertools.count(1).__next__ if self._order == "bfs" else None
 
     def key(self, url: str, depth: int, batch: int) -> Key:
         """The key of ``url`` (found at ``depth``, in batch number ``batch``), queued now."""
@@ -103,38 +82,20 @@ class CrawlOrder:
         return (self._priority(url, depth), self._seq)  # type: ignore[misc]
 
 
-_COMPACT_AT = 1024
-"""A host's in-order run drops its consumed prefix once that is this long
-and at least half the list (amortised O(1) per entry)."""
-
-
-@dataclass(eq=False)
+@dataclass(slots=True, eq=False)
 class HostState:
     """Everything the scheduler tracks per host.
 
-    Not ``slots=True``: the compiled build makes it a C struct of these
-    fields (``frontier.pxd``), which Cython's dataclasses spell without
-    that argument; a plain instance dictionary costs the pure build about
-    100 bytes per host, not per page."""
+    ``eq=False``: two hosts are never equal unless they are the same host
+    (the frontier's heaps and the views compare them by identity)."""
 
     name: str
     """Its host key (:func:`crawlsim.core.urls.host_key`)."""
-    heap: list[Entry] = field(default_factory=list)
-    """Waiting entries that arrived out of key order (a heap): retries, DFS
-    and best-first keys, robots.txt entries.  See the fifo for the rest;
-    :meth:`queued` lists both."""
-    fifo_urls: list[str | None] = field(default_factory=list)
-    """Waiting page entries that arrived in increasing integer key order (BFS
-    discovery order, the common case): a first-in first-out queue consumed
-    from ``fifo_head`` on, stored as three columns -- URLs here, keys in
-    ``fifo_keys``, depths in ``fifo_depths``.  Taking the next one is O(1)
-    where a heap pop is O(log n) (a host with 100,000 queued pages would
-    otherwise pay 17 levels of comparisons per fetch), and a queued URL
-    costs 24 bytes where an ``(key, url, depth)`` tuple and its key cost
-    about 100 (a million-page crawl queues 370,000 at its peak)."""
-    fifo_keys: array[int] = field(default_factory=lambda: array("q"))
-    fifo_depths: array[int] = field(default_factory=lambda: array("q"))
-    fifo_head: int = 0
+    queue: list[Entry] = field(default_factory=list)
+    """Its waiting entries, a heap (``heapq``) by key: the head is the next to
+    start.  A push or a pop costs O(log n) comparisons in the n entries
+    queued (a push in increasing key order, BFS's, costs O(1): the new entry
+    stays at the bottom); :meth:`queued` lists them in order."""
     in_flight: int = 0
     ready_at: float = 0.0
     """No request may start before this time (gap, Crawl-delay, Retry-After)."""
@@ -160,9 +121,7 @@ class HostState:
 
     def queued(self) -> list[Entry]:
         """The host's waiting entries, best first (for views; not the hot path)."""
-        i = self.fifo_head
-        fifo = zip(self.fifo_keys[i:], self.fifo_urls[i:], self.fifo_depths[i:], strict=True)
-        return sorted([*self.heap, *fifo])  # type: ignore[list-item]
+        return sorted(self.queue)
 
 
 class PerHostFrontier:
@@ -180,144 +139,81 @@ class PerHostFrontier:
         self.per_host = per_host
         self.ready: list[tuple[Key, str, HostState]] = []
         """Hosts that may start now, by their head key (a heap; entries whose
-        host was re-filed since are stale and skipped).  Read-only outside:
-        the scheduler only asks whether it is empty, to skip a pop()."""
+        host was re-filed since are stale and skipped)."""
         self.waiting: list[tuple[float, str, HostState]] = []
         """Hosts waiting for a politeness time, by that time (a heap, same
         rules)."""
         self.size = 0
-        """Entries queued (read per page by the scheduler: an attribute, not a ``len()`` call)."""
+        """Entries queued."""
 
     def __len__(self) -> int:
         return self.size
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
-        """Queue ``entry`` (a page's ``(key, url, depth)``, or a robots.txt entry)."""
-        if type(entry) is tuple:
-            self.push_page(host, *entry, now)
-            return
-        heappush(host.heap, entry)
+        """Queue ``entry`` (a page's ``(key, url, depth)``, or a robots.txt
+        entry).  A filed host keeps its place unless the entry is its new head
+        (never, in BFS order); one filed ``WAITING`` keeps waiting (:meth:`pop`
+        wakes it)."""
+        heappush(host.queue, entry)
         self.size += 1
-        if host.in_flight < self.per_host:
-            self._refile_after_push(host, entry[0], now)
-
-    def push_page(self, host: HostState, key: Key, url: str, depth: int, now: float) -> None:
-        """Queue a page: :meth:`push` of ``(key, url, depth)`` without the tuple
-        (the scheduler's per-new-link path)."""
-        keys = host.fifo_keys
-        if type(key) is int and (not keys or keys[-1] < key):  # type: ignore[operator]
-            try:
-                keys.append(key)  # type: ignore[arg-type]
-            except OverflowError:  # beyond a 64-bit column (a DFS crawl of billions)
-                heappush(host.heap, (key, url, depth))
-            else:
-                host.fifo_urls.append(url)
-                host.fifo_depths.append(depth)
-        else:
-            heappush(host.heap, (key, url, depth))
-        self.size += 1
-        if host.in_flight < self.per_host:
-            self._refile_after_push(host, key, now)
-
-    def _refile_after_push(self, host: HostState, key: Key, now: float) -> None:
-        """Re-file a host below its limit after a push, only if that can change
-        anything: a filed host keeps its place unless the new entry beats its
-        head (never, in BFS order).  A host filed as waiting whose time has
-        come is re-filed by take() before anything is picked."""
-        filed = host.filed
-        if filed is _UNFILED or (filed is _READY and key < host.filed_key):  # type: ignore[operator]
+        if host.filed is _UNFILED or (host.filed is _READY and entry[0] < host.filed_key):  # type: ignore[operator]
             self.reconsider(host, now)
 
     def reconsider(self, host: HostState, now: float) -> None:
-        """Re-file ``host`` after its queue, in-flight count or ready time changed."""
-        heap = host.heap
-        if host.fifo_keys:
-            key = host.fifo_keys[host.fifo_head]
-            head: Entry | None = heap[0] if heap and heap[0][0] < key else None  # type: ignore[operator]
-        elif heap:
-            head = heap[0]
-        else:
+        """Re-file ``host`` after its queue, in-flight count or ready time
+        changed (a host already filed where it belongs keeps its place)."""
+        if not host.queue:
             host.filed = _UNFILED
             return
-        if head is not None:
-            key = head[0]  # type: ignore[assignment]
-        # (the fifo holds pages only: a robots.txt entry is always in the heap)
-        if host.in_flight >= self.per_host or (host.robots_status is _PENDING and type(head) is not RobotsEntry):
+        head = host.queue[0]
+        if host.in_flight >= self.per_host or (host.robots_status is _PENDING and not isinstance(head, RobotsEntry)):
             host.filed = _UNFILED
             return
         if host.ready_at > now:
-            if host.filed is not _WAITING or host.filed_key != host.ready_at:
-                host.filed, host.filed_key = _WAITING, host.ready_at
-                heappush(self.waiting, (host.ready_at, host.name, host))
-            return
-        if host.filed is not _READY or host.filed_key != key:
-            host.filed, host.filed_key = _READY, key
-            heappush(self.ready, (key, host.name, host))
+            self._file(host, _WAITING, host.ready_at, self.waiting)
+        else:
+            self._file(host, _READY, head[0], self.ready)
+
+    @staticmethod
+    def _file(host: HostState, filing: Filing, key: Key, heap: list[tuple[Any, str, HostState]]) -> None:
+        """File ``host`` in ``heap`` under ``key``, unless it is filed so already."""
+        if host.filed is not filing or host.filed_key != key:
+            host.filed, host.filed_key = filing, key
+            heappush(heap, (key, host.name, host))
 
     def purge(self, host: HostState, drop: Callable[[Entry], bool], now: float) -> list[Entry]:
         """Remove and return ``host``'s entries for which ``drop`` is true."""
         entries = host.queued()
         dropped = [e for e in entries if drop(e)]
         if dropped:
-            host.heap = [e for e in entries if not drop(e)]  # sorted, so already a heap
-            host.fifo_urls.clear()
-            del host.fifo_keys[:]
-            del host.fifo_depths[:]
-            host.fifo_head = 0
+            host.queue = [e for e in entries if not drop(e)]  # sorted, so already a heap
             self.size -= len(dropped)
             host.filed = _UNFILED
             self.reconsider(host, now)
         return dropped
 
     def pop(self, now: float) -> tuple[HostState, Entry] | None:
-        """The best entry that may start at ``now``, removed from its queue."""
-        taken = self.take(now)
-        if taken is None:
-            return None
-        host, key, url, depth, kind = taken
-        return host, (RobotsEntry((key, url, depth)) if kind == "robots" else (key, url, depth))
+        """The best entry that may start at ``now``, removed from its host's
+        queue (which is left ``UNFILED``: the caller re-files it once it has
+        counted the start)."""
+        self._wake(now)
+        ready = self.ready
+        while ready:
+            key, _, host = heappop(ready)
+            if host.filed is _READY and host.filed_key == key:  # else stale: the host was re-filed since
+                host.filed = _UNFILED
+                self.size -= 1
+                return host, heappop(host.queue)
+        return None
 
-    def take(self, now: float) -> Taken | None:
-        """:meth:`pop`, the entry spread out as ``(host, key, url, depth, kind)``
-        (the scheduler's once-per-fetch path: no entry tuple is built)."""
+    def _wake(self, now: float) -> None:
+        """Re-file the hosts filed ``WAITING`` whose time has come."""
         waiting = self.waiting
         while waiting and waiting[0][0] <= now:
             at, _, host = heappop(waiting)
             if host.filed is _WAITING and host.filed_key == at:
                 host.filed = _UNFILED
                 self.reconsider(host, now)
-        ready = self.ready
-        while ready:
-            key, _, host = heappop(ready)
-            if host.filed is not _READY or host.filed_key != key:
-                continue  # stale: the host was re-filed since
-            host.filed = _UNFILED
-            self.size -= 1
-            keys = host.fifo_keys
-            heap = host.heap
-            i = host.fifo_head
-            if keys and (not heap or keys[i] < heap[0][0]):  # the fifo's head, unless the heap's is better
-                urls = host.fifo_urls
-                url = urls[i]
-                depth = host.fifo_depths[i]
-                i += 1
-                if i == len(urls):
-                    urls.clear()
-                    del keys[:]
-                    del host.fifo_depths[:]
-                    i = 0
-                elif i >= _COMPACT_AT and 2 * i >= len(urls):
-                    del urls[:i]
-                    del keys[:i]
-                    del host.fifo_depths[:i]
-                    i = 0
-                else:
-                    urls[i - 1] = None  # let the URL go (a hash or bloom seen set holds no copy)
-                host.fifo_head = i
-                return host, key, url, depth, "page"  # type: ignore[return-value]
-            entry = heappop(heap)
-            return host, entry[0], entry[1], entry[2], "robots" if type(entry) is RobotsEntry else "page"
-        return None
 
     def next_time(self) -> float | None:
         """When the earliest waiting host becomes ready (stale entries dropped)."""
@@ -355,10 +251,7 @@ class SingleQueueFrontier:
         return len(self._heap)
 
     def push(self, host: HostState, entry: Entry, now: float) -> None:
-        heapq.heappush(self._heap, (entry, host))
-
-    def push_page(self, host: HostState, key: Key, url: str, depth: int, now: float) -> None:
-        heapq.heappush(self._heap, ((key, url, depth), host))
+        heappush(self._heap, (entry, host))
 
     def reconsider(self, host: HostState, now: float) -> None:
         """Nothing to re-file: only the head is ever looked at."""
@@ -367,30 +260,22 @@ class SingleQueueFrontier:
         dropped = [e for e, h in self._heap if h is host and drop(e)]
         if dropped:
             self._heap = [item for item in self._heap if not (item[1] is host and drop(item[0]))]
-            heapq.heapify(self._heap)
+            heapify(self._heap)
         return dropped
 
     def _head_blocked(self, now: float) -> HostState | None:
         entry, host = self._heap[0]
         if host.in_flight >= self.per_host or host.ready_at > now:
             return host
-        if host.robots_status is _PENDING and type(entry) is not RobotsEntry:
+        if host.robots_status is _PENDING and not isinstance(entry, RobotsEntry):
             return host
         return None
 
     def pop(self, now: float) -> tuple[HostState, Entry] | None:
         if not self._heap or self._head_blocked(now) is not None:
             return None
-        entry, host = heapq.heappop(self._heap)
+        entry, host = heappop(self._heap)
         return host, entry
-
-    def take(self, now: float) -> Taken | None:
-        """:meth:`pop`, spread out as :meth:`PerHostFrontier.take` hands it out."""
-        picked = self.pop(now)
-        if picked is None:
-            return None
-        host, (key, url, depth) = picked
-        return host, key, url, depth, "robots" if type(picked[1]) is RobotsEntry else "page"
 
     def next_time(self) -> float | None:
         if not self._heap:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from crawlsim.trace.events import Event, RobotsLoaded, SkipReason
+from crawlsim.trace.events import Emit, RobotsLoaded, SkipReason
 from crawlsim.core.frontier import ROBOTS_KEY, ROBOTS_NUMBER, HostState, Key, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import Politeness
@@ -29,7 +29,7 @@ class RobotsGate:
         self,
         options: CrawlOptions,
         frontier: PerHostFrontier | SingleQueueFrontier,
-        emit: Callable[[Event], None],
+        emit: Emit,
         skip: Skip,
         politeness: Politeness,
     ) -> None:
@@ -76,7 +76,7 @@ class RobotsGate:
         host.policy = policy
         host.robots_status = RobotsStatus.LOADED
         delay = self._politeness.crawl_delay(host, policy.crawl_delay, now)
-        self._emit(RobotsLoaded(now, host.name, status, delay, policy.disallow_all))
+        self._emit(RobotsLoaded, now, host.name, status, delay, policy.disallow_all)
         for _, url, _ in self._frontier.purge(host, lambda e: not policy.allowed(e[1]), now):
             self.blocked.add(url)
             self._skip(now, url, None, "robots")

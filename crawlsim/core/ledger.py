@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from crawlsim.core.content import ContentIndex
+from crawlsim.core.fetch import CrawlStats, Fetch
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.urls import SAFE_STEPS, CanonicalizeError, canonical_or_raise
-
-if TYPE_CHECKING:
-    from crawlsim.core.scheduler import CrawlStats, Fetch
 
 
 class PageLedger:

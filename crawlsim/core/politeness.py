@@ -51,11 +51,10 @@ bucket was added that way: this module and
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from crawlsim.trace.events import DeferReason, Event, HostDeferred
+from crawlsim.trace.events import DeferReason, Emit, HostDeferred
 
 if TYPE_CHECKING:
     from crawlsim.core.frontier import HostState
@@ -169,22 +168,19 @@ class Politeness:
         "_max_crawl_delay",
         "_randomize",
         "_rate",
-        "_record",
         "_rng",
         "_tat",
         "_tolerance",
         "every_host",
     )
 
-    def __init__(self, options: CrawlOptions, rng: random.Random, emit: Callable[[Event], None]) -> None:
+    def __init__(self, options: CrawlOptions, rng: random.Random, emit: Emit) -> None:
         self._gap = options.gap
         self._randomize = options.randomize_gap
         self._max_crawl_delay = options.max_crawl_delay
         self._rng = rng
         """The scheduler's one stream (retry jitter and gap factors, in call order)."""
         self._emit = emit
-        self._record = options.record_events
-        """Events are recorded: a ``HostDeferred`` is built only then."""
         self._rate = rate = options.rate
         self._burst = options.burst
         self._interval = 0.0 if rate is None else 1.0 / rate
@@ -215,8 +211,7 @@ class Politeness:
                 until, reason = allowed, "token-bucket"
         if until is not None:
             host.ready_at = until
-            if self._record:
-                self._emit(HostDeferred(now, host.name, until, reason))
+            self._emit(HostDeferred, now, host.name, until, reason)
 
     def crawl_delay(self, host: HostState, delay: float | None, now: float) -> float | None:
         """``host``'s robots.txt asks for ``delay`` seconds between requests:
@@ -237,8 +232,7 @@ class Politeness:
         until = now + seconds
         if until > host.ready_at:
             host.ready_at = until
-            if self._record:
-                self._emit(HostDeferred(now, host.name, until, "retry-after"))
+            self._emit(HostDeferred, now, host.name, until, "retry-after")
 
     def pace(self, host: HostState | None) -> Pace:
         """``host``'s rules as a sender must keep them on the wire (redirect hops included)."""

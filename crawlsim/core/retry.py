@@ -58,7 +58,7 @@ class RetryQueue:
 
     def __init__(self) -> None:
         self.heap: list[tuple[float, int, str, Entry]] = []
-        """Read-only outside: the scheduler peeks at ``heap[0][0]`` per poll."""
+        """Earliest first."""
 
     def __len__(self) -> int:
         return len(self.heap)

@@ -52,8 +52,9 @@ transition is made by one method (and announced by the event named):
 =================  ================  ===================================  ====================
 from               to                method (event)                       when
 =================  ================  ===================================  ====================
-written on a page  skipped           ``_expand`` / ``add_seeds``          malformed, not
-                                     (Skipped)                            http(s), or seen
+written on a page  skipped           ``_canonical_link`` (Skipped),       malformed, not
+                                     for a link or a seed                 http(s)
+canonical          skipped           ``_accept`` (Skipped)                already seen
 not seen           skipped           ``_admit`` (Skipped)                 depth, cap, scope,
                                                                           robots (the gate)
 not seen           queued            ``_admit`` (Discovered)              passes every check;
@@ -87,12 +88,10 @@ ready time changes.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
+from crawlsim.core.admission import Admission
 from crawlsim.trace.events import (
     Discovered,
     Done,
@@ -105,11 +104,11 @@ from crawlsim.trace.events import (
     Skipped,
     SkipReason,
 )
-from crawlsim.core.frontier import CrawlOrder, Entry, HostState, Key, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.fetch import CrawlStats, Fetch
+from crawlsim.core.frontier import CrawlOrder, Entry, HostState, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.admission import Admission
 from crawlsim.core.plain import check_headers, checked_status, materialize, plain_number, plain_str, plain_texts, short
 from crawlsim.core.politeness import Politeness
 from crawlsim.core.refusals import SchedulerBusy, UnknownFetch
@@ -124,64 +123,17 @@ from crawlsim.core.urls import (
     canonical_is_fixpoint,
     canonical_or_raise,
     host_key,
-    split_host,
 )
 
+__all__ = ["Scheduler", "SchedulerBusy", "UnknownFetch"]
 
-class Fetch(NamedTuple):
-    """One request the driver should make now.
-
-    Immutable.  A named tuple rather than a frozen dataclass because one is
-    built per fetch, and a frozen dataclass's ``__init__`` (one
-    ``object.__setattr__`` per field) costs three times as much -- measurable
-    at a million fetches.
-    """
-
-    id: int
-    url: str
-    host: str
-    kind: FetchKind
-    depth: int
-    attempt: int
-    slot: int
-    duplicate: bool = False
-    """The page was already fetched under another spelling (wasted work)."""
-
-
-@dataclass(slots=True)
-class CrawlStats:
-    """Running counters; cheap enough to keep even with events off."""
-
-    fetches: int = 0
-    """Page fetches started (retries and duplicates included; robots.txt not)."""
-    robots_fetches: int = 0
-    pages_fetched: int = 0
-    """Distinct pages (by true identity) that got a response."""
-    duplicate_fetches: int = 0
-    """Fetches of a page already fetched under another spelling."""
-    retries: int = 0
-    failed: int = 0
-    """Pages recorded as failed (final error or HTTP status >= 400)."""
-    content_duplicates: int = 0
-    discovered: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    peak_in_flight: int = 0
-    peak_frontier: int = 0
-
-
-_new_fetch = tuple.__new__
-"""``Fetch(...)`` without the named tuple's Python-level ``__new__`` (which
-does only this): one fetch is built per request."""
-
-_InFlight = tuple[Fetch, Key, HostState]
-"""A fetch handed out and not yet answered, with its frontier key (kept for a
-retry) and its host.  A plain tuple: one is built per fetch."""
+_InFlight = tuple[Fetch, Entry, HostState]
+"""A fetch handed out and not yet answered, with its frontier entry (queued
+again as it is for a retry) and its host."""
 _Response = tuple[_InFlight, float, int, Sequence[object], float | None, str | None, str | None, str | None]
 """A response's arguments checked: fetch, now, status, links, Retry-After, body, content, final URL."""
 
 _INF = float("inf")
-_PLAIN_MAPPINGS = (dict, MappingProxyType)
-"""Header mappings recognised without an ABC isinstance check (once per response)."""
 _MAX_FLOAT = 1.7976931348623157e308
 
 
@@ -195,6 +147,11 @@ class Scheduler:
     goes back; ``status`` an int in 100-599; ``links`` and seeds an iterable
     other than a string, whose non-string entries are skipped as
     ``malformed`` with an event each.
+
+    Every caller value passes through :mod:`crawlsim.core.plain` on the way
+    in, whose ``type()`` checks (not ``isinstance``) turn a ``str``/``int``
+    subclass into the plain value and refuse a ``bool`` where a number is
+    due; past that edge the scheduler's values are plain.
     """
 
     def __init__(
@@ -221,11 +178,6 @@ class Scheduler:
         self._frontier: PerHostFrontier | SingleQueueFrontier = (
             PerHostFrontier(self._per_host) if opts.frontier == "per-host" else SingleQueueFrontier(self._per_host)
         )
-        # The per-host frontier's heaps, to skip a pop() or next_time() call when
-        # both are empty (most polls, at a million fetches); None for fifo.
-        per_host_frontier = self._frontier if isinstance(self._frontier, PerHostFrontier) else None
-        self._ready_heap = per_host_frontier.ready if per_host_frontier is not None else None
-        self._waiting_heap = per_host_frontier.waiting if per_host_frontier is not None else None
         self._in_flight: dict[int, _InFlight] = {}
         """Fetch id -> the fetch handed out and not yet answered, with its key and host."""
         self._slots = WorkerSlots()
@@ -251,17 +203,13 @@ class Scheduler:
         self._seen = make_seen(opts.seen, opts.bloom_capacity, opts.bloom_error_rate)
         self._seen_set, self._seen_add = fast_ops(self._seen)
         self._already_canonical = already_canonical_test(self._steps)
-        # rfc3986: canonical URLs are "scheme://host/...", and fixpoints.
-        self._rfc3986 = canonical_is_fixpoint(self._steps)
-        # So a link written as a seen URL can be skipped before canonicalizing
-        # it -- unless the seen set has false positives (bloom), which a raw
-        # spelling would get a second chance to hit.
-        self._seen_first = self._rfc3986 and opts.seen != "bloom"
+        self._seen_are_canonical = canonical_is_fixpoint(self._steps) and opts.seen != "bloom"
+        """A link written as a URL in the seen set is that canonical URL: the
+        set holds canonical URLs, and under these steps (``rfc3986``) each is
+        its own canonical form.  (Not with a Bloom filter, whose false
+        positives are not URLs it holds.)"""
         self._scope = Scope(opts.scope, opts.allow, opts.deny)
-        self._scope_all = opts.scope == "any" and not opts.allow and not opts.deny
         self._order = CrawlOrder(opts.order, opts.priority)
-        self._next_key = self._order.key
-        self._count = self._order.counter()
         self._batch = 0
         """Seeds and each page's links are one batch each (DFS keys use it)."""
 
@@ -269,7 +217,7 @@ class Scheduler:
         """Options read on every link or fetch, copied once (options are frozen)."""
         self._workers = opts.workers
         self._per_host = opts.per_host or opts.workers
-        # (no limit is infinity here: one comparison per new link, not two)
+        # (no limit is infinity: every link is compared with it alike)
         self._depth_limit = _INF if opts.depth_limit is None else opts.depth_limit
         self._max_pages = _INF if opts.max_pages is None else opts.max_pages
         self._max_per_host = _INF if opts.max_pages_per_host is None else opts.max_pages_per_host
@@ -288,17 +236,10 @@ class Scheduler:
         self._now = now
         seeds = []
         for raw in hrefs:
-            href = plain_str(raw)
-            if href is None:
-                self._skip(now, short(raw), None, "malformed", short(raw))
-                continue
-            try:
-                url = canonical_or_raise(href, None, self._steps)
-            except CanonicalizeError as err:
-                self._skip(now, href, None, err.reason, href)  # type: ignore[arg-type]
-                continue
-            self._scope.add_seed(url)
-            seeds.append(url)
+            url = self._canonical_link(raw, None, now)
+            if url is not None:
+                self._scope.add_seed(url)
+                seeds.append(url)
         self._batch += 1
         for url in seeds:
             self._accept(url, None, 0, now)
@@ -336,55 +277,21 @@ class Scheduler:
         return self._expand(page, hrefs, level, now)  # type: ignore[arg-type]
 
     def poll(self, now: float) -> list[Fetch]:
-        """Every fetch that may start at ``now``, within all limits."""
-        if self._open is not None:
-            self._check_idle()
-        if not (type(now) is float and self._now <= now < _INF):  # the common case, checked inline
-            now = self._check_now(now)
-        return self._poll(now)
-
-    def respond_and_poll(self, fetch_id: int, now: float, links: Sequence[str]) -> list[Fetch]:
-        """``on_response(fetch_id, now, links=links)`` -- a plain 200 page --
-        then ``poll(now)``: the fetches that may start now.
-
-        One call where a driver would make two, for the simulator's common
-        case (a million times in the ``million`` scenario): the arguments are
-        checked once, inline, and anything unusual (a ``links`` that is not a
-        list, an unknown fetch, a bad ``now``) takes ``on_response``'s own
-        path, which checks and raises exactly as it does.  The outcome and the
-        events are those of the two calls.  A twin kept for the pure build:
-        written as the two calls it costs 8-9% more CPU in the pure build
-        (``benchmarks/ab_trees.py``, 300,000 pages), over the 5% a twin may save."""
-        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int and self._open is None else None
-        if flight is None or type(links) is not list or not (type(now) is float and self._now <= now < _INF):
-            self.on_response(fetch_id, now, links=links)
-            return self._poll(self._now)  # (the checked, plain now)
-        self._respond(flight, now, 200, links, None, None, None, None)
-        return self._poll(now)
-
-    def _poll(self, now: float) -> list[Fetch]:
-        """:meth:`poll` once ``now`` is checked."""
-        self._now = now
-        retries = self._retries.heap
-        if retries and retries[0][0] <= now:
-            self._release_retries(now)
+        """Every fetch that may start at ``now``, within all limits: retries
+        whose time has come rejoin the frontier, then the frontier's best
+        entries start while a worker is free."""
+        self._check_idle()
+        self._now = now = self._check_now(now)
+        self._release_retries(now)
         started: list[Fetch] = []
-        workers = self._workers
-        in_flight = self._in_flight
-        frontier = self._frontier
-        ready, waiting = self._ready_heap, self._waiting_heap
-        while len(in_flight) < workers:
-            if ready is not None and not ready and not (waiting and waiting[0][0] <= now):
-                break  # nothing filed as ready, nothing due: pop() would say None
-            taken = frontier.take(now)
-            if taken is None:
+        while len(self._in_flight) < self._workers:
+            picked = self._frontier.pop(now)
+            if picked is None:
                 break
-            host, key, url, depth, kind = taken
-            fetch = self._start(host, key, url, depth, kind, now)
+            fetch = self._start(*picked, now)
             if fetch is not None:
                 started.append(fetch)
-        if not self._done_emitted and not in_flight:
-            self._maybe_done(now)
+        self._maybe_done(now)
         return started
 
     def next_wakeup(self) -> float | None:
@@ -392,13 +299,8 @@ class Scheduler:
         (nothing is time-blocked, or every worker is busy)."""
         if len(self._in_flight) >= self._workers:
             return None
-        retry_at = self._retries.next_at()
-        if self._waiting_heap is not None and not self._waiting_heap and retry_at is None:
-            return None  # next_time() would find no waiting host
-        at = self._frontier.next_time()
-        if retry_at is not None and (at is None or retry_at < at):
-            return retry_at
-        return at
+        times = [at for at in (self._frontier.next_time(), self._retries.next_at()) if at is not None]
+        return min(times, default=None)
 
     def on_response(
         self,
@@ -466,8 +368,7 @@ class Scheduler:
 
     def _respond_tail(self, flight: _InFlight, now: float, status: int, links: int, new: int, dup: str | None) -> None:
         """A page's response after its links: announced (FetchFinished), its host re-filed."""
-        if self._record or not self._in_flight:
-            self._finished(now, flight[0], status, links, new, dup)
+        self._finished(now, flight[0], status, links, new, dup)
         self._frontier.reconsider(flight[2], now)
 
     def begin_response(self, fetch_id: int, now: float, **response: Any) -> Admission:
@@ -484,7 +385,7 @@ class Scheduler:
             return Admission(flight[0].url, 0, None, None, None)
         base, follow, duplicate_of = opened
         depth, links = flight[0].depth, len(hrefs)
-        follow = follow if follow is None or type(follow) is tuple else tuple(follow)  # the caller's may change
+        follow = None if follow is None else tuple(follow)  # a route's list may change meanwhile
 
         def expand(part: Sequence[object], first: bool) -> int:
             return self._expand(base, part, depth, now, new_batch=first)
@@ -495,7 +396,7 @@ class Scheduler:
                 self._respond_tail(flight, now, status, links, new, duplicate_of)
                 return
             fetch = flight[0]  # links dropped: announced, but no Done (the crawl was cut, not finished)
-            self._emit(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, None))
+            self._emit(FetchFinished, now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, None)
             self._frontier.reconsider(flight[2], now)
 
         admission = Admission(flight[0].url, links, follow, expand, end)
@@ -510,33 +411,25 @@ class Scheduler:
     def _checked_response(
         self, fetch_id: object, now: object, status: object, links: object
     ) -> tuple[_InFlight, float, int, Sequence[object]]:
-        """``on_response``'s fetch, time, status and links checked (common
-        cases inline: this runs once per fetch), as plain values: the fetch in
-        flight, ``now``, ``status`` and the links as a sequence.  Raises,
-        changing nothing, on a bad argument.  ``type()``, not ``__class__``
-        (which an object can fake), picks the inline cases."""
-        flight = self._in_flight.get(fetch_id) if type(fetch_id) is int else self._flight_of(fetch_id)  # type: ignore[arg-type]
+        """``on_response``'s fetch, time, status and links checked, as plain
+        values: the fetch in flight, ``now``, ``status`` and the links as a
+        list.  Raises, changing nothing, on a bad argument."""
+        flight = self._flight_of(fetch_id)
         if flight is None:
             raise UnknownFetch(fetch_id)
-        if not (type(now) is float and self._now <= now < _INF):  # type: ignore[operator]
-            now = self._check_now(now)
-        if not (type(status) is int and 100 <= status <= 599):  # type: ignore[operator]
-            status = checked_status(status)
-        if type(links) is not list and type(links) is not tuple:
-            links = materialize(links, "links")
-        return flight, now, status, links  # type: ignore[return-value]
+        return flight, self._check_now(now), checked_status(status), materialize(links, "links")
 
     def _checked_extras(
         self, status: int, headers: object, body: object, content: object, final_url: object
     ) -> tuple[float | None, tuple[str | None, ...]]:
         """The Retry-After to honour (when ``status`` is retried) and the
         texts as plain strings; raises, changing nothing, on a bad one."""
-        texts: tuple[str | None, ...] = (None, None, None)
+        texts: tuple[str | None, ...] = (None, None, None)  # a plain page's case: none given
         if body is not None or content is not None or final_url is not None:
             texts = plain_texts(body=body, content=content, final_url=final_url)
         if status in self._retry_statuses:
             return retry_after_of(headers), texts
-        if headers is not None and type(headers) not in _PLAIN_MAPPINGS:
+        if headers is not None:
             check_headers(headers)
         return None, texts
 
@@ -584,7 +477,7 @@ class Scheduler:
         recorded as failed; a robots.txt that cannot be had means
         "disallow all" (RFC 9309)."""
         fetch, _, host = flight
-        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True))
+        self._emit(FetchFailed, now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, True)
         if fetch.kind == "robots":
             self._robots.unreachable(host, now)
         else:
@@ -655,7 +548,7 @@ class Scheduler:
         (robots.txt fetches not included; for views and tests: it walks the
         whole frontier)."""
         entries = self._frontier.entries(list(self._hosts.values())) + self._retries.entries()
-        return sorted(e[1] for e in entries if type(e) is not RobotsEntry)
+        return sorted(e[1] for e in entries if not isinstance(e, RobotsEntry))
 
     @property
     def politeness(self) -> Politeness:
@@ -679,157 +572,128 @@ class Scheduler:
 
     # -------------------------------------------------------------- internals
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event_type: type[Event], now: float, *fields: object) -> None:
+        """Announce an event: ``event_type(now, *fields)``, built only when
+        events are recorded (:data:`crawlsim.trace.events.Emit`)."""
         if self._record:
-            self._events.append(event)
+            self._events.append(event_type(now, *fields))
 
     def _skip(self, now: float, url: str, parent: str | None, reason: SkipReason, href: str = "") -> None:
+        """A URL is not queued, for ``reason``: counted, and announced."""
         self.stats.skipped[reason] += 1
-        if self._record:
-            self._events.append(Skipped(now, url, parent, reason, href))
+        self._emit(Skipped, now, url, parent, reason, href)
 
-    def _host(self, name: str, url: str) -> HostState:
-        """The state of host ``name`` (``url``'s); on first sight, the gate
-        queues its robots.txt first."""
+    def _host(self, url: str) -> HostState:
+        """The state of ``url``'s host; on first sight, the gate queues its
+        robots.txt first."""
+        name = host_key(url)
         host = self._hosts.get(name)
         if host is None:
             host = self._hosts[name] = HostState(name, polite=self._politeness.every_host)
             self._robots.first_sight(host, url[: url.index(":")], self._now)
         return host
 
+    def _canonical_link(self, href: object, base: str | None, now: float) -> str | None:
+        """The canonical URL of a link (or seed) as written, or None when it
+        is skipped (an event): not a string (``malformed``), or not an
+        http(s) URL.  Most links on a large web are to pages already seen,
+        and written canonical: a set lookup tells the first (when seen URLs
+        are canonical forms), one regex match the second (when the steps
+        allow it), where a parse costs several times more."""
+        text = plain_str(href)
+        if text is None:
+            self._skip(now, short(href), base, "malformed", short(href))
+            return None
+        if self._seen_are_canonical and text in self._seen_set:
+            return text
+        if self._already_canonical is not None and self._already_canonical(text) is not None:
+            return text
+        try:
+            return canonical_or_raise(text, base, self._steps)
+        except CanonicalizeError as err:
+            self._skip(now, text, base, err.reason, text)  # type: ignore[arg-type]
+            return None
+
     def _accept(self, url: str, parent: str | None, depth: int, now: float) -> bool:
-        """Checks that need the canonical URL; queue it if it passes."""
+        """The seen set's check (the one a crawl makes most), then
+        :meth:`_admit`'s; True if ``url`` was queued."""
         if url in self._seen_set:
             self._skip(now, url, parent, "seen")
             return False
         if not self._admit(url, parent, depth, now):
             return False
-        self._note_frontier_size()
+        self.stats.peak_frontier = max(self.stats.peak_frontier, self._frontier.size)
         return True
-
-    def _note_frontier_size(self) -> None:
-        """Update the frontier's peak; called after a batch of pushes (the size
-        only grows within one, so checking once at its end is enough)."""
-        size = self._frontier.size
-        if size > self.stats.peak_frontier:  # noqa: PLR1730
-            self.stats.peak_frontier = size
 
     def _admit(self, url: str, parent: str | None, depth: int, now: float) -> bool:
         """The checks after the seen set's (``url`` is not in it): depth, cap,
-        scope, per-host cap, robots.txt; queue it if it passes.  The caller
-        updates the frontier's peak size.
-
-        Part of the per-link hot loop (it runs once per new link), so its
-        checks are written out here rather than each in a function of its
-        own; each is the only copy of its rule.
-        """
+        scope, per-host cap, robots.txt; queue it if it passes (it is seen
+        from then on, and a URL robots.txt refuses is seen too: never asked again)."""
         if depth > self._depth_limit:
             self._skip(now, url, parent, "depth")
             return False
         if self._accepted >= self._max_pages:
             self._skip(now, url, parent, "cap")
             return False
-        if not self._scope_all and not self._scope.allows(url, split_host(url)[1]):
+        if not self._scope.allows(url):
             self._skip(now, url, parent, "scope")
             return False
-        # The host key is urls.host_key(url).  An rfc3986 canonical URL is
-        # "scheme://host[:port]/..." with a lowercase host and no default
-        # port, so its key is the third "/"-field -- unless it has user info
-        # (tests check the two agree on the WPT URLs and every shipped scenario's).
-        if self._rfc3986:
-            name = url.split("/", 3)[2]
-            if "@" in name:
-                name = host_key(url)
-        else:
-            name = host_key(url)
-        host = self._hosts.get(name) or self._host(name, url)
+        host = self._host(url)
         if host.pages >= self._max_per_host:
             self._skip(now, url, parent, "cap")
             return False
         self._seen_add(url)
-        # (a host without a loaded policy allows everything: the gate is asked only when it has one)
-        if host.policy is not None and self._robots.refuses(host, url, parent, now):
+        if self._robots.refuses(host, url, parent, now):
             return False
         self._accepted += 1
         host.pages += 1
         self.stats.discovered += 1
-        if self._record:
-            self._events.append(Discovered(now, url, name, depth, parent))
-        count = self._count
-        self._frontier.push_page(host, count() if count is not None else self._next_key(url, depth, self._batch), url, depth, now)
+        self._emit(Discovered, now, url, host.name, depth, parent)
+        self._frontier.push(host, (self._order.key(url, depth, self._batch), url, depth), now)
         return True
 
     def _expand(self, base: str, links: Sequence[object], depth: int, now: float, new_batch: bool = True) -> int:
         """Canonicalize, filter and queue the links of one page (or, with
         ``new_batch`` false, the next part of the page whose first part
-        opened the batch: :class:`Admission`); returns how many were queued.
-
-        This loop runs for every link of every page -- several million times
-        in a million-page simulation, most of them links to pages already
-        seen -- so the common case costs one set lookup: when canonical forms
-        are fixpoints (``rfc3986``), a link written exactly as a seen URL is
-        that URL, and needs no canonicalization.  Otherwise an
-        already-canonical link costs one regex match, and the rest a parse.
-        An entry that is not a string is skipped as ``malformed`` (the type
-        check sits on the path that would parse it, not on the seen-set hit).
-        """
+        opened the batch: :class:`Admission`); returns how many were queued."""
         if new_batch:
             self._batch += 1
         new = 0
         for href in links:
-            if type(href) is not str:  # (type(), not __class__, which an object may fake)
-                text = plain_str(href)
-                if text is None:
-                    self._skip(now, short(href), base, "malformed", short(href))
-                    continue
-                href = text  # a str subclass: its characters, none of its methods
-            if self._seen_first and href in self._seen_set:  # the common case: nothing else to do
-                self._skip(now, href, base, "seen")
-                continue
-            if self._already_canonical is not None and self._already_canonical(href) is not None:
-                url = href
-            else:
-                try:
-                    url = canonical_or_raise(href, base, self._steps)
-                except CanonicalizeError as err:
-                    self._skip(now, href, base, err.reason, href)  # type: ignore[arg-type]
-                    continue
-            if self._accept(url, base, depth + 1, now):
+            url = self._canonical_link(href, base, now)
+            if url is not None and self._accept(url, base, depth + 1, now):
                 new += 1
         return new
 
-    def _start(self, host: HostState, key: Key, url: str, depth: int, kind: FetchKind, now: float) -> Fetch | None:
-        """Hand out the fetch of the entry ``(key, url, depth)`` (just taken
-        from ``host``'s queue), unless its host's robots.txt forbids it."""
-        # (a host with no policy loaded refuses nothing: skip the call, once per fetch)
-        if kind == "page" and host.policy is not None and self._robots.refuses(host, url, None, now):
+    def _start(self, host: HostState, entry: Entry, now: float) -> Fetch | None:
+        """Hand out the fetch of ``entry`` (just taken from ``host``'s queue),
+        unless its host's robots.txt forbids it."""
+        _, url, depth = entry
+        kind: FetchKind = "robots" if isinstance(entry, RobotsEntry) else "page"
+        if kind == "page" and self._robots.refuses(host, url, None, now):
             self._frontier.reconsider(host, now)
             return None
-        attempt = self._attempts.get(url, 0) + 1 if self._attempts else 1
-        self._next_id = fetch_id = self._next_id + 1
-        slot = self._slots.take()
-        stats = self.stats
-        page, duplicate = url, False
-        if kind == "robots":
-            stats.robots_fetches += 1
-        else:
-            stats.fetches += 1
-            if self._pages.track:
-                page, duplicate = self._pages.identity(url)
-        fetch = _new_fetch(Fetch, (fetch_id, url, host.name, kind, depth, attempt, slot, duplicate))
+        page, duplicate = self._count_start(url, kind)
+        self._next_id += 1
+        attempt = self._attempts.get(url, 0) + 1
+        fetch = Fetch(self._next_id, url, host.name, kind, depth, attempt, self._slots.take(), duplicate)
         host.in_flight += 1
-        if host.polite:  # no rule can hold the host otherwise: skip the call, once per fetch
+        if host.polite:  # (no rule can hold a host that is not)
             self._politeness.started(host, now)
-        if host.in_flight < self._per_host:
-            # pop() left the host unfiled; at its limit it stays so, else re-file it
-            self._frontier.reconsider(host, now)
-        in_flight = self._in_flight
-        in_flight[fetch_id] = (fetch, key, host)
-        if len(in_flight) > stats.peak_in_flight:  # noqa: PLR1730 (hot path: no call)
-            stats.peak_in_flight = len(in_flight)
-        if self._record:
-            self._events.append(FetchStarted(now, fetch_id, url, host.name, kind, depth, attempt, slot, page, duplicate))
+        self._frontier.reconsider(host, now)  # pop() left it unfiled
+        self._in_flight[fetch.id] = (fetch, entry, host)
+        self.stats.peak_in_flight = max(self.stats.peak_in_flight, len(self._in_flight))
+        self._emit(FetchStarted, now, fetch.id, url, host.name, kind, depth, attempt, fetch.slot, page, duplicate)
         return fetch
+
+    def _count_start(self, url: str, kind: FetchKind) -> tuple[str, bool]:
+        """Count a fetch of ``url`` starting; returns its page's true identity
+        and whether that page was fetched before under another spelling."""
+        if kind == "robots":
+            self.stats.robots_fetches += 1
+            return url, False
+        self.stats.fetches += 1
+        return self._pages.identity(url)
 
     def _finish(self, flight: _InFlight) -> HostState:
         """Take a fetch out of flight (it got an answer): its lane is free and
@@ -843,7 +707,7 @@ class Scheduler:
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
         """Schedule another attempt of a failed fetch, after Retry-After or a
         backoff; False when its retries are spent."""
-        fetch, key, _ = flight
+        fetch, entry, _ = flight
         if fetch.attempt > self.options.max_retries:
             return False
         delay = retry_after
@@ -852,9 +716,8 @@ class Scheduler:
         at = now + delay
         self._attempts[fetch.url] = fetch.attempt
         self.stats.retries += 1
-        self._emit(FetchFailed(now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False))
-        self._emit(RetryScheduled(now, fetch.url, fetch.host, fetch.attempt + 1, at, reason))
-        entry: Entry = RobotsEntry((key, fetch.url, 0)) if fetch.kind == "robots" else (key, fetch.url, fetch.depth)
+        self._emit(FetchFailed, now, fetch.id, fetch.url, fetch.host, fetch.kind, reason, False)
+        self._emit(RetryScheduled, now, fetch.url, fetch.host, fetch.attempt + 1, at, reason)
         self._retries.add(at, fetch.id, fetch.host, entry)
         return True
 
@@ -865,13 +728,11 @@ class Scheduler:
 
     def _finished(self, now: float, fetch: Fetch, status: int, links: int, new: int, dup: str | None) -> None:
         """Announce a fetch's response (and the crawl's end, if it was the last)."""
-        if self._record:
-            self._events.append(FetchFinished(now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, dup))
-        if not self._in_flight:
-            self._maybe_done(now)
+        self._emit(FetchFinished, now, fetch.id, fetch.url, fetch.host, fetch.kind, status, links, new, dup)
+        self._maybe_done(now)
 
     def _maybe_done(self, now: float) -> None:
+        """Announce the crawl's end (once), when it is done and began at all."""
         if not self._done_emitted and self.done and (self._next_id or self._accepted or self.stats.skipped):
             self._done_emitted = True
-            self._emit(Done(now, self._accepted, self.stats.fetches))
-
+            self._emit(Done, now, self._accepted, self.stats.fetches)

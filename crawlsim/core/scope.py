@@ -35,7 +35,7 @@ class Scope:
         self._domains.add(_strip_www(host))
 
     def allows(self, url: str, hostname: str | None = None) -> bool:
-        if any(p.search(url) for p in self._deny):
+        if self._deny and any(p.search(url) for p in self._deny):
             return False
         if self._allow and not any(p.search(url) for p in self._allow):
             return False

@@ -28,7 +28,8 @@ from typing import Any
 
 from crawlsim.trace.events import Event
 from crawlsim.core.options import CrawlOptions, OptionError
-from crawlsim.core.scheduler import Fetch, Scheduler
+from crawlsim.core.fetch import Fetch
+from crawlsim.core.scheduler import Scheduler
 
 GetUrls = Callable[[str], Iterable[str]]
 GetRobots = Callable[[str], "str | None"]

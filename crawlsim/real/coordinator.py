@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from crawlsim.trace.events import Event, FetchFailed, FetchFinished, RobotsLoaded, Skipped
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
-from crawlsim.core.scheduler import Fetch, Scheduler
+from crawlsim.core.fetch import Fetch
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.real.accounting import LOST_SKIPS
 from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.redirect_scope import RedirectScope

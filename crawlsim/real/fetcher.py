@@ -19,7 +19,7 @@ from yarl import URL
 
 from crawlsim.core.politeness import Pace, WireClock
 from crawlsim.core.retry import retry_after_of
-from crawlsim.core.scheduler import Fetch
+from crawlsim.core.fetch import Fetch
 from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
 from crawlsim.real.addresses import AddressPolicy, CheckedResolver, RefusedAddress
 from crawlsim.real.defaults import AS_WRITTEN, DEFAULT_USER_AGENT, HTML_TYPES, REDIRECT_STATUSES, ROBOTS_MAX_BYTES, HttpLimits

@@ -26,7 +26,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from crawlsim.trace.events import Discovered, Event
 from crawlsim.core.options import CrawlOptions
-from crawlsim.core.scheduler import Fetch
+from crawlsim.core.fetch import Fetch
 from crawlsim.real.coordinator import run_crawl
 from crawlsim.real.defaults import MAX_NESTING
 from crawlsim.real.parsing import ParseError, parse_html_off_loop

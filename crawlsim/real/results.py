@@ -13,7 +13,7 @@ from crawlsim.trace.events import Event
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import Pace
 from crawlsim.core.robots import RobotsPolicy
-from crawlsim.core.scheduler import CrawlStats, Fetch
+from crawlsim.core.fetch import CrawlStats, Fetch
 
 if TYPE_CHECKING:
     from crawlsim.real.redirect_scope import RedirectScope

@@ -12,7 +12,7 @@ class.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
@@ -36,6 +36,11 @@ DEFER_REASONS: tuple[str, ...] = ("gap", "crawl-delay", "retry-after", "token-bu
 """Every ``HostDeferred.reason`` the core emits, one per politeness rule
 (:mod:`crawlsim.core.politeness` owns the rules; the words are the trace's,
 here below the core, and the event log's codes follow this order)."""
+Emit = Callable[..., None]
+"""``emit(EventType, *fields)``: how the scheduler and its parts announce an
+event.  It builds ``EventType(now, *fields)`` only when events are recorded:
+an untraced crawl skips millions of links, and a frozen event costs a
+``__setattr__`` per field."""
 
 
 @dataclass(frozen=True, slots=True)

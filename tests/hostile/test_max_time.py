@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from crawlsim.core import CrawlOptions, Scheduler
+from crawlsim.core.fetch import Fetch
 from crawlsim.trace.events import Discovered, Event, FetchFinished, Skipped, event_to_dict
-from crawlsim.core.scheduler import Fetch
 from crawlsim.real.coordinator import next_step, run_crawl
 from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.results import FetchContext, Outcome, Page
