@@ -297,6 +297,31 @@ async def test_a_page_redirect_to_a_private_address_fails_that_page_only() -> No
     assert [what for what, _ in result.refused] == ["http://10.0.0.1/admin"]
 
 
+@pytest.mark.parametrize("status", [600, 999])
+async def test_a_status_outside_100_to_599_fails_that_page_and_the_crawl_goes_on(status: int) -> None:
+    """``HTTP/1.1 999 Weird`` is a malformed response: that page fails with
+    the reason, its siblings are crawled (the core never sees the status)."""
+    routes = {
+        "/": lambda r: html('<a href="/weird">w</a> <a href="/ok">ok</a>'),
+        "/weird": lambda r: web.Response(status=status, text='<a href="/behind">b</a>', content_type="text/html"),
+        "/ok": lambda r: html("fine"),
+    }
+    async with hostile(routes) as server:
+        result = await crawl_of(server, robots=False)
+    assert result.failures[server.url + "/weird"] == f"not a valid HTTP response (status {status}, expected 100-599)"
+    assert result.statuses[server.url + "/ok"] == 200
+    assert "/behind" not in server.seen
+
+
+def test_crawl_command_survives_a_status_999_and_prints_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    routes = {"/": lambda r: html('<a href="/weird">w</a>'), "/weird": lambda r: web.Response(status=999)}
+    with hostile_in_thread(routes) as server:
+        assert crawl_main([server.url + "/", "--no-robots", "--gap", "0", "--max-time", str(GUARD)]) == 0
+    captured = capsys.readouterr()
+    assert "not a valid HTTP response (status 999" in captured.out
+    assert "internal error" not in captured.err
+
+
 class FakeDns:
     """Stands in for aiohttp's resolver: ``internal.test`` resolves to a private
     address, anything else to 127.0.0.1 (no real lookup is made)."""

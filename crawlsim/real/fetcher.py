@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from yarl import URL
 
+from crawlsim.core.plain import HTTP_STATUSES
 from crawlsim.core.politeness import Pace, WireClock
 from crawlsim.core.retry import retry_after_of
 from crawlsim.core.scheduler import Fetch
@@ -358,6 +359,8 @@ class HttpFetcher:
                 timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
                 trace_request_ctx=request,
             ) as resp:
+                if resp.status not in HTTP_STATUSES:  # (aiohttp reads any three digits: 099, 999)
+                    raise _Stop(f"not a valid HTTP response (status {resp.status}, expected 100-599)")
                 if not robots_txt and resp.content_length is not None and resp.content_length > limit:
                     raise _Stop(f"too large: Content-Length {resp.content_length} > {limit} bytes")
                 fd = socket_fd(resp)
