@@ -29,7 +29,8 @@ from typing import Any
 from crawlsim.cli_options import cannot_listen, port_number, warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.errors import UsageError
-from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, check_writable, missing_loopback, scenario_flags
+from crawlsim.outfile import check_writable
+from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, missing_loopback, scenario_flags
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
