@@ -12,13 +12,21 @@ file -- is one line on stderr, ``crawlsim: error: <message>``, and exit status
 ``ScenarioError``, ...: see :mod:`crawlsim.errors`); :func:`main` is the one
 place that catches them.  Anything else that escapes is a bug: one
 "internal error" line, the traceback in a file, exit status 1.
+
+``kill`` (SIGTERM) is Ctrl-C: every command already stops cleanly on Ctrl-C
+(a crawl writes the trace of what it did, a half-written output file is
+removed), and a process manager, ``timeout`` or a closing terminal sends
+SIGTERM instead, which would otherwise end the process on the spot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("crawlsim.commands.run", "main", "simulate a scenario and print its summary, bounds and diagnosis"),
@@ -111,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     closed pipe into a quiet 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(args)
+        with _terminate_as_ctrl_c():
+            return _dispatch(args)
     except KeyboardInterrupt:
         print("crawlsim: interrupted", file=sys.stderr)
         return 130
@@ -124,6 +133,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(UsageError(exc.code))
     except Exception as err:  # the one place: a user's mistake is one line and 2, a bug one line and 1
         return exit_status(err)
+
+
+@contextlib.contextmanager
+def _terminate_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM handled as SIGINT is while the block runs (the handler it had
+    is restored after); off the main thread, where no handler can be set,
+    nothing changes."""
+    try:
+        before = signal.signal(signal.SIGTERM, _as_ctrl_c)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """What Ctrl-C does now: SIGINT's handler (asyncio's, which stops the
+    running crawl first, or Python's), or KeyboardInterrupt when SIGINT is
+    ignored (a background job)."""
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGINT, frame)
 
 
 def _dispatch(args: list[str]) -> int:
