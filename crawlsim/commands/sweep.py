@@ -21,11 +21,15 @@ and every worker loads the scenario itself (once per process).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import csv
 import itertools
 import json
+import math
 import os
 import re
+import signal
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +72,11 @@ if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
 
 DEFAULT_WORKERS = (1, 2, 4, 8, 16)
+MAX_POINTS = 10_000
+"""Most points a sweep may have (the product of its axes' lengths), refused
+before any is built: each is a full simulation."""
+DASK_CONNECT_SECONDS = 10.0
+"""How long ``--dask ADDRESS`` may take to answer before the sweep says so."""
 RESULT_KEYS = (
     "finish_time",
     "pages_fetched",
@@ -222,6 +231,13 @@ def _option_axes(args: Any) -> dict[str, list[Any]]:
 
 
 def points(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the axes' values; ``UsageError`` when there would
+    be more than :data:`MAX_POINTS` (counted before any is built)."""
+    count = math.prod(len(values) for values in grid.values())
+    if count > MAX_POINTS:
+        sizes = " x ".join(f"{len(values):,} {name}" for name, values in grid.items())
+        raise UsageError(f"the grid has {count:,} points ({sizes}); a sweep may have at most {MAX_POINTS:,}: "
+                         "give fewer values")
     keys = list(grid)
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
 
@@ -281,8 +297,37 @@ def run_local(tasks: Sequence[dict[str, Any]], jobs: int) -> Iterator[dict[str, 
         return
     import multiprocessing
 
-    with multiprocessing.get_context().Pool(min(jobs, len(tasks))) as pool:
+    with _ctrl_c_held():  # a Ctrl-C while the pool starts is raised once it has started
+        pool = multiprocessing.get_context().Pool(min(jobs, len(tasks)), initializer=_leave_signals_to_the_parent)
+    with pool:
         yield from pool.imap_unordered(run_point, tasks)
+
+
+def _leave_signals_to_the_parent() -> None:
+    """A pool worker ignores Ctrl-C (a terminal sends it to every process of
+    its group) and ends on SIGTERM (``Pool.terminate``): the sweep stops the
+    pool, and no worker prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C during the block is raised when it ends (a worker forked in it
+    inherits the holding, not a handler that raises); off the main thread,
+    where no handler can be set, nothing changes."""
+    pressed: list[int] = []
+    try:
+        before = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str, Any]]:
@@ -291,8 +336,9 @@ def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str
         from dask.distributed import Client, as_completed
     except ImportError as err:  # pragma: no cover - dask is a dependency
         raise UsageError(f"--dask needs dask.distributed: {err}") from None
+    _reach(address)
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout=f"{DASK_CONNECT_SECONDS:g}s", set_as_default=False)
     except (OSError, TimeoutError) as err:
         raise UsageError(f"--dask {address}: cannot reach the scheduler: {err}") from None
     try:
@@ -301,6 +347,27 @@ def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str
             yield future.result()
     finally:
         client.close()
+
+
+def _reach(address: str) -> None:
+    """``UsageError`` within :data:`DASK_CONNECT_SECONDS` unless a Dask
+    scheduler at ``address`` completes Dask's handshake: a bad address or
+    an unknown scheme is refused before a ``Client`` is made (a half-made one
+    prints a traceback when collected), and a peer that accepts and never
+    answers is given up on (``Client``'s own timeout does not cover the
+    handshake)."""
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=DASK_CONNECT_SECONDS), DASK_CONNECT_SECONDS)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except TimeoutError:
+        raise UsageError(f"--dask {address}: no Dask scheduler answered within {DASK_CONNECT_SECONDS:g} s") from None
+    except (OSError, ValueError, TypeError) as err:
+        raise UsageError(f"--dask {address}: cannot reach the scheduler: {err}") from None
 
 
 def with_progress(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -120,3 +121,73 @@ def test_every_writer_refuses_a_name_too_long_in_one_line(tmp_path: Path, capsys
     for name, argv in _writers(tmp_path / ("n" * 300), tmp_path / "t.jsonl").items():
         assert main(argv) == 2, name
         one_line(capsys.readouterr().err, "too long")
+
+
+# -- sweeps: Dask addresses, huge grids, Ctrl-C ----------------------------------------
+
+
+@pytest.mark.parametrize(("address", "says"), [("bogus://x", "unknown address scheme"), ("tcp://", "missing port")])
+def test_a_bad_dask_address_is_one_line_and_nothing_after(
+    address: str, says: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``--dask bogus://x`` used to be an internal error, then a
+    ``Client.__del__`` traceback 20 s later: no Client is made now."""
+    import gc
+
+    assert main(["sweep", "see-it", "--workers", "1,2", "--dask", address, "-o", str(tmp_path / "s")]) == 2
+    gc.collect()  # a half-made Client would print its traceback here
+    one_line(capfd.readouterr().err, f"--dask {address}", says)
+
+
+def test_a_dask_address_that_never_answers_is_given_up_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A peer that accepts and never answers: one line after the connect
+    timeout (shortened here), not a sweep that never exits."""
+    from crawlsim.commands import sweep
+
+    monkeypatch.setattr(sweep, "DASK_CONNECT_SECONDS", 0.5)
+    with silent_server() as server:
+        address = f"tcp://127.0.0.1:{server.port}"
+        assert main(["sweep", "see-it", "--workers", "1,2", "--dask", address, "-o", str(tmp_path / "s")]) == 2
+    one_line(capsys.readouterr().err, address, "no Dask scheduler answered within 0.5 s")
+
+
+def test_a_grid_over_the_limit_is_refused_before_it_is_built(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    many = ",".join(str(n) for n in range(1, 3001))
+    gaps = ",".join(f"{n / 10:g}" for n in range(3000))
+    assert main(["sweep", "see-it", "--workers", many, "--gap", gaps, "-o", str(tmp_path / "s")]) == 2
+    one_line(capsys.readouterr().err, "9,000,000 points", "3,000 workers x 3,000 gap", "at most 10,000")
+    assert not (tmp_path / "s").exists()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads a process's children from /proc")
+def test_ctrl_c_during_a_sweep_prints_no_pool_tracebacks(tmp_path: Path) -> None:
+    """Ctrl-C reaches every process of the terminal's group: the pool's
+    workers leave it to the sweep, which stops with one line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crawlsim", "sweep", "million", "--workers", "1,2,4,8", "--jobs", "2",
+         "-o", str(tmp_path / "s")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    read, write_end = os.pipe()
+    try:
+        for _ in range(2400):  # a bounded poll (up to 60 s) for the pool's two workers
+            if len(_children(proc.pid)) >= 2 or proc.poll() is not None:
+                break
+            select.select([read], [], [], 0.025)
+    finally:
+        os.close(read)
+        os.close(write_end)
+    assert len(_children(proc.pid)) >= 2
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    _, err = proc.communicate(timeout=GUARD)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "crawlsim: interrupted", err
