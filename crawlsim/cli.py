@@ -21,11 +21,10 @@ SIGTERM instead, which would otherwise end the process on the spot.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -54,7 +53,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""
 
-from crawlsim.errors import EXIT_USAGE, UsageError, exit_status  # noqa: E402 (re-exported: commands raise it)
+from crawlsim.errors import EXIT_USAGE, UsageError, exit_status, signal_handled  # noqa: E402 (re-exported: commands raise it)
 
 
 def _version() -> str:
@@ -119,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     closed pipe into a quiet 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        with _terminate_as_ctrl_c():
+        with signal_handled(signal.SIGTERM, _as_ctrl_c):
             return _dispatch(args)
     except KeyboardInterrupt:
         print("crawlsim: interrupted", file=sys.stderr)
@@ -135,24 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(err)
 
 
-@contextlib.contextmanager
-def _terminate_as_ctrl_c() -> Iterator[None]:
-    """SIGTERM handled as SIGINT is while the block runs (the handler it had
-    is restored after); off the main thread, where no handler can be set,
-    nothing changes."""
-    try:
-        before = signal.signal(signal.SIGTERM, _as_ctrl_c)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
-
-
 def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
-    """What Ctrl-C does now: SIGINT's handler (asyncio's, which stops the
+    """SIGTERM's handler: what Ctrl-C does now: SIGINT's handler (asyncio's, which stops the
     running crawl first, or Python's), or KeyboardInterrupt when SIGINT is
     ignored (a background job)."""
     handler = signal.getsignal(signal.SIGINT)

@@ -62,7 +62,7 @@ from crawlsim.commands.sweep_nodes import (
 from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
-from crawlsim.errors import UsageError
+from crawlsim.errors import UsageError, signal_handled
 from crawlsim.outfile import make_folder, replaced, written
 
 if TYPE_CHECKING:
@@ -314,18 +314,10 @@ def _leave_signals_to_the_parent() -> None:
 @contextlib.contextmanager
 def _ctrl_c_held() -> Iterator[None]:
     """Ctrl-C during the block is raised when it ends (a worker forked in it
-    inherits the holding, not a handler that raises); off the main thread,
-    where no handler can be set, nothing changes."""
+    inherits the holding, not a handler that raises)."""
     pressed: list[int] = []
-    try:
-        before = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
-    except ValueError:  # not the main thread
+    with signal_handled(signal.SIGINT, lambda signum, frame: pressed.append(signum)):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
     if pressed:
         raise KeyboardInterrupt
 
