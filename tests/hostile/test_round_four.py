@@ -191,3 +191,45 @@ def test_ctrl_c_during_a_sweep_prints_no_pool_tracebacks(tmp_path: Path) -> None
     _, err = proc.communicate(timeout=GUARD)
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "crawlsim: interrupted", err
+
+
+# -- the API: callbacks and trace records from outside ---------------------------------
+
+WEB = {"http://a.com/": ["http://a.com/x"], "http://a.com/x": []}
+
+
+def _robots_raises(url: str) -> str:
+    raise RuntimeError("no robots here")
+
+
+@pytest.mark.parametrize(("get_robots", "says"), [(_robots_raises, "RuntimeError: no robots here"),
+                                                  (lambda url: 42, "get_robots returned")])
+def test_a_failing_get_robots_is_a_recorded_failure_not_a_vanished_page(get_robots: object, says: str) -> None:
+    from crawlsim.drivers.threaded import crawl
+
+    failures: dict[str, str] = {}
+    found = crawl("http://a.com/", lambda url: WEB.get(url, []), 2, robots=True, get_robots=get_robots,
+                  failures=failures)
+    assert found == []  # RFC 9309: a robots.txt that cannot be read disallows the host
+    assert says in failures["http://a.com/"] and "get_robots failed" in failures["http://a.com/"]
+
+
+@pytest.mark.parametrize("which", ["get_robots", "get_urls"])
+def test_ctrl_c_inside_a_callback_ends_the_crawl(which: str) -> None:
+    from crawlsim.drivers.threaded import crawl
+
+    def pressed(url: str) -> list[str]:
+        raise KeyboardInterrupt
+
+    get_urls = pressed if which == "get_urls" else lambda url: WEB.get(url, [])
+    get_robots = pressed if which == "get_robots" else lambda url: None
+    with pytest.raises(KeyboardInterrupt):
+        crawl("http://a.com/", get_urls, 2, robots=True, get_robots=get_robots)
+
+
+@pytest.mark.parametrize("record", [[1, 2], "Done", None, 3.5])
+def test_an_event_record_that_is_not_an_object_is_a_trace_error(record: object) -> None:
+    from crawlsim.core.events import TraceError, event_from_dict
+
+    with pytest.raises(TraceError, match="an event must be a JSON object"):
+        event_from_dict(record)  # type: ignore[arg-type]
