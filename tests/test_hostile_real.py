@@ -322,6 +322,25 @@ def test_crawl_command_survives_a_status_999_and_prints_its_summary(capsys: pyte
     assert "internal error" not in captured.err
 
 
+@pytest.mark.parametrize(
+    ("start", "key", "normalize"),
+    [
+        ("http://bücher.de/", "bücher.de", "rfc3986"),  # the URL is IDNA-encoded, the key was not
+        ("http://bücher.de/", "xn--bcher-kva.de", "off"),  # the key is encoded, the URL as written is not
+        ("http://xn--bcher-kva.de/", "BÜCHER.de", "rfc3986"),
+    ],
+)
+def test_resolve_maps_an_internationalized_host_in_either_spelling(
+    start: str, key: str, normalize: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    routes = {"/": lambda r: html('<a href="/x">x</a>'), "/x": lambda r: html("fine")}
+    with hostile_in_thread(routes) as server:
+        argv = [start, "--resolve", f"{key}=127.0.0.1:{server.port}", "--no-robots", "--gap", "0",
+                "--normalize", normalize, "--max-time", str(GUARD), "--json"]
+        assert crawl_main(argv) == 0, capsys.readouterr().err
+    assert sorted(server.seen) == ["/", "/x"]
+
+
 class FakeDns:
     """Stands in for aiohttp's resolver: ``internal.test`` resolves to a private
     address, anything else to 127.0.0.1 (no real lookup is made)."""
