@@ -233,3 +233,24 @@ def test_an_event_record_that_is_not_an_object_is_a_trace_error(record: object) 
 
     with pytest.raises(TraceError, match="an event must be a JSON object"):
         event_from_dict(record)  # type: ignore[arg-type]
+
+
+def test_serving_more_hosts_than_open_files_is_one_line(tmp_path: Path) -> None:
+    """900 hosts, a socket each, under ``ulimit -n 256``: asyncio skips the
+    sockets it cannot make without a word; serve says what ran out."""
+    import resource
+
+    text = (Path(__file__).parents[2] / "scenarios" / "busiest-host.toml").read_text(encoding="utf-8")
+    many = tmp_path / "many.toml"
+    many.write_text(text.replace("\nhosts = 40\n", "\nhosts = 900\n"), encoding="utf-8")
+    assert "hosts = 900" in many.read_text(encoding="utf-8")
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawlsim", "serve", str(many), "--port", "0", "--layout", "ports", "--duration", "0.05"],
+        capture_output=True, text=True, timeout=GUARD, preexec_fn=few_files,
+    )
+    assert proc.returncode == 2, proc.stderr
+    one_line(proc.stderr, "Too many open files", "900 hosts", "ulimit -n")
