@@ -2,7 +2,8 @@
 grid of crawler options, simulated in parallel.
 
 Every crawler flag takes a comma-separated list here; the grid is their
-product.  Each point is one simulation with its bounds, run in a local
+product, at most :data:`MAX_POINTS` points (counted before any is built).
+Each point is one simulation with its bounds, run in a local
 process pool (``--jobs``), or on a Dask cluster with ``--dask ADDRESS``.
 A ``rich`` progress bar counts points on stderr; the table of results goes to
 stdout, and DIR gets ``sweep.csv``, ``sweep.json`` and ``sweep.png`` (finish
@@ -103,7 +104,8 @@ def build_parser() -> ArgumentParser:
         description=(
             "Simulate a grid of crawler options in parallel and write the results as CSV, JSON and a plot of "
             "finish time against workers with the three lower bounds. Every crawler flag takes a comma-separated "
-            "list; the grid is their product. Example: crawlsim sweep busiest-host --workers 1,2,4,8,16 "
+            "list; the grid is their product (at most 10,000 points). Example: crawlsim sweep busiest-host "
+            "--workers 1,2,4,8,16 "
             "--per-host 1,4. With --nodes 1,2,4,8 (or a scenario whose [cluster] table has several nodes) every "
             "point is a simulated cluster crawl, plotted against nodes."
         ),
@@ -138,7 +140,8 @@ def _add_output_arguments(parser: ArgumentParser) -> None:
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help="run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead",
+        help="run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead; one that does not "
+        "answer within 10 s is an error",
     )
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
