@@ -12,13 +12,20 @@ file -- is one line on stderr, ``crawlsim: error: <message>``, and exit status
 ``ScenarioError``, ...: see :mod:`crawlsim.errors`); :func:`main` is the one
 place that catches them.  Anything else that escapes is a bug: one
 "internal error" line, the traceback in a file, exit status 1.
+
+``kill`` (SIGTERM) is Ctrl-C: every command already stops cleanly on Ctrl-C
+(a crawl writes the trace of what it did, a half-written output file is
+removed), and a process manager, ``timeout`` or a closing terminal sends
+SIGTERM instead, which would otherwise end the process on the spot.
 """
 
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from types import FrameType
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("crawlsim.commands.run", "main", "simulate a scenario and print its summary, bounds and diagnosis"),
@@ -50,7 +57,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 """name -> (module, function, one-line help).  The function takes the
 arguments after the subcommand's name and returns the exit status."""
 
-from crawlsim.errors import EXIT_USAGE, UsageError, exit_status  # noqa: E402 (re-exported: commands raise it)
+from crawlsim.errors import EXIT_USAGE, UsageError, exit_status, signal_handled  # noqa: E402 (re-exported: commands raise it)
 from crawlsim.extras import MissingExtraError  # noqa: E402
 
 
@@ -118,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     closed pipe into a quiet 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(args)
+        with signal_handled(signal.SIGTERM, _as_ctrl_c):
+            return _dispatch(args)
     except KeyboardInterrupt:
         print("crawlsim: interrupted", file=sys.stderr)
         return 130
@@ -131,6 +139,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(UsageError(exc.code))
     except Exception as err:  # the one place: a user's mistake is one line and 2, a bug one line and 1
         return exit_status(err)
+
+
+def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM's handler: what Ctrl-C does now: SIGINT's handler (asyncio's, which stops the
+    running crawl first, or Python's), or KeyboardInterrupt when SIGINT is
+    ignored (a background job)."""
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGINT, frame)
 
 
 def _dispatch(args: list[str]) -> int:

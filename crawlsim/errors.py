@@ -59,10 +59,13 @@ Outside the tree, on purpose:
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 EXIT_USAGE = 2
 """The exit status of a command-line mistake (argparse's own)."""
@@ -108,6 +111,23 @@ def guarded(main: Callable[[list[str]], int], argv: list[str]) -> int:
         return exit_status(err)
 
 
+@contextlib.contextmanager
+def signal_handled(signum: int, handler: Any) -> Iterator[None]:
+    """``signum`` handled by ``handler`` while the block runs, the handler it
+    had restored after (how a command turns SIGTERM into Ctrl-C, or holds
+    Ctrl-C while it starts processes); off the main thread, where no handler
+    can be set, nothing changes."""
+    try:
+        before = signal.signal(signum, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signum, before)
+
+
 def _one_line(err: BaseException) -> str:
     """``str(err)`` on one line, whatever the error's ``__str__`` does."""
     try:
@@ -130,4 +150,4 @@ def _keep_traceback(err: BaseException) -> str | None:
         return None
 
 
-__all__ = ["EXIT_BUG", "EXIT_USAGE", "CrawlsimError", "UsageError", "exit_status", "guarded"]
+__all__ = ["EXIT_BUG", "EXIT_USAGE", "CrawlsimError", "UsageError", "exit_status", "guarded", "signal_handled"]

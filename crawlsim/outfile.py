@@ -15,7 +15,10 @@ replace it.
 Every output file of every command goes through here, so they share one
 policy for a missing folder: it is made (``-o out/trace.jsonl`` in a fresh
 checkout), and a folder that cannot be made (a file in the way, no
-permission) is the one ``UsageError`` line.  :func:`written` is for text;
+permission) is the one ``UsageError`` line.  :func:`check_writable` asks the
+same questions before a command starts its work (a crawl, a page of a
+thousand simulations), so an output that cannot be written is refused in
+its first second, not after the work.  :func:`written` is for text;
 :func:`replaced` hands an encoder (a GIF, an MP4, a PNG) a temporary path
 to write instead, with the target's suffix, so it picks the same format.
 """
@@ -55,6 +58,43 @@ def check_folder(path: str | Path) -> None:
     make_folder(Path(path).parent, path)
 
 
+def check_writable(path: str | Path) -> None:
+    """``UsageError`` now, rather than after the work, when ``path`` cannot
+    be written (a folder, no permission, a name too long); a missing folder
+    is made, as for every output file.  The check is the write's own first
+    step: the temporary file :func:`replaced` would make, made and removed."""
+    target, special = _target(path)
+    if special:
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{path}: cannot write: no permission")
+        return
+    _remove(_temporary(target, path))
+
+
+def _target(path: str | Path) -> tuple[Path, bool]:
+    """``path`` with its folder made, refused when it is a folder or its name
+    cannot be a file's (too long); and whether it is a device or a FIFO."""
+    target = Path(path)
+    try:
+        check_folder(target)
+        if target.is_dir():
+            raise UsageError(f"{path}: cannot write: is a folder; expected a file name")
+    except OSError as err:
+        raise cannot_write(path, err) from None
+    return target, _special(target)
+
+
+def _temporary(target: Path, path: str | Path) -> str:
+    """The name of a new empty temporary file beside ``target``, with its
+    suffix; ``UsageError`` naming ``path`` when it cannot be made."""
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent)
+        os.close(fd)
+    except OSError as err:
+        raise cannot_write(path, err) from None
+    return temp
+
+
 def _special(path: Path) -> bool:
     """An existing target that is not a regular file (a device, a FIFO)."""
     try:
@@ -68,21 +108,14 @@ def replaced(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write it through: renamed over
     ``path`` when the block ends, removed when it raises (an ``OSError``
     becomes a ``UsageError`` naming ``path``).  A device is written in place."""
-    target = Path(path)
-    check_folder(target)
-    if target.is_dir():
-        raise UsageError(f"{path}: cannot write: is a folder; expected a file name")
-    if _special(target):
+    target, special = _target(path)
+    if special:
         try:
             yield target
         except OSError as err:
             raise cannot_write(path, err) from None
         return
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent)
-        os.close(fd)
-    except OSError as err:
-        raise cannot_write(path, err) from None
+    temp = _temporary(target, path)
     try:
         yield Path(temp)
         os.chmod(temp, 0o644)  # mkstemp's 0600 would make the file private; open() with the usual umask gives 0644
@@ -110,4 +143,4 @@ def _remove(name: str) -> None:
         pass
 
 
-__all__ = ["cannot_write", "check_folder", "make_folder", "replaced", "written"]
+__all__ = ["cannot_write", "check_folder", "check_writable", "make_folder", "replaced", "written"]

@@ -246,3 +246,38 @@ def test_the_json_report_carries_findings_as_data(tmp_path: Path, capsys: pytest
     assert check["rules"] == "leetcode" and check["cause"] == "timeout"
     (finding,) = check["details"]["findings"]
     assert finding["kind"] == "stuck" and finding["facts"]["fetches"] == 1 and finding["facts"]["pages_done"] == 1
+
+
+BREAKS_THE_CHECKER = {
+    "closes-fds": "import os\ndef crawl(start_url, get_urls, max_workers):\n    found = bfs(start_url, get_urls)\n"
+    "    os.closerange(3, 1024)\n    return found\n",
+    "swaps-lock": "import threading\nclass NoLock:\n    def __init__(self, *a, **k):\n        raise RuntimeError('no')\n"
+    "threading.Lock = threading.RLock = NoLock\ndef crawl(start_url, get_urls, max_workers):\n"
+    "    return bfs(start_url, get_urls)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS_THE_CHECKER))
+def test_a_crawl_that_breaks_the_checkers_side_fails_without_a_traceback(
+    name: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The child's own code broken by the crawl (its pipe closed, threading
+    replaced) is that case's one-line verdict: no traceback of the checker's
+    reaches the candidate's screen."""
+    assert main([write(tmp_path, name, BREAKS_THE_CHECKER[name]), "--quick", "--only", "basic"]) == 1
+    out, err = capfd.readouterr()
+    assert "FAIL  basic" in out and "broke the" in out
+    assert "Traceback" not in out + err
+
+
+def test_replacing_json_in_the_crawl_does_not_break_the_answer(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """json.dumps, json.loads and json.JSONEncoder replaced (at import and in
+    the crawl): the checker's protocol does not use the user's json."""
+    body = (
+        "import json\njson.dumps = json.loads = lambda *a, **k: 1 / 0\n"
+        "def crawl(start_url, get_urls, max_workers):\n    json.JSONEncoder = None\n"
+        "    return bfs(start_url, get_urls)\n"
+    )
+    assert main([write(tmp_path, "json", body), "--quick", "--only", "basic"]) == 0
+    out, err = capfd.readouterr()
+    assert "PASS  basic" in out and "Traceback" not in out + err

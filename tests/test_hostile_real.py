@@ -297,6 +297,50 @@ async def test_a_page_redirect_to_a_private_address_fails_that_page_only() -> No
     assert [what for what, _ in result.refused] == ["http://10.0.0.1/admin"]
 
 
+@pytest.mark.parametrize("status", [600, 999])
+async def test_a_status_outside_100_to_599_fails_that_page_and_the_crawl_goes_on(status: int) -> None:
+    """``HTTP/1.1 999 Weird`` is a malformed response: that page fails with
+    the reason, its siblings are crawled (the core never sees the status)."""
+    routes = {
+        "/": lambda r: html('<a href="/weird">w</a> <a href="/ok">ok</a>'),
+        "/weird": lambda r: web.Response(status=status, text='<a href="/behind">b</a>', content_type="text/html"),
+        "/ok": lambda r: html("fine"),
+    }
+    async with hostile(routes) as server:
+        result = await crawl_of(server, robots=False)
+    assert result.failures[server.url + "/weird"] == f"not a valid HTTP response (status {status}, expected 100-599)"
+    assert result.statuses[server.url + "/ok"] == 200
+    assert "/behind" not in server.seen
+
+
+def test_crawl_command_survives_a_status_999_and_prints_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    routes = {"/": lambda r: html('<a href="/weird">w</a>'), "/weird": lambda r: web.Response(status=999)}
+    with hostile_in_thread(routes) as server:
+        assert crawl_main([server.url + "/", "--no-robots", "--gap", "0", "--max-time", str(GUARD)]) == 0
+    captured = capsys.readouterr()
+    assert "not a valid HTTP response (status 999" in captured.out
+    assert "internal error" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("start", "key", "normalize"),
+    [
+        ("http://bücher.de/", "bücher.de", "rfc3986"),  # the URL is IDNA-encoded, the key was not
+        ("http://bücher.de/", "xn--bcher-kva.de", "off"),  # the key is encoded, the URL as written is not
+        ("http://xn--bcher-kva.de/", "BÜCHER.de", "rfc3986"),
+    ],
+)
+def test_resolve_maps_an_internationalized_host_in_either_spelling(
+    start: str, key: str, normalize: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    routes = {"/": lambda r: html('<a href="/x">x</a>'), "/x": lambda r: html("fine")}
+    with hostile_in_thread(routes) as server:
+        argv = [start, "--resolve", f"{key}=127.0.0.1:{server.port}", "--no-robots", "--gap", "0",
+                "--normalize", normalize, "--max-time", str(GUARD), "--json"]
+        assert crawl_main(argv) == 0, capsys.readouterr().err
+    assert sorted(server.seen) == ["/", "/x"]
+
+
 class FakeDns:
     """Stands in for aiohttp's resolver: ``internal.test`` resolves to a private
     address, anything else to 127.0.0.1 (no real lookup is made)."""

@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pytest
 from crawlsim.cli import main
 from crawlsim.page.build import Tables, choose_offer, offer_line, scenario_data, trace_data
 from crawlsim.page.frames import LOST
-from crawlsim.page.grid import build_grid, full_offer
+from crawlsim.page.grid import Offer, build_grid, full_offer
 from crawlsim.views.replay import PageState
 from crawlsim.scenario import load_scenario
 from crawlsim.views.session import Knobs, run_session
@@ -215,3 +216,50 @@ def test_a_page_that_cannot_be_written_whole_is_not_left_half_written(tmp_path: 
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("crawlsim: error:"), proc.stderr
     assert out.read_text() == "the earlier page\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+@pytest.mark.parametrize("workers", [129, 200, 10_000])
+def test_a_scenario_past_the_apps_worker_ladder_gets_a_finite_grid(workers: int) -> None:
+    """More workers than the app's ``+`` reaches (128) is legal: the offer
+    climbs the ladder to its top and keeps the scenario's own count."""
+    start = replace(Knobs.for_scenario(load_scenario("see-it")), workers=workers)
+    offers: list[Offer] = []
+    climb = threading.Thread(target=lambda: offers.append(full_offer(start)), daemon=True)
+    climb.start()
+    climb.join(60.0)  # only fails a climb that never ends
+    assert offers, "the worker ladder's climb never ended"
+    (offer,) = offers
+    assert offer.workers == (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, workers)
+    assert build_grid(start, replace(offer, orders=(start.order_choice,))).states[0] == start
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_crawl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import crawlsim.page
+
+    def no_crawls(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the page was built before its output was checked")
+
+    monkeypatch.setattr(crawlsim.page, "build_page", no_crawls)
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    for out, says in ((blocker / "p.html", "is not a folder"), (tmp_path / ("n" * 300 + ".html"), "too long"),
+                      (tmp_path, "is a folder")):
+        assert main(["html", "isro", "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("crawlsim: error: ") and says in err and err.count("\n") == 1, err
+    assert not list(tmp_path.glob(".*"))
+
+
+def test_a_huge_title_is_named_as_what_is_too_big(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 5 MB title in the scenario is refused before any crawl, naming the
+    title (not --budget, which cannot help)."""
+    text = (ROOT / "scenarios" / "isro.toml").read_text(encoding="utf-8")
+    huge = tmp_path / "huge.toml"
+    huge.write_text(re.sub(r'(?m)^title = ".*"$', f'title = "{"T" * 5_000_000}"', text), encoding="utf-8")
+    assert main(["html", str(huge), "-o", str(tmp_path / "p.html")]) == 2
+    err = capsys.readouterr().err
+    assert "title has 5,000,000 characters" in err and "--budget" not in err and err.count("\n") == 1, err
+    assert main(["html", "isro", "-o", str(tmp_path / "p.html"), "--note", "N" * 50_000]) == 2
+    assert "--note has 50,000 characters" in capsys.readouterr().err

@@ -379,3 +379,21 @@ def test_a_link_to_a_host_whose_robots_txt_is_not_answered_yet_waits_for_its_ver
     log.close()
     times = [e.t for e in written]
     assert times == sorted(times)
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "1e9", [1]])
+def test_a_bad_flush_setting_is_an_error_naming_the_setting(value: object) -> None:
+    """Scrapy shows the recorder's start-up error deep in its own traceback:
+    the message must say which setting, and what it takes."""
+    from types import SimpleNamespace
+
+    from scrapy.settings import Settings
+    from scrapy.signalmanager import SignalManager
+
+    from crawlsim.errors import UsageError
+    from crawlsim.integrations import scrapy as ext
+
+    settings = Settings({"CRAWLSIM_TRACE": "t.jsonl", "CRAWLSIM_TRACE_FLUSH": value})
+    crawler = SimpleNamespace(settings=settings, signals=SignalManager(), engine=None, stats=None)
+    with pytest.raises(UsageError, match=r"CRAWLSIM_TRACE_FLUSH: expected seconds from 0 to 86400"):
+        ext.TraceRecorder.from_crawler(crawler)

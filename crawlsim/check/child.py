@@ -11,6 +11,13 @@ Before the user's file is imported, the process limits its own address
 space (``MEMORY_LIMIT``), points its standard output at standard error (so a
 crawler's ``print`` can never mix with the report or the protocol), and
 reads nothing from standard input (the parent gives it ``/dev/null``).
+
+The user's code shares this process, so it can break the checker's side of
+it too: close the answer pipe's descriptor, replace ``json.dumps`` or
+``threading.Lock``.  The encoder is taken before the user's file is
+imported, and whatever else then fails in the checker's own code ends the
+process with :data:`BROKEN_BY_CRAWL` and no traceback: the child's standard
+error is the candidate's, and the parent names that exit in the verdict.
 """
 
 from __future__ import annotations
@@ -25,6 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crawlsim.check.cases import Case
+
+BROKEN_BY_CRAWL = 86
+"""The child's exit status when the crawl broke the checker's own code in
+this process (see the module docstring)."""
+_ENCODE = json.JSONEncoder(default=str).encode
+_DECODE = json.JSONDecoder().decode
+"""The protocol's encoder and decoder, made at start-up: a crawl replacing
+``json.dumps``, ``json.loads`` or ``json.JSONEncoder`` later does not reach them."""
 
 MEMORY_LIMIT = 2 * 1024**3
 """Address space of the child, in bytes (2 GiB).  Address space, not
@@ -43,7 +58,7 @@ def _limit_memory() -> None:
 
 
 def _send(fd: int, message: dict[str, Any]) -> None:
-    data = (json.dumps(message, default=str) + "\n").encode()
+    data = (_ENCODE(message) + "\n").encode()
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
@@ -89,7 +104,7 @@ def main(argv: list[str]) -> None:
 
     target, round_name = None, None
     for line in commands:
-        command = json.loads(line)
+        command = _DECODE(line)
         op = command.get("op")
         if op == "load":
             round_name = command.get("round")
@@ -116,5 +131,14 @@ def main(argv: list[str]) -> None:
     os._exit(0)  # never wait for threads the crawler left behind
 
 
+def run_quietly(argv: list[str]) -> None:
+    """:func:`main`; an error escaping it ends the process with
+    :data:`BROKEN_BY_CRAWL` instead of a traceback on the candidate's screen."""
+    try:
+        main(argv)
+    except BaseException:  # noqa: BLE001 -- the parent reports this exit; nothing here may print
+        os._exit(BROKEN_BY_CRAWL)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_quietly(sys.argv[1:])

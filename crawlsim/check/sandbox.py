@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from crawlsim.check.cases import Case
+from crawlsim.check.child import BROKEN_BY_CRAWL
 from crawlsim.check.loader import CheckInputError, parse_target
 from crawlsim.check.reaper import MARKER_VARIABLE, sweep
 from crawlsim.check.runner import CaseRun
@@ -287,6 +288,9 @@ class Sandbox:
             except ValueError:
                 name = f"signal {-code}"
             return f"was killed by {name}"
+        if code == BROKEN_BY_CRAWL:
+            return ("could not answer: the crawl broke the checker's code in its process (closed its file "
+                    "descriptors, or replaced json or threading)")
         return f"exited with code {code} (os._exit or sys.exit in the crawl ends its process)"
 
 

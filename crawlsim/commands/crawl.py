@@ -33,13 +33,13 @@ from crawlsim.commands.common import ArgumentParser
 from crawlsim.trace.events import Done, Event, FetchStarted
 from crawlsim.core.options import CrawlOptions
 from crawlsim.errors import UsageError
+from crawlsim.outfile import check_writable
 from crawlsim.real.flags import (
     MAX_BODY_BYTES,
     MAX_REDIRECTS,
     check_int,
     check_seed_address,
     check_seconds,
-    check_writable,
     hosts_file_start,
     parse_resolve,
     politeness_line,

@@ -14,9 +14,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crawlsim.cli_options import ArgumentParser, add_quiet_flag
 from crawlsim.errors import UsageError
+
+if TYPE_CHECKING:
+    from crawlsim.scenario import Scenario
 
 
 def _budget(text: str) -> float:
@@ -27,6 +31,22 @@ def _budget(text: str) -> float:
     if not 0.01 <= value <= 3600:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected seconds from 0.01 to 3600; got {text}")
     return value
+
+
+MAX_WORDS = 20_000
+"""Most characters a ``--title`` or ``--note`` may have: a course page's
+words, far below the page's size limit, which the crawls' data needs."""
+
+
+def check_words(title: str | None, note: str | None, scenario: Scenario) -> None:
+    """``UsageError`` before any crawl when the page's title or note (the
+    flag's, else the scenario's) is longer than :data:`MAX_WORDS`."""
+    for what, flag, given, own in (("title", "--title", title or None, scenario.title),
+                                   ("note", "--note", note, scenario.description)):
+        text, whose = (given, flag) if given is not None else (own, f"the scenario {scenario.name}'s {what}")
+        if len(text) > MAX_WORDS:
+            raise UsageError(f"{whose} has {len(text):,} characters; a page's {what} may have at most {MAX_WORDS:,}"
+                             f"{'' if given is not None else f' (give a shorter {flag})'}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,13 +75,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(argv) if argv is not None else None)
     from crawlsim.page import build_page
-    from crawlsim.outfile import written
+    from crawlsim.outfile import check_writable, written
     from crawlsim.page.html import MAX_BYTES
 
     began = time.monotonic()
     if args.trace and args.scenario is not None:
         raise UsageError(f"give a SCENARIO or --trace {args.trace}, not both: a trace is drawn as it was recorded "
                          "(drop the scenario)")
+    check_writable(args.output)  # before the crawls, not after them
     if args.trace:
         from crawlsim.trace.jsonl import read_trace
 
@@ -72,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from crawlsim.scenario.files import DEFAULT_SCENARIO
 
         scenario = load_scenario(args.scenario or DEFAULT_SCENARIO)
+        check_words(args.title, args.note, scenario)
         text, offer = build_page(scenario, title=args.title, note=args.note, budget=args.budget)
     data = text.encode("utf-8")
     if len(data) > MAX_BYTES:

@@ -16,6 +16,7 @@ User mistakes (a bad flag value, an unknown scenario) print one
 from __future__ import annotations
 
 import argparse
+import errno
 import asyncio
 import math
 import os
@@ -29,7 +30,8 @@ from typing import Any
 from crawlsim.cli_options import cannot_listen, port_number, warn_cluster_ignored
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.errors import UsageError
-from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, check_writable, missing_loopback, scenario_flags
+from crawlsim.outfile import check_writable
+from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, missing_loopback, scenario_flags
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
@@ -136,7 +138,7 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
     try:
         await server.start()
     except OSError as err:
-        raise _cannot_listen(err, args.port) from None
+        raise _cannot_listen(err, args.port, len(server.hosts)) from None
     try:
         try:
             _announce(server, args, scenario)
@@ -149,12 +151,16 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
     return 0
 
 
-def _cannot_listen(err: OSError, port: int) -> UsageError:
+def _cannot_listen(err: OSError, port: int, hosts: int) -> UsageError:
     """The one line for a server that could not listen: a busy port, or (with
     ``--layout addresses``) a loopback address this machine does not have."""
     address = getattr(err, "address", None)
     if address is not None and err.errno in NOT_AVAILABLE:
         return UsageError(f"cannot listen on {address}: {missing_loopback(address)}, or use --layout ports")
+    if err.errno == errno.EMFILE:
+        return cannot_listen(address or "loopback", getattr(err, "port", port), err,
+                             f"each of the scenario's {hosts:,} hosts needs a socket: raise the open-file limit "
+                             "(ulimit -n)")
     return cannot_listen(address or "loopback", getattr(err, "port", port), err, "try --port 0" if port else "")
 
 

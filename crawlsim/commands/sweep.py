@@ -2,7 +2,8 @@
 grid of crawler options, simulated in parallel.
 
 Every crawler flag takes a comma-separated list here; the grid is their
-product.  Each point is one simulation with its bounds, run in a local
+product, at most :data:`MAX_POINTS` points (counted before any is built).
+Each point is one simulation with its bounds, run in a local
 process pool (``--jobs``), or on a Dask cluster with ``--dask ADDRESS``.
 A ``rich`` progress bar counts points on stderr; the table of results goes to
 stdout, and DIR gets ``sweep.csv``, ``sweep.json`` and ``sweep.png`` (finish
@@ -21,11 +22,15 @@ and every worker loads the scenario itself (once per process).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import csv
 import itertools
 import json
+import math
 import os
 import re
+import signal
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -58,7 +63,7 @@ from crawlsim.commands.sweep_nodes import (
 from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
-from crawlsim.errors import UsageError
+from crawlsim.errors import UsageError, signal_handled
 from crawlsim.extras import needs
 from crawlsim.outfile import make_folder, replaced, written
 
@@ -69,6 +74,11 @@ if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
 
 DEFAULT_WORKERS = (1, 2, 4, 8, 16)
+MAX_POINTS = 10_000
+"""Most points a sweep may have (the product of its axes' lengths), refused
+before any is built: each is a full simulation."""
+DASK_CONNECT_SECONDS = 10.0
+"""How long ``--dask ADDRESS`` may take to answer before the sweep says so."""
 RESULT_KEYS = (
     "finish_time",
     "pages_fetched",
@@ -95,7 +105,8 @@ def build_parser() -> ArgumentParser:
         description=(
             "Simulate a grid of crawler options in parallel and write the results as CSV, JSON and a plot of "
             "finish time against workers with the three lower bounds. Every crawler flag takes a comma-separated "
-            "list; the grid is their product. Example: crawlsim sweep busiest-host --workers 1,2,4,8,16 "
+            "list; the grid is their product (at most 10,000 points). Example: crawlsim sweep busiest-host "
+            "--workers 1,2,4,8,16 "
             "--per-host 1,4. With --nodes 1,2,4,8 (or a scenario whose [cluster] table has several nodes) every "
             "point is a simulated cluster crawl, plotted against nodes."
         ),
@@ -130,7 +141,8 @@ def _add_output_arguments(parser: ArgumentParser) -> None:
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help='run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead (the "dask" extra)',
+        help='run the points on this Dask scheduler (e.g. tcp://127.0.0.1:8786) instead (the "dask" extra); '
+        "one that does not answer within 10 s is an error",
     )
     parser.add_argument("--no-plot", action="store_true", help="skip sweep.png (and matplotlib)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
@@ -223,6 +235,13 @@ def _option_axes(args: Any) -> dict[str, list[Any]]:
 
 
 def points(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the axes' values; ``UsageError`` when there would
+    be more than :data:`MAX_POINTS` (counted before any is built)."""
+    count = math.prod(len(values) for values in grid.values())
+    if count > MAX_POINTS:
+        sizes = " x ".join(f"{len(values):,} {name}" for name, values in grid.items())
+        raise UsageError(f"the grid has {count:,} points ({sizes}); a sweep may have at most {MAX_POINTS:,}: "
+                         "give fewer values")
     keys = list(grid)
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
 
@@ -282,16 +301,38 @@ def run_local(tasks: Sequence[dict[str, Any]], jobs: int) -> Iterator[dict[str, 
         return
     import multiprocessing
 
-    with multiprocessing.get_context().Pool(min(jobs, len(tasks))) as pool:
+    with _ctrl_c_held():  # a Ctrl-C while the pool starts is raised once it has started
+        pool = multiprocessing.get_context().Pool(min(jobs, len(tasks)), initializer=_leave_signals_to_the_parent)
+    with pool:
         yield from pool.imap_unordered(run_point, tasks)
+
+
+def _leave_signals_to_the_parent() -> None:
+    """A pool worker ignores Ctrl-C (a terminal sends it to every process of
+    its group) and ends on SIGTERM (``Pool.terminate``): the sweep stops the
+    pool, and no worker prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C during the block is raised when it ends (a worker forked in it
+    inherits the holding, not a handler that raises)."""
+    pressed: list[int] = []
+    with signal_handled(signal.SIGINT, lambda signum, frame: pressed.append(signum)):
+        yield
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str, Any]]:
     """Rows as they finish, from the Dask scheduler at ``address``."""
     with needs("dask", "crawlsim sweep --dask"):
         from dask.distributed import Client, as_completed
+    _reach(address)
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout=f"{DASK_CONNECT_SECONDS:g}s", set_as_default=False)
     except (OSError, TimeoutError) as err:
         raise UsageError(f"--dask {address}: cannot reach the scheduler: {err}") from None
     try:
@@ -300,6 +341,27 @@ def run_dask(tasks: Sequence[dict[str, Any]], address: str) -> Iterator[dict[str
             yield future.result()
     finally:
         client.close()
+
+
+def _reach(address: str) -> None:
+    """``UsageError`` within :data:`DASK_CONNECT_SECONDS` unless a Dask
+    scheduler at ``address`` completes Dask's handshake: a bad address or
+    an unknown scheme is refused before a ``Client`` is made (a half-made one
+    prints a traceback when collected), and a peer that accepts and never
+    answers is given up on (``Client``'s own timeout does not cover the
+    handshake)."""
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=DASK_CONNECT_SECONDS), DASK_CONNECT_SECONDS)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except TimeoutError:
+        raise UsageError(f"--dask {address}: no Dask scheduler answered within {DASK_CONNECT_SECONDS:g} s") from None
+    except (OSError, ValueError, TypeError) as err:
+        raise UsageError(f"--dask {address}: cannot reach the scheduler: {err}") from None
 
 
 def with_progress(

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["check_headers", "checked_status", "materialize", "plain_number", "plain_str", "plain_texts", "short"]
+__all__ = ["HTTP_STATUSES", "check_headers", "checked_status", "materialize", "plain_number", "plain_str", "plain_texts", "short"]
 
+
+HTTP_STATUSES = range(100, 600)
+"""The statuses a response may carry (RFC 9110 section 15: three digits,
+1xx to 5xx); a real server's answer outside them is not a valid response."""
 
 _SAFE_REPR = (int, float, complex, bytes, bytearray, type(None), bool)
 """Types whose ``repr`` is the built-in one, whatever the value."""
@@ -113,7 +117,7 @@ def checked_status(status: object) -> int:
     plain = plain_number(status)
     if type(plain) is not int:
         raise TypeError(f"status: expected an int HTTP status, got {short(status)}")
-    if not 100 <= plain <= 599:  # type: ignore[operator]
+    if plain not in HTTP_STATUSES:
         raise ValueError(f"status: expected an HTTP status 100-599, got {plain!r}")
     return plain  # type: ignore[return-value]
 

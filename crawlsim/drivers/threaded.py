@@ -26,10 +26,11 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-from crawlsim.trace.events import Event
-from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.fetch import Fetch
+from crawlsim.core.options import CrawlOptions, OptionError
 from crawlsim.core.scheduler import Scheduler
+from crawlsim.core.urls import host_key
+from crawlsim.trace.events import Event, Skipped
 
 GetUrls = Callable[[str], Iterable[str]]
 GetRobots = Callable[[str], "str | None"]
@@ -163,7 +164,10 @@ class _ThreadedCrawl:
         self.pending: dict[int, tuple[Fetch, float]] = {}
         """fetch id -> (fetch, deadline) for calls the crawl still waits for."""
         self.notes: dict[str, str] = {}
-        """Pages whose links were cut short or partly skipped, with why."""
+        """Pages whose links were cut short or partly skipped, or that robots.txt
+        left unfetched because ``get_robots`` failed, with why."""
+        self.robots_failed: dict[str, str] = {}
+        """Host -> why its ``get_robots`` call failed (its pages are then disallowed)."""
         self.last = 0.0
 
     def now(self) -> float:
@@ -225,9 +229,23 @@ class _ThreadedCrawl:
 
     def _flush(self) -> None:
         events = self.sched.drain_events()
+        if self.robots_failed:
+            self._note_robots_skips(events)
         if self.on_event is not None:
             for event in events:
                 self.on_event(event)
+
+    def _note_robots_skips(self, events: list[Event]) -> None:
+        """A page skipped because its host's ``get_robots`` failed is a failure
+        the caller sees in ``failures=``, not a page that silently vanished."""
+        for event in events:
+            if isinstance(event, Skipped) and event.reason == "robots":
+                why = self.robots_failed.get(host_key(event.url))
+                if why is not None:
+                    self.notes[event.url] = (
+                        f"not fetched: get_robots failed ({why}), and RFC 9309 treats a robots.txt that cannot "
+                        "be read as disallowing the whole host"
+                    )
 
     def _report(self, fetch_id: int, value: Any, exc: BaseException | None) -> None:
         """Hand one answer to the scheduler (an abandoned call's late answer is ignored)."""
@@ -235,12 +253,13 @@ class _ThreadedCrawl:
         if entry is None:
             return  # an abandoned call answered after its page failed: ignored
         fetch, t = entry[0], self.now()
+        if exc is not None and not isinstance(exc, Exception):
+            raise exc  # Ctrl-C or sys.exit() in the caller's function ends the crawl, as outside it
         if exc is not None:
-            if isinstance(exc, _BadResult):
-                self.sched.on_error(fetch.id, t, str(exc), transient=False)
-            else:
-                reason = f"{type(exc).__name__}: {exc}"
-                self.sched.on_error(fetch.id, t, reason, transient=isinstance(exc, TRANSIENT))
+            reason = str(exc) if isinstance(exc, _BadResult) else f"{type(exc).__name__}: {exc}"
+            if fetch.kind == "robots":
+                self.robots_failed[fetch.host] = reason
+            self.sched.on_error(fetch.id, t, reason, transient=isinstance(exc, TRANSIENT))
         elif fetch.kind == "robots":
             self.sched.on_response(fetch.id, t, status=404 if value is None else 200, body=value)
         else:

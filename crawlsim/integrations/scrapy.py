@@ -41,10 +41,12 @@ This module is the only one that imports Scrapy (the ``scrapy`` extra).
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from crawlsim.errors import UsageError
 from crawlsim.extras import needs
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
@@ -67,6 +69,8 @@ trace); a link its callback yields later is written at its own time."""
 FLUSH_SECONDS = 1.0
 """How often the trace file is written to (``CRAWLSIM_TRACE_FLUSH``): a killed
 crawl loses at most this much of its end."""
+MAX_FLUSH_SECONDS = 86_400.0
+"""Longest ``CRAWLSIM_TRACE_FLUSH`` (a day): longer is a typo, not a choice."""
 
 
 class _Transfers(set):  # type: ignore[type-arg]
@@ -180,6 +184,20 @@ class _TraceFile:
             pass
 
 
+def flush_seconds(value: object) -> float:
+    """``CRAWLSIM_TRACE_FLUSH`` as seconds, or a :class:`UsageError` naming
+    the setting: Scrapy would otherwise stop the crawl with a ``ValueError``
+    from deep inside its start-up that never says which setting was wrong."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_FLUSH_SECONDS:  # also refuses nan
+        raise UsageError(f"CRAWLSIM_TRACE_FLUSH: expected seconds from 0 to {MAX_FLUSH_SECONDS:g} such as 1 or 0.5, "
+                         f"got {str(value)[:60]!r}")
+    return seconds
+
+
 class TraceRecorder:
     """A Scrapy extension writing the crawl to ``CRAWLSIM_TRACE`` (off when unset)."""
 
@@ -193,7 +211,7 @@ class TraceRecorder:
         self.log.obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
         self.t0 = time.monotonic()
         self.allowed: list[str] | None = None
-        self.every = crawler.settings.getfloat("CRAWLSIM_TRACE_FLUSH", FLUSH_SECONDS)
+        self.every = flush_seconds(crawler.settings.get("CRAWLSIM_TRACE_FLUSH", FLUSH_SECONDS))
         self.flushed_at = self.t0
         self.settle_before = 0.0
         self.scraper_watched = False

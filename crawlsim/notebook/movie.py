@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.cli_options import ArgumentParser, add_crawler_flags, add_quiet_flag, overrides_from_args
 from crawlsim.errors import UsageError
-from crawlsim.outfile import check_folder, make_folder, replaced
+from crawlsim.outfile import check_writable, make_folder, replaced
 from crawlsim.notebook.progress import Stages, stages
 from crawlsim.notebook.writers import ffmpeg_path
 from crawlsim.scenario.files import DEFAULT_SCENARIO
@@ -52,6 +52,10 @@ SLIDE_SIZE = (1280, 920)
 """Default pixels of a movie or a still: 160 dots per inch of :data:`SLIDE_INCHES`."""
 SIZE_LIMITS = (100, 8000)
 DPI_LIMITS = (10.0, 1200.0)
+MAX_FRAMES = {".gif": 600, ".mp4": 18_000}
+"""Most frames a movie may have (``--fps`` times ``--seconds``): a GIF is
+held in memory whole (600 slide-sized frames are about 0.7 GB), an MP4 is
+streamed to ffmpeg (18,000 frames: ten minutes at 30 frames per second)."""
 
 
 class AnimateError(UsageError):
@@ -148,9 +152,12 @@ def animate(
     if not seconds > 0:
         raise AnimateError(f"--seconds: expected a positive number of seconds, got {seconds:g}")
     suffix = _movie_suffix(out)  # before the simulation: fail fast on a bad name
+    if not fps * seconds <= MAX_FRAMES[suffix]:
+        raise AnimateError(f"--seconds {seconds:g} at --fps {fps} is {fps * seconds:,.0f} frames; a {suffix} movie "
+                           f"may have at most {MAX_FRAMES[suffix]:,} (give fewer --seconds or a lower --fps)")
     if suffix == ".mp4":
         ffmpeg_path()
-    check_folder(out)  # made when missing, as for every output file (before the simulation)
+    check_writable(out)  # made when missing, as for every output file (before the simulation)
     with stages(progress) as steps:
         _, result, drawing = _draw(scenario, overrides, layout=layout, dpi=dpi, figsize=figsize, steps=steps)
         times = frame_times(result.finish, max(1, round(fps * seconds) - 1))

@@ -100,7 +100,10 @@ def full_offer(start: Knobs) -> Offer:
     workers = {*range(1, WORKERS_BY_ONE + 1), start.workers}
     w = WORKERS_BY_ONE
     while w < start.workers:  # the doubling rungs up to the scenario's own count
-        w = step_workers(w, 1)
+        up = step_workers(w, 1)
+        if up <= w:  # the ladder's top (the app's largest count) is below the scenario's own
+            break
+        w = up
         workers.add(w)
     return Offer(
         workers=tuple(sorted(workers)),

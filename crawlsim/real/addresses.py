@@ -11,8 +11,19 @@ from typing import Any
 
 import aiohttp
 
+from crawlsim.core.urls import canonicalize, host_key
 from crawlsim.errors import CrawlsimError
 from crawlsim.real.redirect_scope import origin_of
+
+
+def map_key(host: str) -> str:
+    """A host map's key (``host`` or ``host:port``) or a URL's, in the one
+    spelling both are compared in: the core's :func:`host_key` of the host
+    normalized as URLs are (lowercase, IDNA-encoded, no default port), so
+    ``Bücher.de`` in ``--resolve`` maps ``http://xn--bcher-kva.de/`` and back."""
+    canonical = canonicalize(f"http://{host}/", mode="rfc3986")
+    return host_key(canonical) if canonical is not None else host.lower()
+
 
 
 class AddressPolicy:
@@ -40,7 +51,7 @@ class AddressPolicy:
                 continue
             name, port = origin
             self.seed_names.add(name)
-            mapped = resolve.get(f"{name}:{port}") or resolve.get(name)
+            mapped = resolve.get(map_key(f"{name}:{port}")) or resolve.get(map_key(name))
             ip = _ip(mapped[0] if mapped else name)
             if ip is not None:
                 self.allowed.add(ip)

@@ -17,11 +17,12 @@ from urllib.parse import urlsplit
 import aiohttp
 from yarl import URL
 
+from crawlsim.core.plain import HTTP_STATUSES
 from crawlsim.core.politeness import Pace, WireClock
 from crawlsim.core.retry import retry_after_of
 from crawlsim.core.fetch import Fetch
-from crawlsim.core.urls import DEFAULT_PORTS, CanonicalizeError, canonical_or_raise, host_key
-from crawlsim.real.addresses import AddressPolicy, CheckedResolver, RefusedAddress
+from crawlsim.core.urls import CanonicalizeError, canonical_or_raise, host_key
+from crawlsim.real.addresses import AddressPolicy, CheckedResolver, RefusedAddress, map_key
 from crawlsim.real.defaults import AS_WRITTEN, DEFAULT_USER_AGENT, HTML_TYPES, REDIRECT_STATUSES, ROBOTS_MAX_BYTES, HttpLimits
 from crawlsim.real.loopwatch import ReadyLog, socket_fd
 from crawlsim.real.parsing import ParseError, parse_html_off_loop
@@ -84,7 +85,7 @@ class HttpFetcher:
         retry_after_sent: set[int] | None = None,
     ) -> None:
         self.user_agent = user_agent
-        self.resolve = {k.lower(): v for k, v in (resolve or {}).items()}
+        self.resolve = {map_key(k): v for k, v in (resolve or {}).items()}
         self.limits = limits
         self.policy = AddressPolicy(seeds, self.resolve, limits.allow_private)
         """Which addresses may be requested (the start URLs' own always)."""
@@ -319,16 +320,14 @@ class HttpFetcher:
             self._check_address(hostname, url)
             plain = url.split("#", 1)[0]
             return (URL(plain, encoded=True) if _ENCODED_URL.fullmatch(plain) else plain), {}
-        keys = [f"{hostname}:{port}", hostname] if port is not None else [hostname]
-        if port is not None and port == DEFAULT_PORTS.get(parts.scheme.lower()):
-            keys.append(f"{hostname}:{port}")
+        netloc = parts.netloc.rpartition("@")[2]
+        keys = (map_key(netloc), map_key(hostname))  # host:port first, then the host on any port
         target = next((self.resolve[k] for k in keys if k in self.resolve), None)
         if target is None:
             raise _Stop(f"host {hostname} is not in the host map (--resolve); not looked up in DNS")
         address, mapped_port = target
         self._check_address(address, url)
         request = f"http://{address}:{mapped_port}{path}"
-        netloc = parts.netloc.rpartition("@")[2]
         return (URL(request, encoded=True) if _ENCODED_URL.fullmatch(request) else request), {"Host": netloc}
 
     def _check_address(self, address: str, url: str) -> None:
@@ -358,6 +357,8 @@ class HttpFetcher:
                 timeout=aiohttp.ClientTimeout(total=self.limits.timeout),
                 trace_request_ctx=request,
             ) as resp:
+                if resp.status not in HTTP_STATUSES:  # (aiohttp reads any three digits: 099, 999)
+                    raise _Stop(f"not a valid HTTP response (status {resp.status}, expected 100-599)")
                 if not robots_txt and resp.content_length is not None and resp.content_length > limit:
                     raise _Stop(f"too large: Content-Length {resp.content_length} > {limit} bytes")
                 fd = socket_fd(resp)

@@ -21,7 +21,6 @@ import os
 import socket
 import stat
 from collections.abc import Collection, Sequence
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +28,6 @@ from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import priority_name
 from crawlsim.errors import UsageError
-from crawlsim.outfile import check_folder
 
 MAX_SECONDS = 1_000_000.0
 """Longest duration a flag takes (about 11.6 days): beyond it a value is a typo."""
@@ -53,19 +51,6 @@ def check_int(flag: str, value: int, low: int, high: int) -> None:
     """``UsageError`` unless ``low <= value <= high``."""
     if not low <= value <= high:
         raise UsageError(f"{flag}: expected a whole number from {low} to {high}, got {value}")
-
-
-def check_writable(path: str) -> None:
-    """``UsageError`` now, rather than a traceback after starting, when ``path``
-    cannot be written (a folder, no permission); a missing folder is made, as
-    for every output file (:func:`crawlsim.outfile.check_folder`)."""
-    target = Path(path)
-    if target.is_dir():
-        raise UsageError(f"{path}: is a folder; expected a file name")
-    check_folder(target)
-    parent = target.parent
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise UsageError(f"{path}: not writable")
 
 
 # --------------------------------------------------------------------------- host maps
@@ -276,7 +261,6 @@ __all__ = [
     "MAX_SECONDS",
     "check_int",
     "check_seconds",
-    "check_writable",
     "fail",
     "hosts_file_start",
     "parse_resolve",

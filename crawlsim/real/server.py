@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import html
 import ipaddress
 import json
@@ -302,6 +303,8 @@ class ScenarioServer:
             await site.start()
         except OSError as err:
             raise CannotBind(err, address, port) from err
+        if not runner.addresses:  # asyncio skips a socket it cannot make (out of file descriptors) silently
+            raise CannotBind(OSError(errno.EMFILE, os.strerror(errno.EMFILE)), address, port)
         return int(runner.addresses[-1][1])
 
     # ------------------------------------------------------------------ views

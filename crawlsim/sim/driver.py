@@ -38,11 +38,12 @@ import simpy
 from crawlsim.trace.store import Series, Trace
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import may_hold
-from crawlsim.core.scheduler import CrawlStats, Scheduler
+from crawlsim.core.fetch import CrawlStats
+from crawlsim.core.scheduler import Scheduler
 from crawlsim.sim.client import SerialClient
 
 if TYPE_CHECKING:
-    from crawlsim.core.scheduler import Fetch
+    from crawlsim.core.fetch import Fetch
     from crawlsim.sim.inputs import SimInput
     from crawlsim.sim.latency import LatencyModel
     from crawlsim.sim.web import Response

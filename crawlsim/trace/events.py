@@ -313,6 +313,8 @@ def event_from_dict(data: dict[str, Any], *, extra: Collection[str] | None = Non
     ``extra``: the keys besides the event's own a record may have (any
     other is refused, by name); None ignores other keys, as readers that do
     not know a cluster's ``"node"`` key do."""
+    if not isinstance(data, dict):
+        raise TraceError(f"an event must be a JSON object, got {_brief(data)}")
     name = data.get("type")
     schema = _SCHEMAS.get(name) if name.__class__ is str else None  # type: ignore[call-overload]
     if schema is None:
