@@ -48,12 +48,22 @@ def list_scenarios() -> list[str]:
     return sorted(names)
 
 
+def _is(kind: str, path: Path) -> bool:
+    """``path.is_file()`` or ``path.is_dir()`` (``kind``), where a name the
+    system cannot even look up (too long, say) is no file and no folder: the
+    user then hears that no such scenario exists, not an ``OSError``."""
+    try:
+        return path.is_file() if kind == "file" else path.is_dir()
+    except OSError:
+        return False
+
+
 def find_scenario(name: str) -> Path:
     """Path of the shipped scenario ``name`` (``"see-it"`` or ``"see-it.toml"``)."""
     stem = name.removesuffix(".toml")
     for folder in scenario_dirs():
         candidate = folder / f"{stem}.toml"
-        if candidate.is_file():
+        if _is("file", candidate):
             return candidate
     shipped = list_scenarios()
     raise ScenarioError(
@@ -68,7 +78,7 @@ def load_scenario(path_or_name: str | os.PathLike[str] = DEFAULT_SCENARIO) -> Sc
     every command (a file-like name lists the shipped scenarios too)."""
     given = os.fspath(path_or_name)
     path = Path(given)
-    if not path.is_file():
+    if not _is("file", path):
         file_like = os.sep in given or "/" in given
         if not file_like:  # a bare name is a shipped scenario, even if a folder of that name is here
             try:
@@ -78,7 +88,7 @@ def load_scenario(path_or_name: str | os.PathLike[str] = DEFAULT_SCENARIO) -> Sc
                     raise
                 file_like = True
         if file_like:
-            what = "is a folder, not a scenario file" if path.is_dir() else "no such scenario file"
+            what = "is a folder, not a scenario file" if _is("dir", path) else "no such scenario file"
             raise ScenarioError(f"{what}; shipped scenarios: {', '.join(list_scenarios()) or 'none found'}", path=given)
         given = str(path)
     try:

@@ -123,6 +123,19 @@ def test_every_writer_refuses_a_name_too_long_in_one_line(tmp_path: Path, capsys
         one_line(capsys.readouterr().err, "too long")
 
 
+@pytest.mark.parametrize("command", ["run", "tui", "html", "trace", "sweep"])
+@pytest.mark.parametrize("shape", ["name", "path"])
+def test_a_scenario_name_too_long_to_look_up_is_no_such_scenario(
+    command: str, shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scenario named with 300 characters (over the file system's 255) is not
+    a file anyone could have: one line saying no such scenario, not an OSError."""
+    given = "x" * 300 if shape == "name" else str(tmp_path / ("y" * 300 + ".toml"))
+    output = {"html": ["-o", str(tmp_path / "out.html")], "trace": ["-o", str(tmp_path / "out.jsonl")]}.get(command, [])
+    assert main([command, given, *output]) == 2
+    one_line(capsys.readouterr().err, "no scenario file" if shape == "name" else "no such scenario file")
+
+
 # -- sweeps: Dask addresses, huge grids, Ctrl-C ----------------------------------------
 
 
