@@ -169,6 +169,16 @@ def test_a_fetch_time_a_scenario_cannot_hold_is_named(start: float, end: float, 
     assert refused(code, err, trace, out, expected)
 
 
+@pytest.mark.parametrize("status", [0, 999])
+def test_a_status_a_scenario_cannot_hold_is_named(status: int, tmp_path: Path) -> None:
+    events = one_page()
+    events[2] = FetchFinished(0.5, 1, "http://a.com/", "a.com", "page", status, 0, 0)
+    trace = write_trace(tmp_path / "t.jsonl", events)
+    out = tmp_path / "site.toml"
+    code, err = model(trace, out)
+    assert refused(code, err, trace, out, f"was answered {status}; a scenario's pages answer an HTTP status 100-599")
+
+
 @pytest.mark.parametrize("bad", ["http://a.com:99999/x", "http://[::1/x"])
 def test_a_robots_link_no_host_can_have_is_left_out_of_robots_txt(bad: str, tmp_path: Path) -> None:
     events = one_page(links=(Skipped(0.1, bad, "http://a.com/", "robots", bad),
