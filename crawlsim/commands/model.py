@@ -9,9 +9,11 @@ parses the arguments and writes the file.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 
 from crawlsim.commands.common import ArgumentParser
+from crawlsim.errors import UsageError
 from crawlsim.scenario.from_trace import model_from_trace
 
 
@@ -34,11 +36,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from crawlsim.outfile import written
 
     args = build_parser().parse_args(argv)
+    if _same_file(args.trace, args.output):
+        raise UsageError(f"-o {args.output} is the trace itself: writing the model there would replace the recording; "
+                         "name another file")
     text = model_from_trace(args.trace)
     with written(args.output) as out:
         out.write(text)
     print(f"model written to {args.output} (try: crawlsim run {args.output} --workers 16)")
     return 0
+
+
+def _same_file(trace: str, output: str) -> bool:
+    """Whether ``output`` names the file ``trace`` is (by another spelling or a link too)."""
+    try:
+        return os.path.samefile(trace, output)
+    except OSError:  # either is missing or unreadable: then they are not one file
+        return False
 
 
 __all__ = ["build_parser", "main"]

@@ -44,9 +44,18 @@ def key_path(*parts: str | int) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            text = part if _BARE_KEY.fullmatch(part) else '"' + part.replace('"', '\\"') + '"'
+            text = part if _BARE_KEY.fullmatch(part) else '"' + printable(part).replace('"', '\\"') + '"'
             out += f".{text}" if out else text
     return out
+
+
+def printable(text: str) -> str:
+    """``text`` on one line that any terminal and any TOML comment can show: a
+    newline, a control character or a lone surrogate as its backslash escape
+    (a key or a file name from recorded data may hold any of them)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class Checks:
@@ -153,4 +162,4 @@ class Checks:
             raise self.fail(key_path(*prefix, *([err.key] if err.key else [])), err.message) from None
 
 
-__all__ = ["MAX_SECONDS", "Checks", "ScenarioError", "key_path"]
+__all__ = ["MAX_SECONDS", "Checks", "ScenarioError", "key_path", "printable"]

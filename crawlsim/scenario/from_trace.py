@@ -31,6 +31,7 @@ median time.  The file's description says so, and ``run`` prints it.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import statistics
@@ -38,12 +39,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
+from crawlsim.core.options import RULES, CrawlOptions, OptionError, option_from_value, show_value, with_implied_order
+from crawlsim.errors import UsageError
+from crawlsim.scenario.checks import MAX_SECONDS, ScenarioError, key_path, printable
+from crawlsim.scenario.writer import scenario_toml
+from crawlsim.sim.latency import MAX_LATENCY
+from crawlsim.sim.web import rfc3986_identity
 from crawlsim.trace.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted, RetryScheduled
 from crawlsim.trace.events import HostDeferred, RobotsLoaded, Skipped
-from crawlsim.errors import UsageError
-from crawlsim.scenario.checks import MAX_SECONDS
 from crawlsim.trace.jsonl import read_trace
 
 BYTES_PER_TRACE_BYTE = 4
@@ -140,15 +145,20 @@ class Recording:
     """Fetch id -> the crawler's own delay before it started (see :meth:`_started`)."""
     last_t: float = 0.0
     wakes: list[float] = field(default_factory=list)
+    """The hosts' wake-up times not yet passed by a fetch's start: a min-heap."""
     told: frozenset[int] | None = None
     """The fetch ids whose answer carried a Retry-After (:data:`RETRY_AFTER_KEY`); None when
     the trace does not say, and then a host held for ``retry-after`` at the retry's time tells."""
     held: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Host -> its last ``retry-after`` hold (when, until)."""
 
+    source: str = "the trace"
+    """The trace's name, for messages."""
+
     @classmethod
-    def of(cls, events: Iterable[Event], told: frozenset[int] | None = None) -> Recording:
-        rec = cls(told=told)
+    def of(cls, events: Iterable[Event], told: frozenset[int] | None = None, source: str = "the trace") -> Recording:
+        """What ``events`` say, in one pass: O(events + W log W) for W host deferrals."""
+        rec = cls(told=told, source=source)
         started: dict[int, FetchStarted] = {}
         for e in events:
             if isinstance(e, FetchStarted):
@@ -168,7 +178,9 @@ class Recording:
         """The crawler's own time before a fetch started: from the moment the
         core could have started it (the last event before it, or a host's
         wake-up time that passed since) to its start -- the client's share,
-        which grows with concurrency and is not the server's."""
+        which grows with concurrency and is not the server's.  The pending
+        wake-ups are a heap, so a trace of F fetches and W deferrals costs
+        O(F + W log W), not a scan of every wake-up per fetch."""
         self.fetches += 1
         if e.kind == "robots":
             self.robots_start.setdefault(e.host, e.t)
@@ -177,13 +189,17 @@ class Recording:
                 self.before_pages = self.fetches - 1
             if e.host in self.robots_start and e.host not in self.robots_hold:
                 self.robots_hold[e.host] = e.t - self.robots_start[e.host]
-        ready = max([self.last_t, *(w for w in self.wakes if w <= e.t)])
-        self.wakes = [w for w in self.wakes if w > e.t]
+        ready = self.last_t
+        while self.wakes and self.wakes[0] <= e.t:  # each wake-up is pushed once and popped once
+            ready = max(ready, heapq.heappop(self.wakes))
         self.lag[e.fetch_id] = max(0.0, e.t - ready)
 
     def _ended(self, e: FetchFinished | FetchFailed, start: FetchStarted | None) -> None:
         """A fetch ended: its time (to its host's list) and, for a page, its
         answer and the links logged for it (its last attempt's)."""
+        if start is not None and e.t < start.t:
+            raise UsageError(f"{self.source}: fetch {e.fetch_id} of {show_value(e.url)} ends at {e.t:g} s, before "
+                             f"it started at {start.t:g} s: a fetch's time cannot be measured backwards")
         wire = e.t - start.t if start is not None else 0.0
         took = wire + self.lag.pop(e.fetch_id, 0.0)
         self.host_times.setdefault(e.host, []).append(took)
@@ -203,6 +219,9 @@ class Recording:
         page.took, page.wire, page.links = took, wire, self.pending.pop(e.url, [])
         page.fetch_id = e.fetch_id
         page.status = e.status if isinstance(e, FetchFinished) else _failed_status(e.reason)
+        if not 100 <= page.status <= 599:
+            raise UsageError(f"{self.source}: fetch {e.fetch_id} of {show_value(e.url)} was answered {page.status}; "
+                             "a scenario's pages answer an HTTP status 100-599")
 
     def _link(self, e: Discovered | Skipped) -> None:
         if e.parent is None:
@@ -212,10 +231,16 @@ class Recording:
         self.discovered.add(e.url)
         if isinstance(e, Skipped):
             if e.reason == "robots":
-                self.disallowed.setdefault(_host(e.url), set()).add(urlsplit(e.url).path or "/")
+                self._disallowed(e.url)
             if e.reason not in LINK_REASONS:
                 return
         self.pending.setdefault(e.parent, []).append(e.url)
+
+    def _disallowed(self, url: str) -> None:
+        """A link robots.txt refused: its path becomes a ``Disallow`` line of its host's robots.txt."""
+        found = _host_and_path(url)
+        if found is not None:
+            self.disallowed.setdefault(found[0], set()).add(found[1])
 
     def server_time(self, took: float, wire: float, fetch_id: int = -1) -> float:
         """A fetch's time in the model.  When the recording measured the
@@ -261,7 +286,7 @@ class Recording:
 
     def _other(self, e: Event) -> None:
         if isinstance(e, HostDeferred):
-            self.wakes.append(e.until)
+            heapq.heappush(self.wakes, e.until)
         if isinstance(e, RobotsLoaded):
             self.crawl_delay[e.host] = e.crawl_delay
             if e.disallow_all:
@@ -283,30 +308,28 @@ def _failed_status(reason: str) -> int:
     return int(code) if code.isdigit() and len(reason) == len("HTTP 429") else FAILED_STATUS
 
 
-def _host(url: str) -> str:
-    """The host as the trace's events name it (with a port that is not the scheme's default)."""
-    parts = urlsplit(url)
+def _host_and_path(url: str) -> tuple[str, str] | None:
+    """The host as the trace's events name it (with a port that is not the
+    scheme's default) and the path as a robots.txt rule may spell it (no
+    space or line break to split its line), or None for a URL no host can
+    have (a port past 65535, an unclosed IPv6 bracket)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
     host = (parts.hostname or "").lower()
     default = {"http": 80, "https": 443}.get(parts.scheme)
-    return host if parts.port in (None, default) else f"{host}:{parts.port}"
+    path = quote(parts.path or "/", safe=_PATH_SAFE)
+    return (host if port in (None, default) else f"{host}:{port}"), path
+
+
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+"""The characters of a path left as they are in a robots.txt rule (RFC 3986's
+path characters); anything else is percent-encoded, as a crawler requests it."""
 
 
 # --------------------------------------------------------------------------- writing the scenario
-
-
-def _toml(value: Any) -> str:
-    """A TOML value (strings as JSON strings, which TOML's basic strings accept)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no TOML form for {value!r}")
 
 
 def _robots(rec: Recording, host: str) -> str | None:
@@ -363,52 +386,82 @@ def _page_time_assumption(rec: Recording) -> str:
 
 
 def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str) -> str:
-    """The scenario file for ``rec`` (see the module docstring)."""
+    """The scenario file for ``rec`` (see the module docstring), written by the
+    one scenario writer, which loads it back as ``run`` would: a ``UsageError``
+    naming ``source`` if the recording holds what a scenario cannot."""
     recorder = (options or {}).get(RECORDER_KEY)
     recorder = recorder if isinstance(recorder, Mapping) else None
-    out = [
-        f"# Written by `crawlsim model {source}`.",
-        "# Latency model: each page's own measured fetch time (`latency` in [pages]); each host's latency is the",
-        "# median of its fetch times (robots.txt and pages never fetched).  Per page predicts better than a",
-        "# per-host distribution when a rerun fetches the same pages: the recorded work is kept page by page.",
-        f"title = {_toml('Model of ' + Path(source).name)}",
-        f"description = {_toml(_description(rec))}",
-        f"assumes = {_toml(_assumptions(rec, recorder))}",
-        f"start = {_toml(rec.seeds or list(rec.pages)[:1])}",
-        *([f"client_cost = {rec.client_cost:.6f}"] if rec.client_cost else []),
-        "",
-        *_crawl_lines(options or {}, recorder),
-        *_host_lines(rec),
-        *_page_lines(rec),
+    comments = [
+        f"Written by `crawlsim model {source}`.",
+        "Latency model: each page's own measured fetch time (`latency` in [pages]); each host's latency is the",
+        "median of its fetch times (robots.txt and pages never fetched).  Per page predicts better than a",
+        "per-host distribution when a rerun fetches the same pages: the recorded work is kept page by page.",
     ]
-    return "\n".join(out) + "\n"
-
-
-def _crawl_lines(options: Mapping[str, Any], recorder: Mapping[str, Any] | None) -> list[str]:
-    """``[crawl]``: the recording's options (another crawler's settings named in a comment)."""
-    out = []
     if recorder and isinstance(recorder.get("settings"), Mapping):
-        out.append(f"# Read from {recorder.get('tool', 'the recorder')}'s settings: {json.dumps(recorder['settings'])}")
-    out.append("[crawl]")
-    for key, value in sorted(options.items()):
-        if value is not None and key not in NOT_CRAWL_OPTIONS:
-            out.append(f"{key} = {_toml(value)}")
-    out.append("")
-    return out
+        comments.append(f"[crawl] read from {recorder.get('tool', 'the recorder')}'s settings: "
+                        f"{json.dumps(recorder['settings'])}")
+    data: dict[str, Any] = {
+        "title": "Model of " + printable(Path(source).name),
+        "description": _description(rec),
+        "assumes": _assumptions(rec, recorder),
+        "start": _start(rec),
+        **({"client_cost": round(rec.client_cost, 6)} if rec.client_cost else {}),
+        "crawl": _crawl_table(options or {}, source),
+        "hosts": _host_tables(rec, source),
+        "pages": _page_tables(rec, source),
+    }
+    try:
+        return scenario_toml(data, comments, path="the model")
+    except ScenarioError as err:
+        raise UsageError(f"{source}: cannot model this trace: {err}") from None
 
 
-def _host_lines(rec: Recording) -> list[str]:
-    out = []
+def _start(rec: Recording) -> list[str]:
+    """The recording's seeds that are URLs a scenario can start from (else its first page)."""
+    seeds = [url for url in rec.seeds if rfc3986_identity(url) is not None]
+    return seeds or list(rec.pages)[:1]
+
+
+def _crawl_table(options: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """``[crawl]``: the recording's options (those that mean something to a
+    rerun, and not ``None``: no limit), each checked by the core's own rules
+    as a scenario's ``[crawl]`` is; one the rules refuse is the trace's
+    mistake, named in one line."""
+    table = {key: value for key, value in options.items() if value is not None and key not in NOT_CRAWL_OPTIONS}
+    try:
+        checked = {key: option_from_value(key, value) for key, value in table.items()}
+        CrawlOptions.from_mapping(with_implied_order(checked))
+    except OptionError as err:
+        name = f"options.{err.key}" if err.key.split("[", 1)[0] in RULES else key_path("options", err.key)
+        raise UsageError(f"{source}: the Done line's {name}: {err.message}") from None
+    return table
+
+
+def _seconds(seconds: float, what: str, source: str) -> float:
+    """A fetch time the model writes, rounded to the microsecond: one a
+    scenario cannot hold (over :data:`MAX_LATENCY`) is the trace's mistake,
+    named here rather than by the model's ``run``."""
+    if not 0.0 <= seconds <= MAX_LATENCY:
+        raise UsageError(f"{source}: {what} takes {seconds:,.6g} s in the model; a scenario's fetch times are "
+                         f"0 to {MAX_LATENCY:,.0f} s")
+    return round(seconds, 6)
+
+
+def _host_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
+    out = {}
     for host, times in sorted(rec.host_times.items()):
-        served = [rec.server_time(t, w, i) for t, w, i in zip(times, rec.host_wire[host], rec.host_ids[host], strict=True)]
-        out.append(f"[hosts.{json.dumps(host)}]")
-        out.append(f"latency = {statistics.median(served):.6f}")
+        served = [
+            _seconds(rec.server_time(t, w, i), f"fetch {i} (of host {show_value(host)})", source)
+            for t, w, i in zip(times, rec.host_wire[host], rec.host_ids[host], strict=True)
+        ]
+        table: dict[str, Any] = {"latency": round(statistics.median(served), 6)}
         if host in rec.robots_took:
-            out.append(f"robots_latency = {rec.robots_time(host):.6f}")
+            what = f"the robots.txt fetch of host {show_value(host)}"
+            table["robots_latency"] = _seconds(rec.robots_time(host), what, source)
         robots = _robots(rec, host)
         if robots is not None:
-            out.append(f"robots = {_toml(robots)}")
-        out.append("")
+            table["robots"] = robots
+        out[host] = table
     return out
 
 
@@ -420,10 +473,12 @@ def _answer(status: int, retry_after: float | None) -> dict[str, Any]:
     return {"status": status}
 
 
-def _page_lines(rec: Recording) -> list[str]:
-    out = ["[pages]"]
+def _page_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
+    out = {}
     for url, page in rec.pages.items():
-        spec: dict[str, Any] = {"links": page.links, "latency": round(rec.server_time(page.took, page.wire, page.fetch_id), 6)}
+        what = f"fetch {page.fetch_id} (of {show_value(url)})"
+        spec: dict[str, Any] = {"links": page.links,
+                                "latency": _seconds(rec.server_time(page.took, page.wire, page.fetch_id), what, source)}
         if page.status != 200:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
@@ -432,7 +487,7 @@ def _page_lines(rec: Recording) -> list[str]:
             spec["headers"] = {"Location": page.links[0]}
         if page.earlier:
             spec["before"] = [_answer(status, after) for status, after in page.earlier]
-        out.append(f"{json.dumps(url)} = {_toml(spec)}")
+        out[url] = spec
     return out
 
 
@@ -460,7 +515,7 @@ def model_from_trace(path: str) -> str:
     if trace.nodes is not None:
         raise UsageError(f"{path}: a cluster's trace (node keys): model one crawler process's trace")
     options = trace.options or {}
-    rec = Recording.of(trace.events, _told_retry_after(options, path))
+    rec = Recording.of(trace.events, _told_retry_after(options, path), path)
     rec.client_cost = _client_cost(options, rec.fetches, path, rec.before_pages or 0)
     rec.work_in_fetch = RECORDER_KEY not in options
     rec.served = _server_times(options, path)

@@ -18,6 +18,7 @@ normalization rewrites every link to https.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -60,6 +61,8 @@ class ExplicitWeb(Web):
             self._pages[ident] = spec
             self._written[ident] = url
         self._known: set[str] | None = None
+        self._counted: tuple[Web, Counter[str]] | None = None
+        """The last web that asked for host sizes (itself, or a web it is part of), and its answer."""
         self._answered_before = {ident for ident, spec in self._pages.items() if spec.before}
         """Pages with earlier answers (``PageSpec.before``)."""
         self._leaves: set[str] = set()
@@ -155,9 +158,17 @@ class ExplicitWeb(Web):
         return self._count_pages(host, self)
 
     def _count_pages(self, host: str, top: Web) -> int | None:
-        host = host.lower()
-        count = sum(1 for ident in self.known_pages() if host_key(ident) == host and top._serving(ident) is self)
-        return count or None
+        return self._host_counts(top).get(host.lower()) or None
+
+    def _host_counts(self, top: Web) -> Counter[str]:
+        """Host -> the pages of it this web serves when ``top`` routes the URLs,
+        counted in one pass over the pages the first time ``top`` asks: so the
+        size of every host is O(pages + hosts), not a scan of every page per host
+        (10,000 one-page hosts were 10**8 steps)."""
+        if self._counted is None or self._counted[0] is not top:
+            counts = Counter(host_key(ident) for ident in self.known_pages() if top._serving(ident) is self)
+            self._counted = (top, counts)
+        return self._counted[1]
 
 
 __all__ = ["ExplicitWeb", "PageSpec"]
