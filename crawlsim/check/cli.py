@@ -1,4 +1,4 @@
-"""``crawlsim check FILE.py:FUNCTION [--json] [--trace FILE] [--quick] [--rules R] [--seed N]``.
+"""``crawlsim check FILE.py:FUNCTION | --example NAME [--json] [--trace-out FILE] [--quick] [--rules R] [--seed N]``.
 
 Exit status: 0 when every correctness check of the chosen rule set passed,
 1 when one failed, 2 when the input is unusable (no such file or function, a
@@ -18,9 +18,10 @@ import textwrap
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
+from crawlsim.check.examples import describe, example_path, list_examples, round_params
 from crawlsim.check.grade import run_check
 from crawlsim.check.report import TRACE_CASE, CheckReport
-from crawlsim.check.rounds import ROUND_NAMES, help_epilog
+from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, help_epilog
 from crawlsim.cli_options import ArgumentParser
 from crawlsim.errors import UsageError
 
@@ -36,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=help_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is a paragraph per round, as written
     )
-    parser.add_argument("target", metavar="FILE.py:FUNCTION", help="the crawler to check (FUNCTION defaults to crawl)")
+    _add_target(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "--trace",
@@ -86,6 +87,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_target(parser: argparse.ArgumentParser) -> None:
+    """What to check: the user's file, or a shipped answer by name."""
+    parser.add_argument(
+        "target", metavar="FILE.py:FUNCTION", nargs="?", help="the crawler to check (FUNCTION defaults to crawl)"
+    )
+    parser.add_argument(
+        "--example", metavar="NAME",
+        help="check a shipped answer instead, from any folder (e.g. buggy_seen_on_finish; see --list-examples)",
+    )
+    parser.add_argument(
+        "--list-examples", action="store_true", help="list the shipped answers --example takes, and exit"
+    )
+
+
 MAX_SEED = 2**32 - 1
 """The largest --seed: the explorer's schedules are named by 32-bit seeds."""
 
@@ -97,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     ``CheckInputError`` for the target, a trace that cannot be written), which
     ``crawlsim``'s one catch prints on one line with exit status 2."""
     args = _parser().parse_args(argv)
+    if args.list_examples:
+        print(_examples_listing())
+        return 0
+    _resolve_example(args)
     problem = _unusable(args)
     if problem is not None:
         raise UsageError(problem)
@@ -105,6 +124,40 @@ def main(argv: list[str] | None = None) -> int:
         _write_trace(report, args.trace, args.trace_case)
     print(report.to_json() if args.json else report.render())
     return 0 if report.ok else 1
+
+
+def _examples_listing() -> str:
+    """``--list-examples``: each shipped answer, the round it answers, and what it shows."""
+    names = list_examples()
+    width = max(len(name) for name in names)
+    lines = ["Shipped answers (`crawlsim check --example NAME`):"]
+    for name in names:
+        path = example_path(name)
+        follow_up = _round_of(path)
+        tag = f"[--follow-up {follow_up}] " if follow_up else ""
+        lines.append(f"  {name:<{width}}  {tag}{describe(path).replace('``', '`')}")
+    return "\n".join(lines)
+
+
+def _round_of(path: Path) -> str | None:
+    """The follow-up round a shipped answer's extra parameters answer, if any."""
+    params = round_params(path)
+    return next((name for name, round_ in ROUNDS.items() if params and round_.params == params), None)
+
+
+def _resolve_example(args: argparse.Namespace) -> None:
+    """``--example NAME`` -> the shipped file as the target, and its round
+    as ``--follow-up`` unless one is given; exactly one of the two targets."""
+    if args.example is None:
+        if args.target is None:
+            raise UsageError("expected FILE.py:FUNCTION or --example NAME (see `crawlsim check --help`)")
+        return
+    if args.target is not None:
+        raise UsageError(f"give FILE.py:FUNCTION or --example NAME, not both (got {args.target!r} and --example)")
+    path = example_path(args.example)
+    args.target = f"{path}:crawl"
+    if args.follow_up is None:
+        args.follow_up = _round_of(path)
 
 
 def _unusable(args: argparse.Namespace) -> str | None:
