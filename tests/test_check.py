@@ -456,7 +456,7 @@ def test_unknown_option_and_unknown_case_exit_2(capsys: pytest.CaptureFixture[st
 
 def test_json_report_and_replayable_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trace = tmp_path / "diamond.jsonl"
-    code = main([example("buggy_seen_on_finish"), "--quick", "--only", "seen-race", "--json", "--trace", str(trace)])
+    code = main([example("buggy_seen_on_finish"), "--quick", "--only", "seen-race", "--json", "--trace-out", str(trace)])
     assert code == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["partial"] is True

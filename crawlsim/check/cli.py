@@ -22,7 +22,7 @@ from crawlsim.check.examples import describe, example_path, list_examples, round
 from crawlsim.check.grade import run_check
 from crawlsim.check.report import TRACE_CASE, CheckReport
 from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, help_epilog
-from crawlsim.cli_options import ArgumentParser
+from crawlsim.cli_options import ArgumentParser, add_trace_out_flag
 from crawlsim.errors import UsageError
 
 
@@ -39,13 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_target(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_trace_out_flag(parser, f"the trace of one case (default {TRACE_CASE})")
     parser.add_argument(
-        "--trace",
-        metavar="FILE",
-        help=f"write the trace of one case (default {TRACE_CASE}) as JSONL for `crawlsim tui --trace FILE`",
-    )
-    parser.add_argument(
-        "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace writes"
+        "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace-out writes"
     )
     parser.add_argument(
         "--quick", action="store_true",
@@ -120,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         raise UsageError(problem)
     report = _run(args)
-    if args.trace:
-        _write_trace(report, args.trace, args.trace_case)
+    if args.trace_out:
+        _write_trace(report, args.trace_out, args.trace_case)
     print(report.to_json() if args.json else report.render())
     return 0 if report.ok else 1
 
@@ -164,17 +160,17 @@ def _unusable(args: argparse.Namespace) -> str | None:
     """What is wrong with options argparse accepted, before any case runs."""
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         return f"--seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}"
-    if args.trace and not Path(args.trace).resolve().parent.is_dir():
-        return f"cannot write trace {args.trace}: its directory does not exist"
+    if args.trace_out and not Path(args.trace_out).resolve().parent.is_dir():
+        return f"cannot write trace {args.trace_out}: its directory does not exist"
     return None
 
 
 def _only(args: argparse.Namespace) -> list[str] | None:
-    """The cases ``--only`` names, plus the one ``--trace`` needs."""
+    """The cases ``--only`` names, plus the one ``--trace-out`` needs."""
     if not args.only:
         return None
     only = [name.strip() for name in args.only.split(",") if name.strip()]
-    if args.trace and args.trace_case not in only:
+    if args.trace_out and args.trace_case not in only:
         only.append(args.trace_case)
     return only
 

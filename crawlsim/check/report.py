@@ -33,7 +33,7 @@ UNOBSERVABLE = (
 )
 
 TRACE_CASE = "diamond-50"
-"""The case ``--trace`` writes by default: fifty pages all linking each other
+"""The case ``--trace-out`` writes by default: fifty pages all linking each other
 at eight workers shows the lanes filling, and any duplicate fetch."""
 
 
