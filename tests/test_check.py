@@ -481,7 +481,7 @@ def test_trace_of_a_failing_page_and_report_rendering(tmp_path: Path) -> None:
     failed = [e for e in events if isinstance(e, FetchFailed)]
     assert [e.url for e in failed] == ["http://a.com/x"] and "SimulatedFetchError" in failed[0].reason
     text = report.render()
-    assert "PASS  fetch-error" in text and "Level reached" in text
+    assert "PASS  L5: fetch-error" in text and "Level reached" in text
     assert report.__rich__().plain == text
     assert json.loads(report.to_json())["checks"][0]["name"] == "fetch-error"
     assert report.write_trace(tmp_path / "t.jsonl", case="fetch-error") == len(events)

@@ -159,7 +159,8 @@ def test_html_refuses_a_scenario_with_a_trace(tmp_path: Path, capsys: pytest.Cap
 def test_a_set_is_one_option_in_every_command(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """``--set workers=2,per_host=2`` is refused alike everywhere, with the spelling that works."""
     said = error_line(capsys, [*argv, "--set", "workers=2,per_host=2"])
-    assert said == "--set 'workers=2,per_host=2': one KEY=VALUE per --set; did you mean --set workers=2 --set per_host=2?"
+    meant = "did you mean --set workers=2 --set per_host=2?"
+    assert said == f"--set 'workers=2,per_host=2': one KEY=VALUE per --set; {meant}"
 
 
 def test_set_means_the_same_in_run_compare_and_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,7 +180,8 @@ def test_set_means_the_same_in_run_compare_and_sweep(tmp_path: Path, capsys: pyt
 @pytest.mark.parametrize(
     ("argv", "meant"),
     [
-        (["compare", "see-it", "--set", "workers=1", "--set", "workers=4"], "did you mean --a workers=1 --b workers=4?"),
+        (["compare", "see-it", "--set", "workers=1", "--set", "workers=4"], 
+         "did you mean --a workers=1 --b workers=4?"),
         (["compare", "see-it", "--set", "workers=2,per_host=2"], "did you mean --b workers=2 --b per_host=2?"),
         (["sweep", "see-it", "--set", "per_host=1,2"], "did you mean --vary per_host=1,2?"),
         (["check", "mine.py", "--trace", "mine.jsonl"], "did you mean --trace-out mine.jsonl?"),
@@ -202,7 +204,8 @@ def test_every_placeholder_says_what_it_is(command: str, capsys: pytest.CaptureF
 
     assert main([command, "--help"]) == 0
     text = capsys.readouterr().out
-    raw = [m[0] for m in re.finditer(r"--([a-z-]+) ([A-Z_]+)\b", text) if m[1].replace("-", "_").upper() == m[2] != "PORT"]
+    placeholders = re.finditer(r"--([a-z-]+) ([A-Z_]+)\b", text)
+    raw = [m[0] for m in placeholders if m[1].replace("-", "_").upper() == m[2] != "PORT"]  # a port is a PORT
     assert raw == []
     assert "--rate S" not in text and "--rate S," not in text
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -42,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     add_trace_out_flag(parser, f"the trace of one case (default {TRACE_CASE})")
     parser.add_argument(
         "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace-out writes"
+    )
+    parser.add_argument(
+        "--explain", action="store_true",
+        help="end the report with what no checker can observe, in full (the rest of L6, the 'why' of L5)",
     )
     parser.add_argument(
         "--quick", action="store_true",
@@ -116,9 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         raise UsageError(problem)
     report = _run(args)
-    if args.trace_out:
-        _write_trace(report, args.trace_out, args.trace_case)
-    print(report.to_json() if args.json else report.render())
+    if args.example is not None:
+        report.target = f"--example {args.example}"
+    wrote = _write_trace(report, args.trace_out, args.trace_case) if args.trace_out else None
+    print(report.to_json() if args.json else report.render(explain=args.explain))
+    if wrote:  # after the report, where it is read; beside JSON, on stderr
+        print(wrote, file=sys.stderr if args.json else sys.stdout)
     return 0 if report.ok else 1
 
 
@@ -185,7 +193,9 @@ def _run(args: argparse.Namespace) -> CheckReport:
         )
 
 
-def _write_trace(report: CheckReport, path: str, case: str) -> None:
-    """Write ``case``'s trace to ``path`` (``UsageError`` when it cannot be written)."""
+def _write_trace(report: CheckReport, path: str, case: str) -> str:
+    """Write ``case``'s trace to ``path`` (``UsageError`` when it cannot be
+    written); the line that says where, and how to replay it."""
     count = report.write_trace(path, case=case)
-    print(f"wrote {count} events of case {case} to {path}", file=sys.stderr)
+    replay = f"crawlsim tui --trace {shlex.quote(path)}"
+    return f"Wrote the trace of case {case} ({count} events) to {path}: replay it with {replay}"
