@@ -180,7 +180,7 @@ def test_set_means_the_same_in_run_compare_and_sweep(tmp_path: Path, capsys: pyt
 @pytest.mark.parametrize(
     ("argv", "meant"),
     [
-        (["compare", "see-it", "--set", "workers=1", "--set", "workers=4"], 
+        (["compare", "see-it", "--set", "workers=1", "--set", "workers=4"],
          "did you mean --a workers=1 --b workers=4?"),
         (["compare", "see-it", "--set", "workers=2,per_host=2"], "did you mean --b workers=2 --b per_host=2?"),
         (["sweep", "see-it", "--set", "per_host=1,2"], "did you mean --vary per_host=1,2?"),
