@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "compare": (
         "crawlsim.commands.compare",
         "main",
-        "two configurations of a scenario side by side (--set k=v --set k=v)",
+        "two configurations of a scenario side by side (--a k=v --b k=v)",
     ),
     "sweep": ("crawlsim.commands.sweep", "main", "a grid of options in parallel: CSV, JSON and a plot of finish time"),
     "trace": ("crawlsim.commands.trace", "main", "write a run's events as JSONL, or as Chrome trace JSON for Perfetto"),

@@ -17,6 +17,7 @@ order is given; with another order it is a mistake, not silently ignored."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -30,6 +31,7 @@ from crawlsim.core.options import (
     OptionError,
     did_you_mean,
     option_from_text,
+    option_from_value,
     option_names,
     with_implied_order,
 )
@@ -60,6 +62,17 @@ FLAGS: list[tuple[str, type, str]] = [
 ]
 
 
+METAVARS = {"rate": "PER_SECOND", "priority": "NAME", "normalize": "MODE", "user_agent": "TEXT"}
+"""What a flag's value is, where its kind alone does not say (``--rate`` is a
+rate, not seconds); else :func:`metavar` names it by kind."""
+
+
+def metavar(name: str, kind: type) -> str:
+    """The placeholder ``--help`` shows for crawler flag ``name``: ``N``,
+    ``SECONDS``, or what the value is (``--rate PER_SECOND``, ``--scope KIND``)."""
+    return METAVARS.get(name) or ("N" if kind is int else "SECONDS" if kind is float else "KIND")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, but a mistake raises :class:`UsageError` (one line, exit 2)
     instead of printing the usage block and exiting.  Every command's parser
@@ -82,6 +95,27 @@ class ArgumentParser(argparse.ArgumentParser):
         name = "/".join(action.option_strings) or action.dest
         self.error(f"argument {name}: expected one of {', '.join(allowed)}; got {value!r}{hint}")
 
+
+
+def add_trace_out_flag(parser: argparse.ArgumentParser, what: str, *short: str) -> None:
+    """``--trace-out FILE``, the one spelling for writing a trace (``--trace
+    FILE`` reads one, in ``tui`` and ``html``).  The old ``--trace FILE`` of
+    the writing commands says the new spelling and exits 2, so it never
+    silently means the other thing."""
+    parser.add_argument(*short, "--trace-out", dest="trace_out", metavar="FILE",
+                        help=f"write {what} as JSONL (replay: crawlsim tui --trace FILE)")
+    parser.add_argument("--trace", action=_TraceRenamed, metavar="FILE", help=argparse.SUPPRESS)
+
+
+class _TraceRenamed(argparse.Action):
+    """``--trace FILE`` given to a command that writes traces: the did-you-mean line."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        raise UsageError(
+            f"{parser.prog} writes its trace with --trace-out FILE (--trace FILE reads one, in tui and html); "
+            f"did you mean --trace-out {values}?"
+        )
 
 
 MAX_PORT = 65535
@@ -126,26 +160,61 @@ def add_crawler_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``--workers N --per-host N --gap S ... --robots/--no-robots --set k=v``."""
     group = parser.add_argument_group("crawler options (override the scenario's [crawl] table)")
     for name, kind, help_text in FLAGS:
-        metavar = "N" if kind is int else "S" if kind is float else "VALUE"
-        group.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=metavar, help=help_text)
+        group.add_argument(
+            "--" + name.replace("_", "-"), dest=name, default=None, metavar=metavar(name, kind), help=help_text
+        )
+    for name, what in (("allow", "only"), ("deny", "never")):
+        group.add_argument(f"--{name}", dest=name, action="append", default=None, metavar="REGEX",
+                           help=f"{what} crawl URLs matching this regular expression (repeatable)")
     group.add_argument("--robots", dest="robots", action=argparse.BooleanOptionalAction, default=None,
                        help="fetch and obey each host's robots.txt first")
     group.add_argument("--randomize-gap", dest="randomize_gap", action=argparse.BooleanOptionalAction, default=None,
                        help="vary each gap by 0.5-1.5x")
     group.add_argument("--set", dest="set", action="append", default=[], metavar="KEY=VALUE",
-                       help="any crawler option, e.g. --set max_crawl_delay=5 (repeatable)")
+                       help="any crawler option, one per --set, e.g. --set max_crawl_delay=5 (repeatable)")
 
 
-def parse_assignment(text: str) -> tuple[str, Any]:
-    """``"workers=4"`` -> ``("workers", 4)``: the value is read and checked
-    as that option takes it (numbers, true/false, none, lists like [429, 503])."""
+_NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
+"""A comma that starts another ``key=`` (``retry_statuses=[429,503]`` has none)."""
+
+
+def parse_assignment(text: str, flag: str = "--set") -> tuple[str, Any]:
+    """``"workers=4"`` -> ``("workers", 4)``: one option, its value read and
+    checked as that option takes it (numbers, true/false, none, lists like
+    [429, 503], a TOML string like "My Bot").  Two options in one
+    (``workers=2,per_host=2``) are refused with the spelling that works, on
+    every command alike."""
+    parts = split_assignments(text)
+    if len(parts) > 1:
+        meant = " ".join(f"{flag} {part}" for part in parts)
+        raise UsageError(f"{flag} {text!r}: one KEY=VALUE per {flag}; did you mean {meant}?")
     key, sep, raw = text.partition("=")
     key = key.strip().replace("-", "_")
     if not sep or not key:
         raise OptionError(text, "expected KEY=VALUE, e.g. workers=4")
     if key not in option_names():
         raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
-    return key, option_from_text(key, raw)
+    return key, option_from_text(key, _unquoted(raw))
+
+
+def split_assignments(text: str) -> list[str]:
+    """``"workers=2,per_host=2"`` -> ``["workers=2", "per_host=2"]``: the
+    options a comma-joined text holds (one, for ``retry_statuses=[429,503]``)."""
+    return [part.strip() for part in _NEXT_KEY.split(text)]
+
+
+def _unquoted(raw: str) -> str:
+    """A TOML string (``"My Bot"``, ``'x'``) as TOML reads it, as in a
+    scenario file; anything else as written."""
+    import tomllib
+
+    text = raw.strip()
+    if len(text) < 2 or text[0] not in "\"'" or text[-1] != text[0]:
+        return raw
+    try:
+        return str(tomllib.loads(f"v = {text}")["v"])
+    except tomllib.TOMLDecodeError:
+        return raw
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -159,6 +228,10 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, name, None)
         if value is not None:
             out[name] = value
+    for name in ("allow", "deny"):
+        patterns = getattr(args, name, None)
+        if patterns:
+            out[name] = option_from_value(name, list(patterns))
     for item in getattr(args, "set", None) or []:
         key, value = parse_assignment(item)
         out[key] = value

@@ -456,7 +456,7 @@ def test_unknown_option_and_unknown_case_exit_2(capsys: pytest.CaptureFixture[st
 
 def test_json_report_and_replayable_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trace = tmp_path / "diamond.jsonl"
-    code = main([example("buggy_seen_on_finish"), "--quick", "--only", "seen-race", "--json", "--trace", str(trace)])
+    code = main([example("buggy_seen_on_finish"), "--quick", "--only", "seen-race", "--json", "--trace-out", str(trace)])
     assert code == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["partial"] is True
@@ -481,7 +481,7 @@ def test_trace_of_a_failing_page_and_report_rendering(tmp_path: Path) -> None:
     failed = [e for e in events if isinstance(e, FetchFailed)]
     assert [e.url for e in failed] == ["http://a.com/x"] and "SimulatedFetchError" in failed[0].reason
     text = report.render()
-    assert "PASS  fetch-error" in text and "Level reached" in text
+    assert "PASS  L5: fetch-error" in text and "Level reached" in text
     assert report.__rich__().plain == text
     assert json.loads(report.to_json())["checks"][0]["name"] == "fetch-error"
     assert report.write_trace(tmp_path / "t.jsonl", case="fetch-error") == len(events)

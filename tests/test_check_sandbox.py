@@ -97,7 +97,7 @@ def test_closing_stdout_does_not_hide_the_report(tmp_path: Path, capfd: pytest.C
         "    return bfs(start_url, get_urls)\n",
     )
     assert main([target, "--quick", "--only", "basic"]) == 0
-    assert "PASS  basic" in capfd.readouterr().out
+    assert "PASS  L4: basic" in capfd.readouterr().out
 
 
 def test_prints_of_the_crawler_never_reach_the_json_report(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:

@@ -195,31 +195,31 @@ def test_sweep_png_puts_nodes_beside_workers(tmp_path: Path, capsys: pytest.Capt
 
 def test_compare_runs_both_sides_on_the_scenarios_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     scenario = small(tmp_path, "nodes = 3")
-    assert main(["compare", scenario, "--set", "workers=1", "--set", "workers=2", "--json"]) == 0
+    assert main(["compare", scenario, "--a", "workers=1", "--b", "workers=2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["a"]["cluster"]["nodes"] == data["b"]["cluster"]["nodes"] == 3
     assert main(["run", scenario, "--workers", "2", "--json"]) == 0
     run = json.loads(capsys.readouterr().out)
     for key in ("finish_time", "nodes", "node_bound", "messages", "politeness_violations", "detected_at"):
         assert data["b"][key] == run[key], key
-    assert main(["compare", scenario, "--set", "workers=1", "--set", "workers=2"]) == 0
+    assert main(["compare", scenario, "--a", "workers=1", "--b", "workers=2"]) == 0
     out = capsys.readouterr().out
     assert "3, host-hash" in out and "politeness violations" in out and "B: workers=2, per node" in out
 
 
 def test_compare_nodes_flag_puts_a_plain_scenario_on_a_cluster(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "see-it", "--set", "workers=1", "--nodes", "2", "--partition", "url-hash", "--json"]) == 0
+    assert main(["compare", "see-it", "--b", "workers=1", "--nodes", "2", "--partition", "url-hash", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["a"]["cluster"] == data["b"]["cluster"] and data["a"]["cluster"]["partition"] == "url-hash"
-    assert error_line(capsys, "compare", "see-it", "--set", "workers=1", "--nodes", "0").endswith(
+    assert error_line(capsys, "compare", "see-it", "--b", "workers=1", "--nodes", "0").endswith(
         f"--nodes: expected a whole number 1-{MAX_NODES:,}, got 0\n"
     )
 
 
 def test_compare_a_cluster_against_more_workers_on_one(capsys: pytest.CaptureFixture[str]) -> None:
-    """"4 machines or 64 workers on one?": a side's own --set nodes=N puts
+    """"4 machines or 64 workers on one?": a side's own --b nodes=N puts
     both sides on clusters, the other with one node -- the single process."""
-    assert main(["compare", "see-it", "--set", "workers=4", "--set", "nodes=2,workers=2", "--json"]) == 0
+    assert main(["compare", "see-it", "--a", "workers=4", "--b", "nodes=2", "--b", "workers=2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["a"]["cluster"]["nodes"], data["b"]["cluster"]["nodes"]) == (1, 2)
     assert data["labels"] == ["A: workers=4", "B: nodes=2, workers=2"]
@@ -227,8 +227,8 @@ def test_compare_a_cluster_against_more_workers_on_one(capsys: pytest.CaptureFix
     assert main(["run", "see-it", "--workers", "4", "--json"]) == 0
     single = json.loads(capsys.readouterr().out)
     assert (data["a"]["finish_time"], data["a"]["fetches"]) == (single["finish_time"], single["fetches"])
-    err = error_line(capsys, "compare", "see-it", "--set", "nodes=0", "--set", "workers=2")
-    assert err.endswith(f"--set nodes: expected a whole number 1-{MAX_NODES:,}, got 0\n")
+    err = error_line(capsys, "compare", "see-it", "--a", "nodes=0", "--b", "workers=2")
+    assert err.endswith(f"--a nodes: expected a whole number 1-{MAX_NODES:,}, got 0\n")
 
 
 # -- the commands that run one process say so -----------------------------------------

@@ -304,7 +304,7 @@ def test_the_widget_names_the_lost_page() -> None:
 def test_compare_shows_the_loss(capsys) -> None:
     from crawlsim.commands import compare
 
-    assert compare.main(["see-it", "--set", "normalize=rfc3986", "--set", "normalize=aggressive"]) == 0
+    assert compare.main(["see-it", "--a", "normalize=rfc3986", "--b", "normalize=aggressive"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"pages reachable\s+14\s+14", out)
     assert re.search(r"pages fetched\s+14\s+13", out)

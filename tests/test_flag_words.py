@@ -140,3 +140,80 @@ def test_html_refuses_a_scenario_with_a_trace(tmp_path: Path, capsys: pytest.Cap
     assert not out.exists()
     assert main(["html", "--trace", str(TRACE), "-o", str(out), "-q"]) == 0  # the trace alone draws
     assert out.stat().st_size > 0 and capsys.readouterr().out == ""
+
+
+# -- one --set grammar, one trace spelling, placeholders that say what they are ------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "see-it"],
+        ["trace", "see-it", "-o", "-"],
+        ["sweep", "see-it", "--no-plot", "-j", "1"],
+        ["compare", "see-it", "--a", "workers=1"],
+        ["crawl", "http://127.0.0.1:9/"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_set_is_one_option_in_every_command(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set workers=2,per_host=2`` is refused alike everywhere, with the spelling that works."""
+    said = error_line(capsys, [*argv, "--set", "workers=2,per_host=2"])
+    meant = "did you mean --set workers=2 --set per_host=2?"
+    assert said == f"--set 'workers=2,per_host=2': one KEY=VALUE per --set; {meant}"
+
+
+def test_set_means_the_same_in_run_compare_and_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One ``--set per_host=2``: the run's finish, compare's both sides, the sweep's one point."""
+    import json
+
+    assert main(["run", "see-it", "--workers", "2", "--set", "per_host=2", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["finish_time"]
+    assert main(["compare", "see-it", "--workers", "2", "--set", "per_host=2", "--b", "workers=1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["a"]["finish_time"] == run
+    argv = ["sweep", "see-it", "--set", "per_host=2", "--workers", "2", "-j", "1", "--no-plot", "--json"]
+    assert main([*argv, "-o", str(tmp_path)]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["per_host"] == 2 and row["finish_time"] == run
+
+
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        (["compare", "see-it", "--set", "workers=1", "--set", "workers=4"],
+         "did you mean --a workers=1 --b workers=4?"),
+        (["compare", "see-it", "--set", "workers=2,per_host=2"], "did you mean --b workers=2 --b per_host=2?"),
+        (["sweep", "see-it", "--set", "per_host=1,2"], "did you mean --vary per_host=1,2?"),
+        (["check", "mine.py", "--trace", "mine.jsonl"], "did you mean --trace-out mine.jsonl?"),
+        (["crawl", "http://127.0.0.1:9/", "--trace", "t.jsonl"], "did you mean --trace-out t.jsonl?"),
+    ],
+    ids=["compare-sides", "compare-one-side", "sweep-list", "check-trace", "crawl-trace"],
+)
+def test_an_old_spelling_says_the_new_one(argv: list[str], meant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The spellings that changed meaning exit 2 with the one that works, never silently do something else."""
+    assert error_line(capsys, argv).endswith(meant)
+
+
+HELPED = ["run", "compare", "sweep", "trace", "tui", "check", "serve", "crawl", "model", "animate", "web", "html", "notebooks"]
+
+
+@pytest.mark.parametrize("command", HELPED)
+def test_every_placeholder_says_what_it_is(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """No ``--timeout TIMEOUT`` (argparse's raw name), and a rate is not ``S`` (seconds)."""
+    import re
+
+    assert main([command, "--help"]) == 0
+    text = capsys.readouterr().out
+    placeholders = re.finditer(r"--([a-z-]+) ([A-Z_]+)\b", text)
+    units = {"PORT", "SECONDS"}  # a flag named for its unit: --port PORT, --seconds SECONDS
+    raw = [m[0] for m in placeholders if m[1].replace("-", "_").upper() == m[2] and m[2] not in units]
+    assert raw == []
+    assert "--rate S" not in text and "--rate S," not in text
+
+
+def test_crawl_takes_allow_and_deny() -> None:
+    from crawlsim.cli_options import overrides_from_args
+    from crawlsim.commands.crawl import build_parser
+
+    args = build_parser().parse_args(["http://a.test/", "--allow", r"/docs/", "--allow", "/blog/", "--deny", r"\.pdf$"])
+    assert overrides_from_args(args) == {"allow": ("/docs/", "/blog/"), "deny": (r"\.pdf$",)}

@@ -129,7 +129,7 @@ def test_the_notebook_count_is_not_written_down_and_every_notebook_is_listed() -
     "argv",
     [
         ["run", "see-it", "--nodes", "2"],
-        ["compare", "see-it", "--set", "workers=1", "--set", "workers=2", "--nodes", "2"],
+        ["compare", "see-it", "--a", "workers=1", "--b", "workers=2", "--nodes", "2"],
         ["trace", "see-it", "--nodes", "2", "-o", "t.jsonl"],
     ],
 )

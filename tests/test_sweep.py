@@ -34,7 +34,7 @@ def test_grid_is_the_product_of_the_lists() -> None:
             "0,1.5",
             "--normalize",
             "off,rfc3986",
-            "--set",
+            "--vary",
             "retry_statuses=[429,503],[503]",
         ]
     )

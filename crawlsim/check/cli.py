@@ -1,4 +1,4 @@
-"""``crawlsim check FILE.py:FUNCTION [--json] [--trace FILE] [--quick] [--rules R] [--seed N]``.
+"""``crawlsim check FILE.py:FUNCTION | --example NAME [--json] [--trace-out FILE] [--quick] [--rules R] [--seed N]``.
 
 Exit status: 0 when every correctness check of the chosen rule set passed,
 1 when one failed, 2 when the input is unusable (no such file or function, a
@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 import textwrap
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
+from crawlsim.check.examples import describe, example_path, list_examples, round_params
 from crawlsim.check.grade import run_check
 from crawlsim.check.report import TRACE_CASE, CheckReport
-from crawlsim.check.rounds import ROUND_NAMES, help_epilog
-from crawlsim.cli_options import ArgumentParser
+from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, help_epilog
+from crawlsim.cli_options import ArgumentParser, add_trace_out_flag
 from crawlsim.errors import UsageError
 
 
@@ -36,15 +38,15 @@ def _parser() -> argparse.ArgumentParser:
         epilog=help_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is a paragraph per round, as written
     )
-    parser.add_argument("target", metavar="FILE.py:FUNCTION", help="the crawler to check (FUNCTION defaults to crawl)")
+    _add_target(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_trace_out_flag(parser, f"the trace of one case (default {TRACE_CASE})")
     parser.add_argument(
-        "--trace",
-        metavar="FILE",
-        help=f"write the trace of one case (default {TRACE_CASE}) as JSONL for `crawlsim tui --trace FILE`",
+        "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace-out writes"
     )
     parser.add_argument(
-        "--trace-case", metavar="CASE", default=TRACE_CASE, choices=CASE_NAMES, help="which case --trace writes"
+        "--explain", action="store_true",
+        help="end the report with what no checker can observe, in full (the rest of L6, the 'why' of L5)",
     )
     parser.add_argument(
         "--quick", action="store_true",
@@ -86,6 +88,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_target(parser: argparse.ArgumentParser) -> None:
+    """What to check: the user's file, or a shipped answer by name."""
+    parser.add_argument(
+        "target", metavar="FILE.py:FUNCTION", nargs="?", help="the crawler to check (FUNCTION defaults to crawl)"
+    )
+    parser.add_argument(
+        "--example", metavar="NAME",
+        help="check a shipped answer instead, from any folder (e.g. buggy_seen_on_finish; see --list-examples)",
+    )
+    parser.add_argument(
+        "--list-examples", action="store_true", help="list the shipped answers --example takes, and exit"
+    )
+
+
 MAX_SEED = 2**32 - 1
 """The largest --seed: the explorer's schedules are named by 32-bit seeds."""
 
@@ -97,31 +113,72 @@ def main(argv: list[str] | None = None) -> int:
     ``CheckInputError`` for the target, a trace that cannot be written), which
     ``crawlsim``'s one catch prints on one line with exit status 2."""
     args = _parser().parse_args(argv)
+    if args.list_examples:
+        print(_examples_listing())
+        return 0
+    _resolve_example(args)
     problem = _unusable(args)
     if problem is not None:
         raise UsageError(problem)
     report = _run(args)
-    if args.trace:
-        _write_trace(report, args.trace, args.trace_case)
-    print(report.to_json() if args.json else report.render())
+    if args.example is not None:
+        report.target = f"--example {args.example}"
+    wrote = _write_trace(report, args.trace_out, args.trace_case) if args.trace_out else None
+    print(report.to_json() if args.json else report.render(explain=args.explain))
+    if wrote:  # after the report, where it is read; beside JSON, on stderr
+        print(wrote, file=sys.stderr if args.json else sys.stdout)
     return 0 if report.ok else 1
+
+
+def _examples_listing() -> str:
+    """``--list-examples``: each shipped answer, the round it answers, and what it shows."""
+    names = list_examples()
+    width = max(len(name) for name in names)
+    lines = ["Shipped answers (`crawlsim check --example NAME`):"]
+    for name in names:
+        path = example_path(name)
+        follow_up = _round_of(path)
+        tag = f"[--follow-up {follow_up}] " if follow_up else ""
+        lines.append(f"  {name:<{width}}  {tag}{describe(path).replace('``', '`')}")
+    return "\n".join(lines)
+
+
+def _round_of(path: Path) -> str | None:
+    """The follow-up round a shipped answer's extra parameters answer, if any."""
+    params = round_params(path)
+    return next((name for name, round_ in ROUNDS.items() if params and round_.params == params), None)
+
+
+def _resolve_example(args: argparse.Namespace) -> None:
+    """``--example NAME`` -> the shipped file as the target, and its round
+    as ``--follow-up`` unless one is given; exactly one of the two targets."""
+    if args.example is None:
+        if args.target is None:
+            raise UsageError("expected FILE.py:FUNCTION or --example NAME (see `crawlsim check --help`)")
+        return
+    if args.target is not None:
+        raise UsageError(f"give FILE.py:FUNCTION or --example NAME, not both (got {args.target!r} and --example)")
+    path = example_path(args.example)
+    args.target = f"{path}:crawl"
+    if args.follow_up is None:
+        args.follow_up = _round_of(path)
 
 
 def _unusable(args: argparse.Namespace) -> str | None:
     """What is wrong with options argparse accepted, before any case runs."""
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         return f"--seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}"
-    if args.trace and not Path(args.trace).resolve().parent.is_dir():
-        return f"cannot write trace {args.trace}: its directory does not exist"
+    if args.trace_out and not Path(args.trace_out).resolve().parent.is_dir():
+        return f"cannot write trace {args.trace_out}: its directory does not exist"
     return None
 
 
 def _only(args: argparse.Namespace) -> list[str] | None:
-    """The cases ``--only`` names, plus the one ``--trace`` needs."""
+    """The cases ``--only`` names, plus the one ``--trace-out`` needs."""
     if not args.only:
         return None
     only = [name.strip() for name in args.only.split(",") if name.strip()]
-    if args.trace and args.trace_case not in only:
+    if args.trace_out and args.trace_case not in only:
         only.append(args.trace_case)
     return only
 
@@ -136,7 +193,9 @@ def _run(args: argparse.Namespace) -> CheckReport:
         )
 
 
-def _write_trace(report: CheckReport, path: str, case: str) -> None:
-    """Write ``case``'s trace to ``path`` (``UsageError`` when it cannot be written)."""
+def _write_trace(report: CheckReport, path: str, case: str) -> str:
+    """Write ``case``'s trace to ``path`` (``UsageError`` when it cannot be
+    written); the line that says where, and how to replay it."""
     count = report.write_trace(path, case=case)
-    print(f"wrote {count} events of case {case} to {path}", file=sys.stderr)
+    replay = f"crawlsim tui --trace {shlex.quote(path)}"
+    return f"Wrote the trace of case {case} ({count} events) to {path}: replay it with {replay}"

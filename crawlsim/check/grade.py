@@ -341,7 +341,9 @@ def _derived_checks(
         derived.append(judge.judge_threads_exit(graded, ungraded, rules))
     if speedup_runs:
         first = runs["slow-service"]
-        derived.append(judge.judge_concurrency(max(speedup_runs, key=lambda r: r.peak)))
+        widest = max(speedup_runs, key=lambda r: r.peak)
+        derived.append(judge.judge_concurrency(widest))
+        derived.append(judge.judge_workers_stay(widest))
         slow_ok = next(c.passed for c in checks if c.name == "slow-service")
         derived.append(judge.judge_speedup(speedup_runs[0], slow_ok and first.error is None, len(speedup_runs)))
     if graded:

@@ -54,8 +54,12 @@ def judge_case(run: CaseRun) -> CheckResult:
             cause=findings.main_cause(seen.problems),
             hint=" ".join(words.hints(case.name, case.lesson, seen.problems)),
         )
-    text = words.passed(problems.clean_run(run), problems.thread_died(run))
-    return CheckResult(case.name, True, text, details, "correctness", case.level, case.title, rules=case.rules)
+    clean, died = problems.clean_run(run), problems.thread_died(run)
+    remark = died is not None or not all(met for _, met in clean.groups)
+    return CheckResult(
+        case.name, True, words.passed(clean, died), details, "correctness", case.level, case.title,
+        rules=case.rules, remark=remark,
+    )
 
 
 def _judge_note(run: CaseRun) -> CheckResult:
@@ -153,6 +157,32 @@ def judge_concurrency(run: CaseRun) -> CheckResult:
             " The crawl is correct but sequential; run fetches in a thread pool (or asyncio) to overlap their waiting."
         )
     return CheckResult("concurrency", False, text, details, "performance", "L4", title)
+
+
+SERIAL_MEAN = 1.5
+"""Mean fetches in flight below which a crawl allowed several is mostly serial."""
+
+
+def judge_workers_stay(run: CaseRun) -> CheckResult:
+    """Workers that quit while fetches go on, leaving the crawl mostly serial,
+    fail: the pages come out right, so no case catches it, yet the crawl is
+    sequential in a thread pool (an idle timeout on a momentarily empty
+    queue).  Threads that end between rounds of a crawl that stays busy
+    (batches joined per level) do not: the mean in flight says which."""
+    case = run.case
+    found = findings.idle_workers(run)
+    shape = evidence.parallelism(run)
+    title = f"workers stay while fetches go on ({case.name})"
+    details = {"case": case.name, "mean_in_flight": shape.mean, "max_workers": case.max_workers}
+    if found is not None and found.kind == "workers-quit" and shape.mean < SERIAL_MEAN:
+        text = (
+            f"Workers quit while fetches went on, so the crawl ran mostly serial on {case.name} "
+            f"({shape.mean:.1f} fetches in flight on average, max_workers={case.max_workers}). {words.say(found)}"
+        )
+        return CheckResult("workers-quit", False, text, {**details, "findings": [found.to_dict()]}, "correctness",
+                           "L4", title, rules="interview", cause=found.cause)
+    text = f"No worker quit while fetches went on in {case.name}."
+    return CheckResult("workers-quit", True, text, details, "correctness", "L4", title, rules="interview")
 
 
 def judge_threads_exit(

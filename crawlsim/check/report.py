@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 CheckKind = Literal["correctness", "performance", "note"]
 LEVELS = ("below L4", "L4", "L5", "L6-observable")
 
+LEVELS_LINE = (
+    "Levels: L4 correct, concurrent; L5 also race-free, clean return; L6-observable also fast at scale."
+)
+"""The rubric levels in one line (docs/reference/check.md says each in full)."""
+
+UNOBSERVABLE_POINTER = (
+    "Not observable by a checker: the rest of L6 and the 'explains why' of L5 (--explain lists them)."
+)
+"""The one line a report ends with; ``--explain`` prints :data:`UNOBSERVABLE` in full instead."""
+
 UNOBSERVABLE = (
     "Not observable by a checker: the rest of L6 -- robots.txt and per-host politeness, memory limits on "
     "the frontier, a distributed design (host partitioning, shared dedupe store, durable frontier, distributed "
@@ -33,7 +43,7 @@ UNOBSERVABLE = (
 )
 
 TRACE_CASE = "diamond-50"
-"""The case ``--trace`` writes by default: fifty pages all linking each other
+"""The case ``--trace-out`` writes by default: fifty pages all linking each other
 at eight workers shows the lanes filling, and any duplicate fetch."""
 
 
@@ -59,6 +69,9 @@ class CheckResult:
     hint: str = ""
     """The fix the explanation ends with (a failed check): a check whose
     cause an earlier one already showed leaves it out, pointing there."""
+    remark: bool = False
+    """A pass with something to say (a thread died, a race not exercised):
+    the report shows it in full instead of folding it into its level's line."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,31 +198,62 @@ class CheckReport:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, default=str)
 
-    def render(self, width: int = 100) -> str:
-        """The report as plain text (what the CLI prints)."""
+    def render(self, width: int = 100, explain: bool = False) -> str:
+        """The report as plain text (what the CLI prints): the verdict and
+        the failures first, then the passes folded to one line per level,
+        the notes, and what no checker can see (in full with ``explain``)."""
+        lines = [*self._header_lines(width), "", *self._verdict_lines(width), *self._check_lines(width), ""]
+        lines.extend(textwrap.wrap(UNOBSERVABLE, width=width) if explain else [UNOBSERVABLE_POINTER])
+        return "\n".join(lines)
+
+    def _header_lines(self, width: int) -> list[str]:
+        """What was checked, how, and under a round its contract."""
         seed = f", --seed {self.seed}" if self.seed is not None else ""
         lines = [
             f"crawlsim check {self.target}  ({self.mode}, {'quick' if self.quick else 'full'} run, "
             f"--rules {self.rules}{seed}, {self.elapsed:.1f} s)",
-            "",
         ]
         if self.follow_up:
-            lines[-1:-1] = textwrap.wrap(f"Follow-up round {self.follow_up}: {self.contract}.", width=width)
-            lines[-1:-1] = textwrap.wrap(f"Makes observable: {self.rubric}.", width=width)
-        name_width = max((len(c.name) for c in self.checks), default=4)
-        for c in self.checks:
-            lines.extend(_check_lines(c, name_width, width))
-        lines.append("")
-        lines.append(self._correctness_line())
+            lines.extend(textwrap.wrap(f"Follow-up round {self.follow_up}: {self.contract}.", width=width))
+            lines.extend(textwrap.wrap(f"Makes observable: {self.rubric}.", width=width))
+        return lines
+
+    def _verdict_lines(self, width: int) -> list[str]:
+        """Correctness, the level reached, the levels' key, and a --seed caveat."""
+        verdicts = [self._correctness_line(), self._level_line(), LEVELS_LINE]
         if self.seed is not None:
             # a replay explores one schedule: a pass here says nothing of the others
-            lines.append(
+            verdicts.append(
                 f"Races: only schedule {self.seed} was explored (--seed replays one schedule); "
                 "run without --seed to explore them all."
             )
-        lines.append(self._level_line())
-        lines.extend(textwrap.wrap(UNOBSERVABLE, width=width))
-        return "\n".join(lines)
+        return [line for text in verdicts for line in textwrap.wrap(text, width=width, subsequent_indent="  ")]
+
+    def _check_lines(self, width: int) -> list[str]:
+        """The failed checks in full, the passes folded, then the notes and
+        the passes with something to say, in full."""
+        name_width = max((len(c.name) for c in self.checks), default=4)
+        failed = [c for c in self.checks if c.kind != "note" and not c.passed]
+        shown = [c for c in self.checks if c.kind == "note" or (c.passed and c.remark)]
+        lines = [""] + [line for c in failed for line in _check_lines(c, name_width, width)] if failed else []
+        lines += ["", *self._passed_lines(width)]
+        return lines + [line for c in shown for line in _check_lines(c, name_width, width)]
+
+    def _passed_lines(self, width: int) -> list[str]:
+        """The checks that passed with nothing more to say, one folded line
+        per level (a follow-up round's own checks under the round's name)."""
+        groups: dict[str, list[str]] = {}
+        for c in self.checks:
+            if c.kind != "note" and c.passed and not c.remark:
+                groups.setdefault(c.level or self.follow_up or "other", []).append(c.name)
+        head = "  PASS  "
+        return [
+            line
+            for group, names in groups.items()
+            for line in textwrap.wrap(
+                f"{head}{group}: {', '.join(names)}", width=width, subsequent_indent=" " * (len(head) + 4)
+            )
+        ]
 
     def _correctness_line(self) -> str:
         """How many correctness checks failed, and by how many causes when
@@ -230,7 +274,7 @@ class CheckReport:
         if self.blocking:
             level_line += f" (the next level needs: {', '.join(self.blocking)})"
         if self.partial:
-            level_line += " -- partial run, only the checks above count"
+            level_line += " -- partial run: only the checks below count"
         return level_line + "."
 
     def __str__(self) -> str:

@@ -2,7 +2,10 @@
 the notebook can replay it like any simulated crawl.
 
 The checker sees only the calls to ``get_urls``, so the trace holds fetch
-events and a final ``Done``: ``FetchStarted`` (lane = the lowest free slot
+events and a final ``Done``: ``Discovered`` just before each fetch starts
+(the crawler's seen set is out of sight; a URL it fetches it had seen, and
+one it fetches again it took for new, so the views' seen set and page count
+hold no false alarm), ``FetchStarted`` (lane = the lowest free slot
 the service tracked, ``duplicate`` = that page was fetched before, ``depth``
 = BFS depth in the case's web), ``FetchFinished`` or ``FetchFailed``.
 ``new_links`` counts links to on-host pages that no earlier fetch had
@@ -21,7 +24,7 @@ from __future__ import annotations
 from crawlsim.check.cases import depths, hostname, page_of
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
-from crawlsim.trace.events import Done, Event, FetchFailed, FetchFinished, FetchStarted
+from crawlsim.trace.events import Discovered, Done, Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.core.urls import host_key
 
 
@@ -35,7 +38,7 @@ def run_events(run: CaseRun) -> list[Event]:
     moments.sort()
     tracer = _Tracer(run)
     by_id = {r.fetch_id: r for r in run.records}
-    events = [tracer.event(round(t, 6), phase, by_id[fetch_id]) for t, phase, fetch_id in moments]
+    events = [e for t, phase, fetch_id in moments for e in tracer.events(round(t, 6), phase, by_id[fetch_id])]
     result = run.result if run.error is None and not run.timed_out else None
     last = events[-1].t if events else 0.0
     events.append(Done(t=round(max(run.wall, last), 6), pages=len(set(result or ())), fetches=len(run.records)))
@@ -59,14 +62,18 @@ class _Tracer:
         self.duplicates: set[int] = set()
         self.failures: dict[str, int] = {}
         self.linked: set[str] = {page_of(run.case.start)}
+        self.parent: dict[str, str] = {}
+        """The page that first linked each page: its parent when discovered."""
 
-    def event(self, t: float, phase: int, r: FetchRecord) -> Event:
-        """The event of ``r`` at this moment: started, finished or failed."""
+    def events(self, t: float, phase: int, r: FetchRecord) -> list[Event]:
+        """The events of ``r`` at this moment: discovered and started, finished or failed."""
         if phase == STARTED:
-            return self.started(t, r)
+            found = Discovered(t=t, url=r.url, host=host_key(r.url), depth=self.depth.get(r.page, 0),
+                               parent=self.parent.get(r.page))
+            return [found, self.started(t, r)]
         if r.outcome == "ok":
-            return self.finished(t, r)
-        return self.failed(t, r)
+            return [self.finished(t, r)]
+        return [self.failed(t, r)]
 
     def started(self, t: float, r: FetchRecord) -> Event:
         duplicate = r.page in self.fetched
@@ -89,6 +96,8 @@ class _Tracer:
     def finished(self, t: float, r: FetchRecord) -> Event:
         fresh = {page_of(link) for link in r.links if hostname(link) == self.start_host} - self.linked
         self.linked |= fresh
+        for page in fresh:
+            self.parent[page] = r.page
         return FetchFinished(
             t=t,
             fetch_id=r.fetch_id,

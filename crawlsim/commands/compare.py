@@ -1,10 +1,11 @@
-"""``crawlsim compare SCENARIO --set k=v --set k=v``: two configurations of
-one scenario side by side, the differences highlighted.
+"""``crawlsim compare SCENARIO --a k=v --b k=v``: two configurations of one
+scenario side by side, the differences highlighted.
 
-Each ``--set`` is one configuration (several options in one: ``--set
-workers=4,per_host=2``).  With a single ``--set``, the scenario as it is
-(plus any crawler flags) is compared with that change.  Crawler flags such as
-``--workers 4`` apply to both sides.
+``--a KEY=VALUE`` sets an option of side A only, ``--b KEY=VALUE`` of side
+B; each is one option and may be repeated (``--b workers=4 --b
+per_host=2``).  A side with none is the scenario as it is.  Crawler flags
+such as ``--workers 4``, and ``--set KEY=VALUE`` as on every command, apply
+to both sides.
 
 When the scenario has a ``[cluster]`` table with more than one node, or
 ``--nodes N`` says so, both sides run on that cluster
@@ -12,7 +13,7 @@ When the scenario has a ``[cluster]`` table with more than one node, or
 prints): the table then shows the cluster's rows -- node bound, busiest
 node, messages, politeness violations, termination -- in place of the
 single process's bounds, and each side's per-node table follows.  A side
-may set its own cluster, ``--set nodes=4,workers=16`` against ``--set
+may set its own cluster, ``--b nodes=4 --b workers=16`` against ``--a
 workers=64``: then both sides run as clusters, the other with one node.
 """
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,13 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args, parse_assignment
+from crawlsim.cli_options import (
+    add_cluster_flags,
+    add_crawler_flags,
+    overrides_from_args,
+    parse_assignment,
+    split_assignments,
+)
 from crawlsim.core.options import with_implied_order
 from crawlsim.commands.common import (
     ArgumentParser,
@@ -48,17 +54,14 @@ if TYPE_CHECKING:
     from crawlsim.cluster.config import ClusterConfig
     from crawlsim.scenario import Scenario
 
-_NEXT_KEY = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_-]*\s*=)")
-"""A comma that starts another ``key=`` (so ``retry_statuses=[429,503]`` stays whole)."""
-
-
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="crawlsim compare",
         description=(
             "Simulate two configurations of a scenario and show them side by side, differences highlighted. "
-            "Give each configuration as --set KEY=VALUE[,KEY=VALUE...]; with one --set the scenario as it is "
-            "is the first. Example: crawlsim compare see-it --set workers=2 --set workers=4"
+            "Give each side's options as --a KEY=VALUE and --b KEY=VALUE (repeatable); a side with none is the "
+            "scenario as it is, and crawler flags and --set apply to both. "
+            "Example: crawlsim compare see-it --a workers=2 --b workers=4"
         ),
     )
     add_scenario_argument(parser)
@@ -67,10 +70,11 @@ def build_parser() -> ArgumentParser:
     add_advise_argument(parser)
     add_crawler_flags(parser)
     add_cluster_flags(parser)
-    for action in parser._actions:
-        if action.dest == "set":
-            action.help = "one configuration: KEY=VALUE[,KEY=VALUE...]; give it once or twice"
-            action.metavar = "KEY=VALUE[,...]"
+    for side in SIDES:
+        parser.add_argument(
+            f"--{side}", dest=f"side_{side}", action="append", default=[], metavar="KEY=VALUE",
+            help=f"one option of side {side.upper()} only (repeatable; none: the scenario as it is)",
+        )
     return parser
 
 
@@ -79,20 +83,33 @@ CLUSTER_KEYS = ("nodes", "partition")
 text here, checked as ``--nodes``/``--partition`` are (:func:`side_cluster`)."""
 
 
-def parse_config(text: str) -> dict[str, Any]:
-    """``"workers=4,per_host=2"`` -> ``{"workers": 4, "per_host": 2}``
+SIDES = ("a", "b")
+
+
+def parse_side(side: str, items: list[str]) -> dict[str, Any]:
+    """``["workers=4", "per_host=2"]`` given as ``--b`` -> ``{"workers": 4, "per_host": 2}``
     (``nodes=4`` and ``partition=url-hash`` stay text for the cluster)."""
     out: dict[str, Any] = {}
-    for part in _NEXT_KEY.split(text):
-        name, _, raw = part.partition("=")
-        if name.strip().replace("-", "_") in CLUSTER_KEYS:
+    for item in items:
+        name, _, raw = item.partition("=")
+        if name.strip().replace("-", "_") in CLUSTER_KEYS and "," not in raw:
             out[name.strip()] = raw.strip()
-        elif part.strip():
-            key, value = parse_assignment(part)
+        else:
+            key, value = parse_assignment(item, flag=f"--{side}")
             out[key] = value
-    if not out:
-        raise UsageError(f"--set {text!r}: expected KEY=VALUE, e.g. --set workers=4")
     return out
+
+
+def _no_sides(sets: list[str]) -> UsageError:
+    """compare given no ``--a``/``--b``: its sides were once ``--set`` and
+    ``--set``, which now sets an option of both; say the spelling that works."""
+    if not sets:
+        return UsageError("compare needs --a KEY=VALUE or --b KEY=VALUE, e.g. crawlsim compare see-it --a workers=2 "
+                          "--b workers=4")
+    sides = ("b",) if len(sets) == 1 else SIDES
+    meant = " ".join(f"--{side} {part}" for side, text in zip(sides, sets) for part in split_assignments(text))
+    return UsageError(f"compare's two sides are --a KEY=VALUE and --b KEY=VALUE (--set sets both); "
+                      f"did you mean {meant}?")
 
 
 def describe(config: dict[str, Any]) -> str:
@@ -111,21 +128,15 @@ def _show(value: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    sets: list[str] = args.set or []
-    if not 1 <= len(sets) <= 2:
-        raise UsageError(
-            f"compare needs one or two --set KEY=VALUE (got {len(sets)}), "
-            "e.g. crawlsim compare see-it --set workers=2 --set workers=4"
-        )
-    shared = overrides_from_args(argparse.Namespace(**{**vars(args), "set": []}))
-    configs = [parse_config(s) for s in sets]
-    if len(configs) == 1:
-        configs.insert(0, {})
+    if not args.side_a and not args.side_b:
+        raise _no_sides(args.set)
+    shared = overrides_from_args(args)
+    configs = [parse_side(side, getattr(args, f"side_{side}")) for side in SIDES]
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     progress = progress_console(quiet=args.json)
     options = [{k: v for k, v in config.items() if k not in CLUSTER_KEYS} for config in configs]
     scenarios = [load(args.scenario, with_implied_order({**shared, **o}), args.seed) for o in options]
-    clusters = [side_cluster(s, args, c) for s, c in zip(scenarios, configs, strict=True)]
+    clusters = [side_cluster(s, args, c, side) for s, c, side in zip(scenarios, configs, SIDES, strict=True)]
     on_cluster = any(cluster.nodes > 1 for cluster in clusters)
     a, b = (summarise(s, c if on_cluster else None, args, progress) for s, c in zip(scenarios, clusters, strict=True))
     if args.json:
@@ -136,16 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def side_cluster(scenario: Scenario, args: argparse.Namespace, config: dict[str, Any]) -> ClusterConfig:
+def side_cluster(scenario: Scenario, args: argparse.Namespace, config: dict[str, Any], side: str) -> ClusterConfig:
     """One side's cluster: the scenario's ``[cluster]`` table, then
-    ``--nodes``/``--partition``, then the side's own ``--set nodes=...``."""
+    ``--nodes``/``--partition``, then the side's own ``--a nodes=...``."""
     from crawlsim.cluster.config import ClusterConfigError, apply_flags
     from crawlsim.commands.run_cluster import cluster_config
 
     try:
         return apply_flags(cluster_config(scenario, args), config.get("nodes"), config.get("partition"))
-    except ClusterConfigError as err:  # "--set nodes: expected ...": the words the user typed
-        raise UsageError(f"{err.key.replace('--', '--set ', 1)}: {err.message}") from None
+    except ClusterConfigError as err:  # "--a nodes: expected ...": the words the user typed
+        raise UsageError(f"{err.key.replace('--', f'--{side} ', 1)}: {err.message}") from None
 
 
 def summarise(

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from crawlsim.cli_options import add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_crawler_flags, add_trace_out_flag, overrides_from_args
 from crawlsim.commands.common import ArgumentParser
 from crawlsim.trace.events import Done, Event, FetchStarted
 from crawlsim.core.options import CrawlOptions
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="watch the crawl live in the terminal app (a folder crawl is replayed when done)",
     )
-    parser.add_argument("-o", "--trace", metavar="FILE", help="write the JSONL trace (replay: crawlsim tui --trace)")
+    add_trace_out_flag(parser, "the crawl's trace", "-o")
     net = parser.add_argument_group("network")
     net.add_argument(
         "--resolve",
@@ -96,9 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="send HOST's requests to ADDR:PORT (repeatable); with a map, unmapped hosts are errors",
     )
     net.add_argument("--hosts-file", metavar="FILE", help="host map written by crawlsim serve --hosts-file")
-    net.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
-    net.add_argument("--max-bytes", type=int, default=2_000_000, help="largest response body (default 2000000)")
-    net.add_argument("--max-redirects", type=int, default=5, help="same-host redirect hops (default 5)")
+    net.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="seconds per request (default 10)")
+    net.add_argument("--max-bytes", type=int, default=2_000_000, metavar="BYTES",
+                     help="largest response body (default 2000000)")
+    net.add_argument("--max-redirects", type=int, default=5, metavar="N", help="same-host redirect hops (default 5)")
     net.add_argument("--max-time", type=float, metavar="SECONDS", help="stop the whole crawl after this long")
     net.add_argument(
         "--allow-private",
@@ -166,8 +167,8 @@ def _check_limits(args: argparse.Namespace) -> None:
     check_seconds("--max-time", args.max_time)
     check_int("--max-bytes", args.max_bytes, 1, MAX_BODY_BYTES)
     check_int("--max-redirects", args.max_redirects, 0, MAX_REDIRECTS)
-    if args.trace is not None:
-        check_writable(args.trace)
+    if args.trace_out is not None:
+        check_writable(args.trace_out)
 
 
 def _folder_options(
@@ -204,7 +205,7 @@ def _tui_replayer() -> Callable[[list[str]], int]:
     except ImportError as err:  # pragma: no cover - depends on the install
         raise UsageError(f"--tui needs the terminal app (crawlsim.tui): {err}") from None
     if not (sys.stdout.isatty() and sys.stdin.isatty()) and not os.environ.get("CRAWLSIM_TUI_FORCE"):
-        raise UsageError("--tui needs a terminal; use -o FILE and `crawlsim tui --trace FILE` later")
+        raise UsageError("--tui needs a terminal; use --trace-out FILE and `crawlsim tui --trace FILE` later")
     return tui_main
 
 
@@ -319,11 +320,11 @@ def _trace_writer(path: str, options: CrawlOptions) -> TraceWriter:
 
 def _trace_path(args: argparse.Namespace) -> str | None:
     """``-o FILE``; with ``--tui`` and no ``-o``, a temporary file the app follows."""
-    if args.tui and args.trace is None:
+    if args.tui and args.trace_out is None:
         fd, path = tempfile.mkstemp(prefix="crawlsim-crawl-", suffix=".jsonl")
         os.close(fd)
         return path
-    given: str | None = args.trace
+    given: str | None = args.trace_out
     return given
 
 

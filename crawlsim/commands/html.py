@@ -62,9 +62,10 @@ def _parser() -> argparse.ArgumentParser:
                         "(default: see-it; not with --trace)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write")
     parser.add_argument("--trace", metavar="FILE", help="draw this recorded trace (JSONL from crawlsim trace, "
-                        "crawl -o or check --trace) instead of simulating; the what-if keys are off")
-    parser.add_argument("--title", help="the page's title (default: the scenario's)")
-    parser.add_argument("--note", help="the teacher's note at the top (default: the scenario's description)")
+                        "crawl or check --trace-out) instead of simulating; the what-if keys are off")
+    parser.add_argument("--title", metavar="TEXT", help="the page's title (default: the scenario's)")
+    parser.add_argument("--note", metavar="TEXT",
+                        help="the teacher's note at the top (default: the scenario's description)")
     parser.add_argument("--budget", type=_budget, default=BUDGET_SECONDS, metavar="SECONDS",
                         help=f"CPU seconds the what-if crawls may take (default {BUDGET_SECONDS:g}); a web whose "
                         "crawls take longer gets fewer settings, and the page says which")

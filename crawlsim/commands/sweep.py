@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.cli_options import FLAGS, parse_assignment
+from crawlsim.cli_options import FLAGS, metavar, parse_assignment
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -153,8 +153,9 @@ def _add_grid_arguments(parser: ArgumentParser) -> None:
     as text (:func:`grid_from_args` parses them): the grid's axes."""
     group = parser.add_argument_group("grid (comma-separated values; crawler options override the scenario's)")
     for name, kind, help_text in FLAGS:
-        metavar = "N,N,..." if kind is int else "S,S,..." if kind is float else "V,V,..."
-        group.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=metavar, help=help_text)
+        one = metavar(name, kind)
+        group.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=f"{one},{one},...",
+                           help=help_text)
     group.add_argument(
         "--robots",
         dest="robots",
@@ -170,12 +171,20 @@ def _add_grid_arguments(parser: ArgumentParser) -> None:
         help="true, false or true,false: vary each gap by 0.5-1.5x",
     )
     group.add_argument(
+        "--vary",
+        dest="vary",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="any crawler option as an axis of one or more values (repeatable)",
+    )
+    group.add_argument(
         "--set",
         dest="set",
         action="append",
         default=[],
-        metavar="KEY=V1,V2",
-        help="any crawler option with one or more values (repeatable)",
+        metavar="KEY=VALUE",
+        help="any crawler option at one value, as in every command (repeatable)",
     )
 
 
@@ -224,14 +233,30 @@ def _option_axes(args: Any) -> dict[str, list[Any]]:
                 raise UsageError(f"--{name.replace('_', '-')}: expected true, false or true,false; got {text!r}")
             grid[name] = values
     for item in args.set or []:
+        key, value = _fixed(item)
+        grid[key] = [value]
+    for item in args.vary or []:
         key, _, raw = item.partition("=")
         if not _:
-            raise UsageError(f"--set {item!r}: expected KEY=V1,V2,..., e.g. --set max_crawl_delay=1,5")
+            raise UsageError(f"--vary {item!r}: expected KEY=V1,V2,..., e.g. --vary max_crawl_delay=1,5")
         key = key.strip().replace("-", "_")
         if key not in option_names():
             raise OptionError(key, f"unknown crawler option{did_you_mean(key, option_names())}")
         grid[key] = _values(key, raw)
     return grid
+
+
+def _fixed(item: str) -> tuple[str, Any]:
+    """``--set KEY=VALUE``: one value, read as every command reads it; a
+    list of values (the old ``--set per_host=1,2``) names ``--vary``."""
+    try:
+        key, value = parse_assignment(item)
+    except OptionError:
+        if "," in item.partition("=")[2]:
+            raise UsageError(f"--set {item!r}: one value per --set; an axis of values is --vary: "
+                             f"did you mean --vary {item}?") from None
+        raise
+    return key, value.name if isinstance(value, NamedPriority) else value
 
 
 def points(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:

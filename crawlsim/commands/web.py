@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("scenario", nargs="?", default="see-it", help="shipped scenario name or .toml path "
                         "(default: see-it)")
     parser.add_argument("--port", type=port_number(), default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
-    parser.add_argument("--host", default="127.0.0.1",
+    parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                         help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 serves the "
                         "whole network)")
     parser.add_argument("--follow", action="store_true",

@@ -256,14 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
                              "first-duplicate, busiest-host-saturated, end, or a time in seconds (e.g. 0,1.5,end)")
     parser.add_argument("--format", choices=("png", "svg"), default=None,
                         help="still frame format when -o is a folder (default: png; else -o's suffix)")
-    parser.add_argument("--fps", type=int, default=10, help="frames per second (default: 10)")
+    parser.add_argument("--fps", type=int, default=10, metavar="N", help="frames per second (default: 10)")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of the playback (default: 8)")
     parser.add_argument("--layout", choices=("host", "level"), default="host",
                         help="group pages by host or by BFS level (default: host)")
     parser.add_argument("--size", metavar="WxH", default=None,
                         help=f"picture size in pixels, rounded to even (default: {SLIDE_SIZE[0]}x{SLIDE_SIZE[1]}, large enough "
                              "type for the back of a room; the type keeps its share of the picture at any size)")
-    parser.add_argument("--dpi", type=float, default=None,
+    parser.add_argument("--dpi", type=float, default=None, metavar="N",
                         help=f"dots per inch: text is in points, so a higher --dpi at one --size makes it bigger "
                              f"(default: {SLIDE_SIZE[0] / SLIDE_INCHES[0]:g} without --size; with it, height / "
                              f"{SLIDE_INCHES[1]:g})")

@@ -192,7 +192,7 @@ def _first_line(err: Exception) -> str:
 
 # --------------------------------------------------------------------------- writing a trace
 # The one JSONL trace writer, beside the one reader above: `crawlsim trace`,
-# `crawlsim crawl -o`, `crawlsim check --trace` and the Scrapy recorder all write through these.
+# `crawlsim crawl --trace-out`, `crawlsim check --trace-out` and the Scrapy recorder all write through these.
 
 
 def trace_line(event: Event, node: int | None = None, workers: int | None = None) -> str:

@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--trace",
         metavar="FILE",
-        help="replay a JSONL trace (from `crawlsim trace` or `crawlsim check --trace`) as recorded",
+        help="replay a JSONL trace (from `crawlsim trace` or `crawlsim check --trace-out`) as recorded",
     )
     parser.add_argument(
         "--follow",

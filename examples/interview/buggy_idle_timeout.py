@@ -5,8 +5,9 @@ handles whatever its page links -- but while the first page is in flight
 the queue is empty, every other worker times out and returns, and the rest
 of the crawl runs on one thread: effectively sequential, in a thread pool.
 `crawlsim check` sees it in ``slow-service`` (its start page takes 0.2 s):
-one fetch at a time, and 9 of the 10 threads gone after 0.08 s; and the
-last thread returns only 80 ms after the last fetch (``prompt-return``).
+one fetch at a time, and 9 of the 10 threads gone after 0.08 s, which
+fails ``workers-quit``; and the last thread returns only 80 ms after the
+last fetch (``prompt-return``).
 """
 
 from __future__ import annotations
