@@ -108,7 +108,7 @@ def summary_dict(
     data.update(_time_fields(run))
     if bounds is not None:
         data.update(_bounds_fields(bounds))
-    data.update(_top_hosts_fields(run, top))
+    data.update(_top_hosts_fields(run, top, bounds))
     data.update(_ending_fields(run))
     return data
 
@@ -200,18 +200,22 @@ def _bounds_fields(bounds: Any) -> dict[str, Any]:
     return data
 
 
-def _top_hosts_fields(run: Any, top: int) -> dict[str, Any]:
-    """The ``top`` hosts by busy time (ties by name), when the driver kept
-    per-host busy times."""
+def _top_hosts_fields(run: Any, top: int, bounds: Any = None) -> dict[str, Any]:
+    """The ``top`` hosts, when the driver kept per-host busy times: ranked by
+    each host's own busiest-host bound when the bounds were computed (the
+    measure the bound names its host by, so that host comes first), else by
+    busy time; ties by name.  ``bound`` is None without bounds."""
     host_busy: Mapping[str, float] | None = getattr(run, "host_busy", None)
     host_fetches: Mapping[str, int] = getattr(run, "host_fetches", None) or {}
     if not host_busy:
         return {}
-    ranked = sorted(host_busy, key=lambda h: (-host_busy[h], h))[: max(0, top)]
+    host_bound: Mapping[str, float] = getattr(bounds, "host_bounds", None) or {}
+    ranked = sorted(host_busy, key=lambda h: (-host_bound.get(h, 0.0), -host_busy[h], h))[: max(0, top)]
     return {
         "top_hosts": [
             {
                 "host": host,
+                "bound": _round(host_bound[host]) if host in host_bound else None,
                 "busy": _round(host_busy[host]),
                 "fetches": host_fetches.get(host, 0),
                 "mean_latency": _round(host_busy[host] / host_fetches[host]) if host_fetches.get(host) else None,
@@ -438,14 +442,19 @@ def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Tex
 
 
 def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
-    """The busiest hosts by busy time, with their fetches and mean latency."""
+    """The busiest hosts, ranked by their own busiest-host bound (when the
+    bounds were computed), with their busy time, fetches and mean latency."""
+    bounded = any(row.get("bound") is not None for row in hosts)
     table = Table(title=None, box=None, padding=(0, 2), show_edge=False, header_style="bold")
     table.add_column("busiest hosts", no_wrap=True)
+    if bounded:
+        table.add_column("host bound", justify="right")
     table.add_column("busy", justify="right")
     table.add_column("fetches", justify="right")
     table.add_column("mean latency", justify="right")
     for row in hosts:
-        table.add_row(row["host"], seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
+        cells = [row["host"], *([seconds(row.get("bound"))] if bounded else [])]
+        table.add_row(*cells, seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
     return [Text(""), table]
 
 
