@@ -143,6 +143,7 @@ def _coverage_fields(coverage: Any) -> dict[str, Any]:
             "pages_reachable": coverage.reachable,
             "pages_lost": [item.as_dict() for item in coverage.lost],
             "pages_fetched_unreachable": list(coverage.outside),
+            "narrowed": [item.as_dict() for item in coverage.narrowed],
         }
     return {
         "pages_reachable": None,
@@ -401,7 +402,27 @@ def _utilisation_rows(data: Mapping[str, Any]) -> list[Row]:
     return [("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")]
 
 
-_FIGURE_ROWS = (_finish_rows, _pages_rows, _lost_rows, _fetches_rows, _failed_rows, _utilisation_rows)
+NARROWED_BY = {"scope": "the scope", "cap": "caps", "depth": "the depth limit", "robots": "robots.txt"}
+"""What narrowed a crawl, as the summary names it."""
+
+
+def _narrowed_rows(data: Mapping[str, Any]) -> list[Row]:
+    """What the crawl's own settings left out, each with the flag that widens it."""
+    rows: list[Row] = []
+    for item in data.get("narrowed") or ():
+        by, pages, of = item["by"], item["pages"], item["of"]
+        name = f"scope {data['options']['scope']}" if by == "scope" and "options" in data else NARROWED_BY[by]
+        what = "pages the links lead to" if by == "scope" else "pages reachable"
+        verb = "left out" if by == "scope" else "lost"
+        count = f"at least {pages:,}" if item.get("at_least") else f"{pages:,}"
+        text = f"{name} {verb} {count} of the {of:,} {what} ({percent(item['share'])}); {item['widen']}"
+        rows.append(("narrowed" if not rows else "", Text(text, style="yellow")))
+    return rows
+
+
+_FIGURE_ROWS = (
+    _finish_rows, _pages_rows, _lost_rows, _narrowed_rows, _fetches_rows, _failed_rows, _utilisation_rows
+)
 """The figures grid, top to bottom: a table, so a new figure is one function
 and one entry here."""
 
