@@ -80,6 +80,7 @@ def summary_dict(
     clock: str = "simulated",
     top: int = 5,
     coverage: Any = None,
+    bounds_note: str = "the bounds were not computed",
 ) -> dict[str, Any]:
     """The crawl's figures as one JSON-ready dict (see the module docstring).
 
@@ -106,8 +107,7 @@ def summary_dict(
     data.update(_coverage_fields(coverage))
     data.update(_counter_fields(run))
     data.update(_time_fields(run))
-    if bounds is not None:
-        data.update(_bounds_fields(bounds))
+    data.update(_bounds_fields(bounds, bounds_note))
     data.update(_top_hosts_fields(run, top, bounds))
     data.update(_ending_fields(run))
     return data
@@ -148,6 +148,8 @@ def _coverage_fields(coverage: Any) -> dict[str, Any]:
     return {
         "pages_reachable": None,
         "pages_lost": None,
+        "pages_fetched_unreachable": None,
+        "narrowed": None,
         "coverage_note": coverage.note if coverage is not None else "no web to compare with (a real crawl)",
     }
 
@@ -185,20 +187,30 @@ def _time_fields(run: Any) -> dict[str, Any]:
     return data
 
 
-def _bounds_fields(bounds: Any) -> dict[str, Any]:
+def _bounds_fields(bounds: Any, note: str) -> dict[str, Any]:
     """The three lower bounds, the binding one, and the advisor's words and
-    measured counterfactuals when it ran."""
-    data: dict[str, Any] = {
+    measured counterfactuals (``advice`` None when it did not run: a real
+    crawl cannot be rerun).  Without bounds every key is there, None, and
+    ``bounds_note`` says why."""
+    if bounds is None:
+        return {
+            "bounds": dict.fromkeys(BOUND_LABELS),
+            "bounds_note": note,
+            "busiest_host": None,
+            "binding_bound": None,
+            "efficiency": None,
+            "explanation": None,
+            "advice": None,
+        }
+    advice = getattr(bounds, "advice", None)
+    return {
         "bounds": {key: _round(getattr(bounds, key)) for key in BOUND_LABELS},
         "busiest_host": {"host": bounds.busiest_host_name, "fetches": bounds.busiest_host_pages},
         "binding_bound": bounds.binding,
         "efficiency": _round(bounds.efficiency),
         "explanation": bounds.explanation,
+        "advice": advice.as_dict() if advice is not None else None,
     }
-    advice = getattr(bounds, "advice", None)
-    if advice is not None:
-        data["advice"] = advice.as_dict()
-    return data
 
 
 def _top_hosts_fields(run: Any, top: int, bounds: Any = None) -> dict[str, Any]:
@@ -288,8 +300,10 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     only when the dict has it, so a real crawl simply shows fewer."""
     parts: list[RenderableType] = [*_heading(data), Text("")]
     parts.append(_figures(data))
-    if "bounds" in data:
+    if data.get("binding_bound") is not None:
         parts.extend(_bounds_section(data))
+    elif data.get("bounds_note"):
+        parts.extend([Text(""), Text(f"lower bounds not computed: {data['bounds_note']}", style="dim")])
     hosts = data.get("top_hosts")
     if hosts:
         parts.extend(_busiest_hosts(hosts))
