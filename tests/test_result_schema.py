@@ -40,6 +40,11 @@ def test_run_json_follows_the_schema(name: str, capsys: pytest.CaptureFixture[st
     valid(cli_json(capsys, "run", name, "--json"))
 
 
+def test_a_cluster_run_says_why_it_has_no_single_process_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    data = valid(cli_json(capsys, "run", "polite", "--nodes", "2", "--json"))
+    assert set(data["bounds"].values()) == {None} and "per node" in data["bounds_note"]
+
+
 def test_compare_json_is_two_results(capsys: pytest.CaptureFixture[str]) -> None:
     data = cli_json(capsys, "compare", "polite", "--set", "workers=8", "--json")
     for side in ("a", "b"):
