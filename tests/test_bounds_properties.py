@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crawlsim.scenario.files import scenario_from_dict
-from crawlsim.sim.bounds import compute_bounds
+from crawlsim.scenario.files import load_scenario, scenario_from_dict
+from crawlsim.sim.bounds import compute_bounds, host_bound
 from crawlsim.sim.driver import simulate
 
 HOSTS = ("a.com", "b.com", "c.com")
@@ -118,6 +118,17 @@ def random_scenarios(draw: st.DrawFn) -> dict[str, Any]:
         "hosts": draw(hosts()),
         "pages": pages,
     }
+
+
+def test_the_busiest_host_bound_counts_retry_after() -> None:
+    # polite's b.com answers one page 429 with Retry-After: 5; per_host 1,
+    # 0.5 s a fetch: robots.txt, then 8 page starts, one interval held 5 s
+    s = load_scenario("polite")
+    run = simulate(s, series=False)
+    assert host_bound(run, "b.com") == pytest.approx(0.5 + 5.0 + 0.5)
+    assert host_bound(run, "b.com") <= run.finish_time
+    quiet = simulate(s, trace=False, series=False)  # no trace: no holds seen, only the busy term
+    assert host_bound(quiet, "b.com") == pytest.approx(0.5 + 4.0)
 
 
 def check_bounds(data: dict[str, Any]) -> None:

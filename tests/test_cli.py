@@ -114,6 +114,18 @@ def test_run_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     assert "\x1b[" not in out  # no colour codes in a pipe
 
 
+@pytest.mark.parametrize("name", ["polite", "see-it", "busiest-host"])
+def test_the_busiest_hosts_table_ranks_the_bounds_host_first(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # polite's bound named a.com (Crawl-delay) while its table ranked it last by busy time
+    code, out, _ = run_cli(capsys, "run", name, "--json")
+    assert code == 0
+    data = json.loads(out)
+    ranked = [row["bound"] for row in data["top_hosts"]]
+    assert data["top_hosts"][0]["host"] == data["busiest_host"]["host"]
+    assert ranked == sorted(ranked, reverse=True)
+    assert ranked[0] == data["bounds"]["busiest_host"]
+
+
 def test_run_a_scenario_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "mine.toml"
     path.write_text(SEE_IT_TOML)

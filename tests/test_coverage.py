@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -324,3 +325,37 @@ def test_the_words_page_defines_what_run_prints_about_bounds(capsys) -> None:
     for term in ["**frontier**", "**bound**", "**binding**", "**efficiency**", "`peak_frontier`", "`binding_bound`"]:
         assert term in words, term
     assert all(f"`{phrase}" in words for phrase in printed[:2])
+
+
+# -- what the crawl's own settings left out is said, with the flag that widens it ---------
+
+
+def test_a_host_scope_that_drops_most_of_the_web_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    # 2,000 pages on 40 hosts crawled with scope = "host": "pages reachable 613"
+    # and nothing said that the scope left out the other 1,387
+    assert run_command.main(["busiest-host", "--scope", "host", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (scope,) = [item for item in data["narrowed"] if item["by"] == "scope"]
+    assert scope["of"] == 2_000 and scope["pages"] == 2_000 - data["pages_reachable"]
+    assert scope["widen"] == "--scope domain or --scope any widens it"
+    assert run_command.main(["busiest-host", "--scope", "host"]) == 0
+    text = capsys.readouterr().out
+    assert f"scope host left out {scope['pages']:,} of the 2,000 pages the links lead to" in text
+    assert "--scope domain or --scope any widens it" in text
+
+
+def test_caps_and_robots_say_what_they_lost_and_what_widens_them(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_command.main(["polite", "--max-pages", "10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {item["by"]: item for item in data["narrowed"]}
+    assert set(by) == {"cap", "robots"}
+    lost = [item["reason"] for item in data["pages_lost"]]
+    assert by["cap"]["pages"] == lost.count("cap") and by["robots"]["pages"] == lost.count("robots")
+    assert by["cap"]["widen"] == "a higher --max-pages widens it"
+    assert "overriding the sites' own robots.txt" in by["robots"]["widen"]
+
+
+def test_a_crawl_nothing_narrowed_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_command.main(["busiest-host", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["narrowed"] == []
+

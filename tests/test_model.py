@@ -94,6 +94,12 @@ def test_the_model_reruns_the_recording(
     assert abs(sim["finish_time"] - real["finish_time"]) <= 0.02 * real["finish_time"] + late
     assert sim["finish_time"] >= 0.98 * (real["pages_fetched"] - 1) * 0.1  # the gaps are kept
     assert "assumes" in sim and "measured time" in sim["assumes"]
+    # one result shape, one meaning of pages reachable: the crawl and its model agree
+    from tests.test_result_schema import valid
+
+    valid(real), valid(sim)
+    assert sim["pages_reachable"] == real["pages_reachable"]
+    assert set(real["bounds"]) == set(sim["bounds"]) and None not in real["bounds"].values()
 
 
 def test_the_model_keeps_statuses_robots_and_measured_latency(

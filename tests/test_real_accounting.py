@@ -72,6 +72,10 @@ async def test_an_http_crawl_lists_every_page_found_fetched_or_lost() -> None:
     reasons = {item["page"]: item["reason"] for item in data["pages_lost"]}
     assert reasons["http://a.test/gone"] == "failed"
     assert reasons["http://a.test/private/x"] == "robots"
-    assert reasons["http://b.test/"] == "scope"
     assert "cap" in reasons.values()
     assert data["pages_reachable"] == data["pages_fetched"] + len(data["pages_lost"])
+    # pages_reachable is within the scope, as in a simulation: b.test is what the scope left out
+    assert "http://b.test/" not in reasons
+    scope = next(item for item in data["narrowed"] if item["by"] == "scope")
+    assert (scope["pages"], scope["of"]) == (1, data["pages_reachable"] + 1)
+    assert scope["widen"] == "--scope domain or --scope any widens it"

@@ -57,12 +57,14 @@ def test_sweep_in_process_writes_csv_json_and_png(tmp_path: Path, capsys: pytest
     assert by_point[(4, 1)]["finish_time"] == 19.0  # b.com's six 3 s pages, one at a time
     assert by_point[(4, 1)]["binding_bound"] == "busiest_host"
     for row in rows:
-        assert row["finish_time"] >= max(row["depth"], row["busiest_host"], row["work"]) - 1e-9
+        assert row["finish_time"] >= max(row["bounds"].values()) - 1e-9
 
     with (tmp_path / "sweep.csv").open() as f:
         table = list(csv.DictReader(f))
     assert len(table) == 6
-    assert {"workers", "per_host", "finish_time", "depth", "busiest_host", "work", "binding_bound"} <= set(table[0])
+    columns = {"workers", "per_host", "finish_time", "depth_bound", "busiest_host_bound", "work_bound", "busiest_host"}
+    assert columns | {"binding_bound"} <= set(table[0])
+    assert table[-1]["busiest_host"] == rows[-1]["busiest_host"]["host"]
     assert float(table[0]["finish_time"]) == 26.0
 
     document = json.loads((tmp_path / "sweep.json").read_text())
@@ -113,8 +115,9 @@ def _rows(per_host: int, busiest: float, finishes: list[float]) -> list[dict[str
     (it sits on the x-axis next to finish times of hundreds of seconds)."""
     workers = [1, 2, 4, 8, 16]
     return [
-        {"workers": w, "per_host": per_host, "finish_time": f, "depth": 1.5, "busiest_host": busiest,
-         "busiest_host_name": "h0.example", "work": 500.0 / w}
+        {"workers": w, "per_host": per_host, "finish_time": f,
+         "bounds": {"depth": 1.5, "busiest_host": busiest, "work": 500.0 / w},
+         "busiest_host": {"host": "h0.example", "fetches": 600}}
         for w, f in zip(workers, finishes, strict=True)
     ]
 
@@ -176,8 +179,9 @@ def test_sweep_png_and_the_notebook_sweep_plot_share_one_style() -> None:
 
     notebook = sweep_plot("see-it", workers=[1, 2, 4])
     (ax_nb,) = notebook.figure.axes
-    rows = [{"workers": p.workers, "finish_time": p.finish, "depth": p.depth, "busiest_host": p.busiest_host,
-             "busiest_host_name": p.busiest_host_name, "work": p.work} for p in notebook.points]
+    rows = [{"workers": p.workers, "finish_time": p.finish,
+             "bounds": {"depth": p.depth, "busiest_host": p.busiest_host, "work": p.work},
+             "busiest_host": {"host": p.busiest_host_name, "fetches": 0}} for p in notebook.points]
     (ax_cli,) = sweep_figure(rows, {"workers": [1, 2, 4]}, "see-it").axes
 
     def look(ax: Any) -> list[tuple[Any, ...]]:

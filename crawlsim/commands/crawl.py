@@ -56,16 +56,20 @@ SHOWN_REFUSALS = 20
 def summary_dict(result: Any, seeds: Sequence[str]) -> dict[str, Any]:
     """The ``--json`` summary: ``crawlsim run --json``'s keys (one builder,
     :func:`crawlsim.views.summary.summary_dict`) with ``clock = "wall"``;
-    ``stopped`` is added when a time limit cut the crawl short.  Every page
-    found is accounted for: ``pages_reachable`` counts the pages found,
-    ``pages_lost`` lists each one not fetched with its reason
-    (:mod:`crawlsim.real.accounting`)."""
+    ``stopped`` says whether a time limit cut the crawl short.  Every page
+    found is accounted for: ``pages_reachable`` counts the pages found
+    within the scope, ``pages_lost`` lists each one not fetched with its
+    reason (:mod:`crawlsim.real.accounting`); the bounds are measured from
+    the crawl's events (:mod:`crawlsim.real.bounds`); ``advice`` is None
+    and ``advice_note`` says why."""
     from crawlsim.views.summary import summary_dict as build
     from crawlsim.real.accounting import real_coverage
+    from crawlsim.real.bounds import ADVICE_NOTE, measured
 
-    data = build(result, seeds=list(seeds), clock="wall", coverage=real_coverage(result))
-    if result.stopped:
-        data["stopped"] = result.stopped
+    run, bounds, note = measured(result)
+    data = build(run, bounds, seeds=list(seeds), clock="wall", coverage=real_coverage(result), bounds_note=note)
+    data["advice_note"] = ADVICE_NOTE
+    data["stopped"] = result.stopped
     return data
 
 
@@ -395,7 +399,7 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         options,
         resolve=plan.resolve or None,
         limits=plan.limits,
-        keep_events=False,
+        keep_events=True,  # the bounds are measured from them (crawlsim.real.bounds)
         max_time=args.max_time,
         server_times=writer.server_times if isinstance(writer, _CpuStampedWriter) else None,
         retry_after_sent=writer.retry_after_sent if isinstance(writer, _CpuStampedWriter) else None,

@@ -68,7 +68,8 @@ def cluster_summary(scenario: Scenario, config: ClusterConfig, *, top: int, advi
 
     run = simulate_cluster(scenario, config)
     coverage = coverage_of(scenario, run) if run.trace else None  # type: ignore[arg-type]
-    data = summary_dict(run, None, scenario=scenario, top=top, coverage=coverage)
+    note = "a cluster's bounds are per node (the node bound below)"
+    data = summary_dict(run, None, scenario=scenario, top=top, coverage=coverage, bounds_note=note)
     data.update(cluster_fields(run))
     measure = advise == "measure" or (advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
     data["cluster_advice"] = cluster_advice(scenario, config, run, measure=measure).as_dict()

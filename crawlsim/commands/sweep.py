@@ -87,10 +87,10 @@ RESULT_KEYS = (
     "failed",
     "retries",
     "utilisation",
-    "depth",
+    "depth_bound",
+    "busiest_host_bound",
     "busiest_host",
-    "busiest_host_name",
-    "work",
+    "work_bound",
     "binding_bound",
     "efficiency",
     "explanation",
@@ -281,7 +281,8 @@ def _scenario(ref: str, seed: int | None) -> Scenario:
 
 def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Simulate one grid point: ``{"index", "scenario", "seed", "options"}``
-    (and optionally ``"advise"``) -> a flat row of results.  A bad value in the grid comes back as the
+    (and optionally ``"advise"``) -> its index and grid values, then the
+    result as ``run --json`` writes it (docs/reference/result.schema.json).  A bad value in the grid comes back as the
     row's ``error`` instead of killing the sweep."""
     from crawlsim.core.options import OptionError
     from crawlsim.scenario import ScenarioError
@@ -295,25 +296,24 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     except (OptionError, ScenarioError, UsageError) as err:
         row["error"] = str(err)
         return row
-    row.update(
-        finish_time=round(run.finish_time, 6),
-        pages_fetched=run.stats.pages_fetched,
-        fetches=run.stats.fetches,
-        duplicate_fetches=run.stats.duplicate_fetches,
-        failed=run.stats.failed,
-        retries=run.stats.retries,
-        utilisation=round(run.utilisation, 6),
-        depth=round(bounds.depth, 6),
-        busiest_host=round(bounds.busiest_host, 6),
-        busiest_host_name=bounds.busiest_host_name,
-        work=round(bounds.work, 6),
-        binding_bound=bounds.binding,
-        efficiency=round(bounds.efficiency, 6),
-        explanation=bounds.explanation,
-    )
-    if bounds.advice is not None:
-        row["advice"] = bounds.advice.as_dict()  # sweep.json only (the CSV keeps flat columns)
+    from crawlsim.sim.coverage import coverage_of
+    from crawlsim.views.summary import summary_dict
+
+    row.update(summary_dict(run, bounds, scenario=scenario, coverage=coverage_of(scenario, run)))
     return row
+
+
+def csv_cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A result row as sweep.csv's flat cells (:data:`RESULT_KEYS`): each
+    bound its own column, the busiest host its name."""
+    if "bounds" not in row:  # a point that failed: its error
+        return row
+    bounds, busiest = row["bounds"], row["busiest_host"] or {}
+    return {
+        **row,
+        **{f"{key}_bound": value for key, value in bounds.items()},
+        "busiest_host": busiest.get("host"),
+    }
 
 
 # -- executors -----------------------------------------------------------------
@@ -468,13 +468,23 @@ def sweep_figure(
     return figure
 
 
+def _bounds_point(row: dict[str, Any]) -> dict[str, Any]:
+    """A result row as the point :func:`~crawlsim.views.plots.series_from` draws."""
+    return {
+        "workers": row["workers"],
+        "finish_time": row["finish_time"],
+        **row["bounds"],
+        "busiest_host_name": (row["busiest_host"] or {}).get("host"),
+    }
+
+
 def _series(rows: Sequence[dict[str, Any]], others: Sequence[str]) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """The rows that ran, grouped by their values of the grid's other axes
-    (every axis but workers): one line of the plot each."""
+    (every axis but workers): one line of the plot each, as the points it draws."""
     series: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
         if "error" not in row:
-            series.setdefault(tuple(_cell(row[k]) for k in others), []).append(row)
+            series.setdefault(tuple(_cell(row[k]) for k in others), []).append(_bounds_point(row))
     return series
 
 
@@ -563,7 +573,8 @@ def _write_results(
     try:
         make_folder(out_dir)
         results = CLUSTER_RESULT_KEYS if is_cluster_grid(grid) else RESULT_KEYS
-        write_csv(rows, ["index", *grid, *results, "error"], out_dir / "sweep.csv")
+        cells = rows if is_cluster_grid(grid) else [csv_cells(row) for row in rows]
+        write_csv(cells, ["index", *grid, *results, "error"], out_dir / "sweep.csv")
         document = {
             "scenario": scenario.name,
             "title": scenario.title,

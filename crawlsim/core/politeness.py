@@ -26,8 +26,8 @@ rule that set it.  Everything else that needs the rule asks here too:
 
 * the simulator, whether a start can hold a host at all (:func:`may_hold`:
   only then does it measure the spacing the bounds use);
-* the bounds, the least time ``n`` starts on one host must span
-  (:func:`least_span`) -- the proof step of the busiest-host bound;
+* the bounds, the least time ``n`` starts on one host must span, holds
+  included (:func:`least_span`) -- the proof step of the busiest-host bound;
 * the real crawler, the spacing its requests must keep on the wire too
   (:meth:`Politeness.pace` and :class:`WireClock`): the core spaces
   request *starts*, the socket sends them a little later, and a redirect
@@ -51,6 +51,7 @@ bucket was added that way: this module and
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -79,17 +80,23 @@ def may_hold(options: CrawlOptions) -> bool:
     return options.gap > 0 or options.robots or options.rate is not None
 
 
-def least_span(options: CrawlOptions, starts: int, smallest_gap: float) -> float:
+def least_span(options: CrawlOptions, starts: int, smallest_gap: float, held: Sequence[float] = ()) -> float:
     """The least seconds from the first to the last of ``starts`` request
     starts on one host, when consecutive starts were seen at least
     ``smallest_gap`` apart (the gap or Crawl-delay as drawn, measured by the
-    driver).  The bounds' proof step: each rule gives a span, the largest holds.
+    driver) and ``held`` lists, per interval between two consecutive starts
+    that a Retry-After fell in, the seconds its Retry-After holds covered.
+    The bounds' proof step: each rule gives a span, the largest holds.
 
-    * spacing: ``starts - 1`` intervals of at least ``smallest_gap``;
+    * spacing and Retry-After: ``starts - 1`` intervals, each at least
+      ``smallest_gap``; an interval in which a response asked for
+      Retry-After also covers that hold (the response came after the
+      interval's first start, and no start came before the hold ended);
     * token bucket: ``n`` starts within ``T`` seconds take at most
       ``burst + rate * T`` tokens, so ``T >= (n - burst) / rate``.
     """
-    span = (starts - 1) * smallest_gap
+    plain = max(0, starts - 1 - len(held))
+    span = plain * smallest_gap + sum(max(smallest_gap, seconds) for seconds in held)
     rate = options.rate
     if rate is not None and starts > options.burst:
         span = max(span, (starts - options.burst) / rate)

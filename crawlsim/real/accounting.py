@@ -17,7 +17,9 @@ same reasons the simulation uses where they apply:
   ``time limit``  found but not finished when ``--max-time`` stopped the crawl.
 
 So ``pages found = pages fetched + pages lost``, and a page a link reaches
-is never "unreachable" because its fetch failed.
+is never "unreachable" because its fetch failed.  The summary's ``pages
+reachable`` is the simulation's word: pages found *within the scope*; the
+pages found outside it are said apart, as what the scope left out.
 
 Links the time limit left unexamined on a page whose links were being
 admitted when it came (``CrawlResult.links_dropped``) are not pages found:
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crawlsim.sim.coverage import Coverage, LostPage
+from crawlsim.sim.coverage import Coverage, LostPage, narrowings
 
 if TYPE_CHECKING:
     from crawlsim.real.results import CrawlResult
@@ -63,11 +65,17 @@ def lost_pages(result: CrawlResult) -> list[LostPage]:
 
 
 def real_coverage(result: CrawlResult) -> Coverage:
-    """Pages found, fetched and lost, in the simulation's :class:`Coverage`
-    (``reachable`` here means *found*: a real crawl cannot see further)."""
+    """Pages found, fetched and lost, in the simulation's :class:`Coverage`,
+    with the simulation's meaning of *reachable*: found within the scope (a
+    real crawl cannot see further than the links it met).  A page found
+    outside the scope is not reachable, as in the simulation: it is counted
+    in the scope's :class:`~crawlsim.sim.coverage.Narrowing` instead."""
     fetched = fetched_pages(result)
-    lost = tuple(lost_pages(result))
-    return Coverage(len(fetched) + len(lost), len(fetched), lost)
+    found = lost_pages(result)
+    lost = tuple(item for item in found if item.reason != "scope")
+    reachable = len(fetched) + len(lost)
+    narrowed = narrowings(result.options, reachable, lost, len(found) - len(lost))
+    return Coverage(reachable, len(fetched), lost, narrowed=narrowed)
 
 
 __all__ = ["LOST_SKIPS", "fetched_pages", "lost_pages", "real_coverage"]

@@ -13,7 +13,8 @@ reruns the crawl with that knob turned and quotes the rerun:
 * Crawl-delay honoured only up to half of the largest one met
   (``max_crawl_delay``), when a host's Crawl-delay spaced its requests more
   than the gap.  The site sets its Crawl-delay, so the sentence credits "a
-  shorter Crawl-delay from the site", never a crawler that honours less of it;
+  shorter Crawl-delay from the site", never a crawler that honours less of
+  it, and the rerun's quote says that it overrides the site's robots.txt;
 * twice the token bucket's ``rate``, and its ``burst`` + 1, when a rate is
   set (the bucket spaces a host's starts like a gap does);
 * a per-host frontier, when the crawl uses the single FIFO queue;
@@ -31,6 +32,10 @@ The sentence names no knob it did not measure, e.g.::
     b.com holds the crawl at 18.0 s (busiest-host bound; finish 19.0 s).
     With 8 workers: 19.0 s (no change). With per_host 2: 13.0 s (-32%).
     A higher per-host limit helps most.
+
+Each change is quoted in percent.  The verdict calls a knob the one that
+"helps most" only when its rerun is at least :data:`WORTH_SAYING` (5%)
+faster; otherwise it says none of the reruns shortens the crawl that much.
 
 "holds the crawl at" quotes the bound's own value.  When two bounds are
 equal, the counterfactuals decide which one holds: the one whose knob
@@ -68,6 +73,9 @@ if TYPE_CHECKING:
 MEASURE_LIMIT = 20_000
 """Fetches (pages and robots.txt) above which ``auto`` does not rerun the crawl."""
 ADVISE_MODES = ("auto", "measure", "infer")
+WORTH_SAYING = 0.05
+"""The least speed-up (a share of the finish time) the verdict calls a help:
+a rerun 1% faster is quoted, never called the knob that "helps most"."""
 
 NO_HELP_PHRASES = {
     "workers": "More workers do not help.",
@@ -296,10 +304,10 @@ def advise(
 def _measured_sentence(head: str, run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:
     """The head, each rerun quoted (the duplicate-fetch knobs after what the
     duplicates cost), a note for a knob at the end of its range, the verdict."""
-    parts = [head, *(_quote(run.finish_time, c) for c in counterfactuals if c.knob not in DEDUP_KNOBS)]
+    parts = [head, *(_quote(run, c) for c in counterfactuals if c.knob not in DEDUP_KNOBS)]
     dedup = [c for c in counterfactuals if c.knob in DEDUP_KNOBS]
     if dedup:
-        parts += [waste_phrase(run), *(_quote(run.finish_time, c) for c in dedup)]
+        parts += [waste_phrase(run), *(_quote(run, c) for c in dedup)]
     parts += [note for note in (not_measured(run),) if note]
     parts.append(_verdict(run, counterfactuals))
     return " ".join(parts)
@@ -365,9 +373,25 @@ def _relief(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> dict[st
     }
 
 
-def _quote(finish: float, c: Counterfactual) -> str:
+def _quote(run: SimRun, c: Counterfactual) -> str:
+    """``With per_host 2: 13.0 s (-32%).``, and what a rerun overrides of the sites' own requests."""
     loss = f"; {c.loss}" if c.loss else ""
-    return f"With {c.label}: {seconds(c.finish_time)} ({_change(finish, c.finish_time)}{loss})."
+    said = f"With {c.label}: {seconds(c.finish_time)} ({_change(run.finish_time, c.finish_time)}{loss})."
+    overridden = _overridden(run, c)
+    return f"{said} {overridden}" if overridden else said
+
+
+def _overridden(run: SimRun, c: Counterfactual) -> str:
+    """The sentence for a rerun that honours less than a site asks for (a
+    Crawl-delay capped by ``max_crawl_delay``): the advice says so."""
+    cap = c.options.get("max_crawl_delay")
+    if cap is None:
+        return ""
+    asked = {h: d for h, d in sorted(run.host_crawl_delay.items()) if d > cap}
+    if len(asked) == 1:
+        ((host, delay),) = asked.items()
+        return f"That overrides the Crawl-delay of {seconds(delay)} that {host}'s robots.txt asks for."
+    return f"That overrides the Crawl-delay that {len(asked)} hosts' robots.txt ask for (up to {seconds(max(asked.values()))})."
 
 
 def _phrase(c: Counterfactual) -> str:
@@ -378,32 +402,40 @@ def _phrase(c: Counterfactual) -> str:
 
 
 def _change(before: float, after: float) -> str:
+    """The change in percent, always (one unit in every quote): ``-32%``,
+    ``-1.4%``, or ``-<0.1%`` for a change too small to show."""
     if after == before:
         return "no change"
     rel = (after - before) / before if before > 0 else 0.0
-    text = f"{rel:+.0%}"
-    if text in ("+0%", "-0%"):
-        text = f"{rel:+.1%}"
-    if text in ("+0.0%", "-0.0%"):
-        text = f"{after - before:+.3f} s"
-    return text
+    for text in (f"{rel:+.0%}", f"{rel:+.1%}"):
+        if text not in ("+0%", "-0%", "+0.0%", "-0.0%"):
+            return text
+    return f"{'-' if rel < 0 else '+'}<0.1%"
 
 
 def _verdict(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:
+    """Which knob helps most, said only of a rerun at least :data:`WORTH_SAYING` faster."""
     faster = [c for c in counterfactuals if c.finish_time < run.finish_time]
     if not faster:
         if len(counterfactuals) == 1:
             return NO_HELP_PHRASES[counterfactuals[0].knob]
         return "None of these finishes sooner." if counterfactuals else "Nothing was measured."
-    best = min(c.finish_time for c in faster)
-    winners = [c for c in faster if c.finish_time == best]
+    worth = [c for c in faster if c.change <= -WORTH_SAYING]
+    if not worth:
+        return f"None of these shortens the crawl by {WORTH_SAYING:.0%} or more."
+    best = min(c.finish_time for c in worth)
+    return _winners([c for c in worth if c.finish_time == best], alone=len(counterfactuals) == 1)
+
+
+def _winners(winners: list[Counterfactual], *, alone: bool) -> str:
+    """The verdict naming the fastest reruns (``alone``: the only one measured)."""
     if len(winners) == 1:
         phrase = _phrase(winners[0])
         if winners[0].knob in DEDUP_KNOBS:
             loss = winners[0].loss
             cost = " and no page lost" if loss == "no page lost" else f", at a cost of {loss}"
             return f"{phrase} most, with no new worker{cost}."
-        return f"{phrase} most." if len(counterfactuals) > 1 else f"{phrase}."
+        return f"{phrase}." if alone else f"{phrase} most."
     names = [_phrase(c).rsplit(" ", 1)[0] for c in winners]
     names = [names[0], *(n[0].lower() + n[1:] for n in names[1:])]
     return f"{', '.join(names[:-1])} and {names[-1]} help most (equally)."
@@ -438,6 +470,7 @@ def _num(value: float) -> str:
 __all__ = [
     "ADVISE_MODES",
     "MEASURE_LIMIT",
+    "WORTH_SAYING",
     "Advice",
     "AdviceCancelled",
     "Counterfactual",

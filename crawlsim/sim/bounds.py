@@ -28,8 +28,12 @@ Facts about the scheduler the proofs use (``crawlsim/core``):
      ``g_h`` is the smallest ``ready_at - now`` the driver saw right after a
      page start on ``h`` (``SimRun.host_gap``; measured, so a randomized gap
      that came out 0.5x is counted as 0.5x), and ``P`` page starts span at
-     least ``least_span(options, P, g_h)`` (the part's own statement of its
-     rules: ``(P - 1) * g_h``, or more when a rule caps a window's starts).
+     least ``least_span(options, P, g_h, held_h)`` (the part's own
+     statement of its rules: ``(P - 1) * g_h``, more with Retry-After holds
+     (F3'), or more when a rule caps a window's starts).
+(F3') A response on ``h`` at ``t`` with Retry-After ``s`` sets ``ready_at``
+     to at least ``t + s`` (a ``HostDeferred`` ``retry-after``): no page
+     start on ``h`` falls in ``(t, t + s)``.
 (F4) A URL is fetched only after it was discovered: at time 0 for a seed,
      else when the response of a page listing it was processed.  Attempt
      ``k + 1`` of a URL starts after attempt ``k`` ended.  A retried
@@ -46,9 +50,14 @@ busiest host
     For each host ``h`` with ``P_h`` page fetches taking ``B_h`` seconds:
     every page fetch lies in ``[R_h, F]`` (F2, ``t_h >= 0``), at most ``c``
     at a time (F1), so ``B_h <= c * (F - R_h)``.  The ``P_h`` page starts are
-    at least ``g_h`` apart (F3), the first at ``>= R_h``, and the last fetch
-    takes at least ``m_h`` (F5), so ``F >= R_h + span_h + m_h`` with
-    ``span_h = least_span(options, P_h, g_h)``.
+    at least ``g_h`` apart (F3).  A Retry-After answered at ``t`` lies in the
+    interval ``[s_k, s_{k+1}]`` of the last start ``s_k <= t`` (the answered
+    fetch started before ``t``), and ``s_{k+1} >= t + s`` (F3'), so the hold
+    lies inside it; each interval is at least the union ``U_k`` of its holds
+    (``held_h``, read from the trace by :func:`retry_after_held`; a hold after
+    the last start is left out).  The first start is at ``>= R_h``, and the
+    last fetch takes at least ``m_h`` (F5), so ``F >= R_h + span_h + m_h``
+    with ``span_h = least_span(options, P_h, g_h, held_h)``.
     **host(h) = R_h + max(B_h / c, span_h + m_h) <= F** (just
     ``R_h`` for a host with no page fetch); the busiest host is the one with
     the largest.  (The old formula counted the robots.txt fetch as one of the
@@ -97,12 +106,12 @@ show; :attr:`Bounds.explanation` here only names the binding bound.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from crawlsim.trace.events import Discovered, Event, FetchFinished, FetchStarted, Skipped
+from crawlsim.trace.events import Discovered, Event, FetchFinished, FetchStarted, HostDeferred, Skipped
 from crawlsim.core.politeness import least_span
 from crawlsim.sim.driver import SimRun
 
@@ -127,6 +136,9 @@ class Bounds:
     busiest_host_spacing: bool = False
     """True when the busiest host's bound is set by its gap-spaced starts
     rather than by its busy time over its concurrency."""
+    host_bounds: Mapping[str, float] = field(default_factory=dict)
+    """Every host's own bound (the busiest host's is ``busiest_host``): the
+    views rank hosts by it, so the host the bound names comes first."""
     advice: Any = None
     """The :class:`~crawlsim.sim.advisor.Advice` that chose ``binding`` and
     wrote ``explanation`` (None: bounds only, see :func:`compute_bounds`)."""
@@ -147,10 +159,16 @@ def host_limit(run: SimRun) -> int:
 
 def host_bound(run: SimRun, host: str) -> float:
     """``R_h + max(B_h / c, span_h + m_h)`` (see the module docstring)."""
-    return _host_terms(run, host)[0]
+    return host_bounds(run)[host][0]
 
 
-def _host_terms(run: SimRun, host: str) -> tuple[float, bool]:
+def host_bounds(run: SimRun) -> dict[str, tuple[float, bool]]:
+    """Every host's bound, and whether its gap-spaced starts (and holds) set it."""
+    held = retry_after_held(run.trace)
+    return {host: _host_terms(run, host, held.get(host, ())) for host in run.host_fetches}
+
+
+def _host_terms(run: SimRun, host: str, held: Sequence[float]) -> tuple[float, bool]:
     """The host's bound, and whether the gap-spaced starts set it."""
     robots = run.host_robots_busy.get(host, 0.0)
     pages = run.host_page_fetches.get(host, 0)
@@ -159,8 +177,45 @@ def _host_terms(run: SimRun, host: str) -> tuple[float, bool]:
     page_busy = run.host_busy.get(host, 0.0) - robots
     busy_term = page_busy / host_limit(run)
     fastest = run.host_page_min_latency.get(host, 0.0)
-    spacing_term = least_span(run.options, pages, run.host_gap.get(host, 0.0)) + fastest
+    spacing_term = least_span(run.options, pages, run.host_gap.get(host, 0.0), held) + fastest
     return robots + max(busy_term, spacing_term), spacing_term > busy_term
+
+
+def retry_after_held(trace: Iterable[Event]) -> dict[str, list[float]]:
+    """Per host, the seconds Retry-After held it within each interval between
+    two consecutive page starts that a Retry-After fell in (the union of the
+    holds, which may overlap); a hold after the host's last page start delays
+    nothing and is left out.  From the trace's ``HostDeferred`` events (none
+    without a trace: the bound is then weaker, still proven)."""
+    held: dict[str, list[float]] = defaultdict(list)
+    since_start: dict[str, _Holds] = {}  # host -> its holds since its latest page start
+    for event in trace:
+        kind = type(event)
+        if kind is FetchStarted and event.kind == "page":  # type: ignore[attr-defined]
+            host = event.host  # type: ignore[attr-defined]
+            holds = since_start.get(host)
+            if holds is not None and holds.covered > 0:
+                held[host].append(holds.covered)
+            since_start[host] = _Holds()
+        elif kind is HostDeferred and event.reason == "retry-after":  # type: ignore[attr-defined]
+            holds = since_start.get(event.host)  # type: ignore[attr-defined]
+            if holds is not None:
+                holds.add(event.t, event.until)  # type: ignore[attr-defined]
+    return dict(held)
+
+
+@dataclass
+class _Holds:
+    """The Retry-After holds on one host since its latest page start: the
+    seconds their union covers, and where the latest one ends (they arrive
+    in time order)."""
+
+    covered: float = 0.0
+    end: float = float("-inf")
+
+    def add(self, t: float, until: float) -> None:
+        self.covered += max(0.0, until - max(t, self.end))
+        self.end = max(self.end, until)
 
 
 def depth_bound(run: SimRun) -> float:
@@ -272,7 +327,7 @@ def compute_bounds(sim: SimInput | None, run: SimRun) -> Bounds:
     callers that pass it; the bounds need only the run)."""
     del sim
     depth = depth_bound(run)
-    per_host = {h: _host_terms(run, h) for h in run.host_fetches}
+    per_host = host_bounds(run)
     # the largest; between equal hosts, the first by name (max keeps the first)
     busiest = max(sorted(per_host), key=lambda h: per_host[h][0], default=None)
     host_time, spacing = per_host[busiest] if busiest is not None else (0.0, False)
@@ -292,6 +347,7 @@ def compute_bounds(sim: SimInput | None, run: SimRun) -> Bounds:
         efficiency=efficiency,
         explanation=binding_phrase(run, binding, values[binding], busiest),
         busiest_host_spacing=spacing,
+        host_bounds={h: terms[0] for h, terms in per_host.items()},
     )
 
 
@@ -338,6 +394,8 @@ __all__ = [
     "depth_bound",
     "holder",
     "host_bound",
+    "host_bounds",
     "host_limit",
+    "retry_after_held",
     "seconds",
 ]

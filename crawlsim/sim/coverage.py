@@ -46,6 +46,13 @@ for webs of at most :data:`REACH_LIMIT` pages; a larger or endless web (the
 ``million`` web, a calendar trap) gets ``None`` and a note that says so.
 It needs the crawl's events (``record_events``), which every small run has.
 It is computed only when a report asks for it, never inside the simulation.
+
+What the crawl's own settings left out is said too (:class:`Narrowing`):
+a scope (``scope``, ``allow``, ``deny``) leaves out the pages the links lead
+to beyond it -- not counted as reachable, so without a word a user would
+never learn that a ``scope = "host"`` crawl saw a seventh of the web -- and
+caps, the depth limit and robots.txt lose reachable pages.  Each names the
+flag that widens it.
 """
 
 from __future__ import annotations
@@ -94,6 +101,76 @@ class LostPage:
         return {"page": self.page, "reason": self.reason, "detail": self.detail}
 
 
+NARROWING_ORDER = ("scope", "cap", "depth", "robots")
+"""What may narrow a crawl, in the order the summary says it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Narrowing:
+    """A share of the pages the links lead to that the crawl's settings left
+    out: ``pages`` of ``of``, and the flag that widens it."""
+
+    by: str
+    """``scope`` (pages beyond the scope, not counted as reachable), ``cap``,
+    ``depth`` or ``robots`` (reachable pages lost to it)."""
+    pages: int
+    of: int
+    """The pages the share is of: reachable ignoring scope (``scope``), else
+    the pages reachable."""
+    widen: str
+    """The flag that widens it, as a clause (robots.txt: that it overrides the sites' request)."""
+    at_least: bool = False
+    """``pages`` is a lower bound (the walk beyond the scope stopped at its limit)."""
+
+    @property
+    def share(self) -> float:
+        return self.pages / self.of if self.of else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "pages": self.pages,
+            "of": self.of,
+            "share": round(self.share, 6),
+            "at_least": self.at_least,
+            "widen": self.widen,
+        }
+
+
+def narrowings(
+    options: CrawlOptions, reachable: int, lost: Iterable[LostPage], beyond_scope: int, *, at_least: bool = False
+) -> tuple[Narrowing, ...]:
+    """What the scope, the caps, the depth limit and robots.txt left out of
+    a crawl that could reach ``reachable`` pages (``beyond_scope`` more lie
+    outside its scope, or at least that many), each with the flag that widens it."""
+    counts = {by: 0 for by in NARROWING_ORDER}
+    counts["scope"] = beyond_scope
+    for item in lost:
+        if item.reason in counts and item.reason != "scope":
+            counts[item.reason] += 1
+    return tuple(
+        Narrowing(by, n, reachable + n, widen_flag(options, by), at_least)
+        if by == "scope"
+        else Narrowing(by, n, reachable, widen_flag(options, by))
+        for by, n in counts.items()
+        if n
+    )
+
+
+def widen_flag(options: CrawlOptions, by: str) -> str:
+    """The clause naming the flag that widens what ``by`` narrowed."""
+    if by == "scope":
+        if options.allow or options.deny:
+            return "the [crawl] table's allow / deny patterns set it"
+        return "--scope domain or --scope any widens it" if options.scope == "host" else "--scope any widens it"
+    if by == "cap":
+        caps = [("--max-pages", options.max_pages), ("--max-pages-per-host", options.max_pages_per_host)]
+        return " or ".join(f"a higher {flag}" for flag, value in caps if value is not None) + " widens it"
+    if by == "depth":
+        return "a higher --depth-limit widens it"
+    return "--no-robots fetches them, overriding the sites' own robots.txt"
+
+
 @dataclass(frozen=True, slots=True)
 class Coverage:
     """Pages reachable, fetched and lost for one crawl of one web.
@@ -109,6 +186,8 @@ class Coverage:
     outside: tuple[str, ...] = ()
     """Pages fetched that are not reachable by the web's links (reached
     through a respelled URL), when counted."""
+    narrowed: tuple[Narrowing, ...] = ()
+    """What the crawl's scope, caps, depth limit and robots.txt left out (:class:`Narrowing`)."""
 
     def reasons(self) -> dict[str, int]:
         """How many pages were lost for each reason (in :data:`LOSS_REASONS` order)."""
@@ -293,7 +372,19 @@ def coverage_of(sim: SimInput, run: Any, *, limit: int = REACH_LIMIT) -> Coverag
     missing = [page for page in reachable if page not in fetched]
     lost = tuple(_explain(web, sim.seeds, options, outcomes, missing)) if missing else ()
     outside = tuple(sorted(fetched.difference(reachable)))
-    return Coverage(len(reachable), len(fetched), lost, outside=outside)
+    beyond, at_least = _beyond_scope(web, sim.seeds, options, walk, len(reachable))
+    narrowed = narrowings(options, len(reachable), lost, beyond, at_least=at_least)
+    return Coverage(len(reachable), len(fetched), lost, outside=outside, narrowed=narrowed)
+
+
+def _beyond_scope(web: Web, seeds: Sequence[str], options: CrawlOptions, walk: int, within: int) -> tuple[int, bool]:
+    """Pages the web's links lead to from the seeds outside ``options``'
+    scope (the walk again, in scope ``any``), and whether that is a lower
+    bound (at least ``walk - within``: that walk stopped at its limit)."""
+    if options.scope == "any" and not options.allow and not options.deny:
+        return 0, False
+    everywhere = _reachable(web, seeds, options.with_(scope="any", allow=(), deny=()), walk)
+    return (walk - within, True) if everywhere is None else (len(everywhere) - within, False)
 
 
 def _explain(
@@ -391,4 +482,16 @@ def _lost_spelled(page: str, named: list[str], outcomes: _Outcomes) -> LostPage:
     return LostPage(page, reason, f"{named[0]} was skipped ({reason})")
 
 
-__all__ = ["LOSS_REASONS", "REACH_LIMIT", "Coverage", "LostPage", "coverage_of", "declared_size", "reachable_pages"]
+__all__ = [
+    "LOSS_REASONS",
+    "NARROWING_ORDER",
+    "REACH_LIMIT",
+    "Coverage",
+    "LostPage",
+    "Narrowing",
+    "coverage_of",
+    "declared_size",
+    "narrowings",
+    "reachable_pages",
+    "widen_flag",
+]

@@ -80,6 +80,7 @@ def summary_dict(
     clock: str = "simulated",
     top: int = 5,
     coverage: Any = None,
+    bounds_note: str = "the bounds were not computed",
 ) -> dict[str, Any]:
     """The crawl's figures as one JSON-ready dict (see the module docstring).
 
@@ -106,9 +107,8 @@ def summary_dict(
     data.update(_coverage_fields(coverage))
     data.update(_counter_fields(run))
     data.update(_time_fields(run))
-    if bounds is not None:
-        data.update(_bounds_fields(bounds))
-    data.update(_top_hosts_fields(run, top))
+    data.update(_bounds_fields(bounds, bounds_note))
+    data.update(_top_hosts_fields(run, top, bounds))
     data.update(_ending_fields(run))
     return data
 
@@ -143,10 +143,13 @@ def _coverage_fields(coverage: Any) -> dict[str, Any]:
             "pages_reachable": coverage.reachable,
             "pages_lost": [item.as_dict() for item in coverage.lost],
             "pages_fetched_unreachable": list(coverage.outside),
+            "narrowed": [item.as_dict() for item in coverage.narrowed],
         }
     return {
         "pages_reachable": None,
         "pages_lost": None,
+        "pages_fetched_unreachable": None,
+        "narrowed": None,
         "coverage_note": coverage.note if coverage is not None else "no web to compare with (a real crawl)",
     }
 
@@ -184,34 +187,48 @@ def _time_fields(run: Any) -> dict[str, Any]:
     return data
 
 
-def _bounds_fields(bounds: Any) -> dict[str, Any]:
+def _bounds_fields(bounds: Any, note: str) -> dict[str, Any]:
     """The three lower bounds, the binding one, and the advisor's words and
-    measured counterfactuals when it ran."""
-    data: dict[str, Any] = {
+    measured counterfactuals (``advice`` None when it did not run: a real
+    crawl cannot be rerun).  Without bounds every key is there, None, and
+    ``bounds_note`` says why."""
+    if bounds is None:
+        return {
+            "bounds": dict.fromkeys(BOUND_LABELS),
+            "bounds_note": note,
+            "busiest_host": None,
+            "binding_bound": None,
+            "efficiency": None,
+            "explanation": None,
+            "advice": None,
+        }
+    advice = getattr(bounds, "advice", None)
+    return {
         "bounds": {key: _round(getattr(bounds, key)) for key in BOUND_LABELS},
         "busiest_host": {"host": bounds.busiest_host_name, "fetches": bounds.busiest_host_pages},
         "binding_bound": bounds.binding,
         "efficiency": _round(bounds.efficiency),
         "explanation": bounds.explanation,
+        "advice": advice.as_dict() if advice is not None else None,
     }
-    advice = getattr(bounds, "advice", None)
-    if advice is not None:
-        data["advice"] = advice.as_dict()
-    return data
 
 
-def _top_hosts_fields(run: Any, top: int) -> dict[str, Any]:
-    """The ``top`` hosts by busy time (ties by name), when the driver kept
-    per-host busy times."""
+def _top_hosts_fields(run: Any, top: int, bounds: Any = None) -> dict[str, Any]:
+    """The ``top`` hosts, when the driver kept per-host busy times: ranked by
+    each host's own busiest-host bound when the bounds were computed (the
+    measure the bound names its host by, so that host comes first), else by
+    busy time; ties by name.  ``bound`` is None without bounds."""
     host_busy: Mapping[str, float] | None = getattr(run, "host_busy", None)
     host_fetches: Mapping[str, int] = getattr(run, "host_fetches", None) or {}
     if not host_busy:
         return {}
-    ranked = sorted(host_busy, key=lambda h: (-host_busy[h], h))[: max(0, top)]
+    host_bound: Mapping[str, float] = getattr(bounds, "host_bounds", None) or {}
+    ranked = sorted(host_busy, key=lambda h: (-host_bound.get(h, 0.0), -host_busy[h], h))[: max(0, top)]
     return {
         "top_hosts": [
             {
                 "host": host,
+                "bound": _round(host_bound[host]) if host in host_bound else None,
                 "busy": _round(host_busy[host]),
                 "fetches": host_fetches.get(host, 0),
                 "mean_latency": _round(host_busy[host] / host_fetches[host]) if host_fetches.get(host) else None,
@@ -283,8 +300,10 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     only when the dict has it, so a real crawl simply shows fewer."""
     parts: list[RenderableType] = [*_heading(data), Text("")]
     parts.append(_figures(data))
-    if "bounds" in data:
+    if data.get("binding_bound") is not None:
         parts.extend(_bounds_section(data))
+    elif data.get("bounds_note"):
+        parts.extend([Text(""), Text(f"lower bounds not computed: {data['bounds_note']}", style="dim")])
     hosts = data.get("top_hosts")
     if hosts:
         parts.extend(_busiest_hosts(hosts))
@@ -397,7 +416,27 @@ def _utilisation_rows(data: Mapping[str, Any]) -> list[Row]:
     return [("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")]
 
 
-_FIGURE_ROWS = (_finish_rows, _pages_rows, _lost_rows, _fetches_rows, _failed_rows, _utilisation_rows)
+NARROWED_BY = {"scope": "the scope", "cap": "caps", "depth": "the depth limit", "robots": "robots.txt"}
+"""What narrowed a crawl, as the summary names it."""
+
+
+def _narrowed_rows(data: Mapping[str, Any]) -> list[Row]:
+    """What the crawl's own settings left out, each with the flag that widens it."""
+    rows: list[Row] = []
+    for item in data.get("narrowed") or ():
+        by, pages, of = item["by"], item["pages"], item["of"]
+        name = f"scope {data['options']['scope']}" if by == "scope" and "options" in data else NARROWED_BY[by]
+        what = "pages the links lead to" if by == "scope" else "pages reachable"
+        verb = "left out" if by == "scope" else "lost"
+        count = f"at least {pages:,}" if item.get("at_least") else f"{pages:,}"
+        text = f"{name} {verb} {count} of the {of:,} {what} ({percent(item['share'])}); {item['widen']}"
+        rows.append(("narrowed" if not rows else "", Text(text, style="yellow")))
+    return rows
+
+
+_FIGURE_ROWS = (
+    _finish_rows, _pages_rows, _lost_rows, _narrowed_rows, _fetches_rows, _failed_rows, _utilisation_rows
+)
 """The figures grid, top to bottom: a table, so a new figure is one function
 and one entry here."""
 
@@ -438,14 +477,19 @@ def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Tex
 
 
 def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
-    """The busiest hosts by busy time, with their fetches and mean latency."""
+    """The busiest hosts, ranked by their own busiest-host bound (when the
+    bounds were computed), with their busy time, fetches and mean latency."""
+    bounded = any(row.get("bound") is not None for row in hosts)
     table = Table(title=None, box=None, padding=(0, 2), show_edge=False, header_style="bold")
     table.add_column("busiest hosts", no_wrap=True)
+    if bounded:
+        table.add_column("host bound", justify="right")
     table.add_column("busy", justify="right")
     table.add_column("fetches", justify="right")
     table.add_column("mean latency", justify="right")
     for row in hosts:
-        table.add_row(row["host"], seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
+        cells = [row["host"], *([seconds(row.get("bound"))] if bounded else [])]
+        table.add_row(*cells, seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
     return [Text(""), table]
 
 
