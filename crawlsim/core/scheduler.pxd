@@ -30,6 +30,8 @@ cdef class Scheduler:
     cdef public Py_ssize_t _workers, _per_host
     cdef public object _depth_limit, _max_pages, _max_per_host, _accepted, _retry_statuses
 
+    cpdef list poll(self, now)
+    cpdef next_wakeup(self)
     cpdef _skip(self, now, url, parent, reason, href=*)
     cpdef HostState _host(self, url)
     cpdef _canonical_link(self, href, base, now)
