@@ -3,7 +3,9 @@
 The compiled build is these same ``.py`` files compiled by Cython (pure-Python
 mode: no ``.pyx``, no second copy of any code path), built by ``pip install .``
 when a C compiler is there (``setup.py``).  Only the crawl's own per-fetch
-work is compiled: the scheduler and its parts, and the simulator's driver.
+work is compiled: the scheduler and its parts (``plain`` among them: the
+checks every link and response passes, which the scheduler calls as C
+functions), and the simulator's driver.
 The generated web's link generation and the URL helpers stay pure Python in
 both builds, because the fair BFS that ``benchmarks/sim_vs_bfs.py`` measures
 the simulation against calls them too.
@@ -21,6 +23,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "crawlsim.core.frontier",
     "crawlsim.core.gate",
     "crawlsim.core.ledger",
+    "crawlsim.core.plain",
     "crawlsim.core.politeness",
     "crawlsim.core.retry",
     "crawlsim.core.scheduler",

@@ -82,12 +82,15 @@ class CrawlOrder:
         return (self._priority(url, depth), self._seq)  # type: ignore[misc]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(eq=False)
 class HostState:
     """Everything the scheduler tracks per host.
 
     ``eq=False``: two hosts are never equal unless they are the same host
-    (the frontier's heaps and the views compare them by identity)."""
+    (the frontier's heaps and the views compare them by identity).  Not
+    ``slots=True``: the compiled build makes it a C struct of these fields
+    (``frontier.pxd``), which Cython's dataclasses spell without that
+    argument; the pure build pays an instance dictionary per host, not per page."""
 
     name: str
     """Its host key (:func:`crawlsim.core.urls.host_key`)."""

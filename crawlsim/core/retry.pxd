@@ -2,3 +2,7 @@
 
 cdef class RetryQueue:
     cdef public list heap
+
+    cpdef add(self, at, fetch_id, host, entry)
+    cpdef next_at(self)
+    cpdef list due(self, now)

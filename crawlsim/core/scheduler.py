@@ -288,7 +288,8 @@ class Scheduler:
             picked = self._frontier.pop(now)
             if picked is None:
                 break
-            fetch = self._start(*picked, now)
+            host, entry = picked
+            fetch = self._start(host, entry, now)
             if fetch is not None:
                 started.append(fetch)
         self._maybe_done(now)
@@ -319,7 +320,10 @@ class Scheduler:
         the robots.txt text for a robots fetch; ``content`` the page text for
         content fingerprints.  Every argument is checked before anything changes."""
         self._check_idle()
-        self._respond(*self._checked_all(fetch_id, now, status, links, headers, body, content, final_url))
+        flight, now, status, hrefs, retry_after, body, content, final_url = self._checked_all(
+            fetch_id, now, status, links, headers, body, content, final_url
+        )
+        self._respond(flight, now, status, hrefs, retry_after, body, content, final_url)
 
     def _checked_all(
         self, fetch_id: object, now: object, status: object = 200, links: object = (), headers: object = None,

@@ -2,6 +2,7 @@
 # Times and latencies stay Python floats (the same arithmetic as the pure build); only
 # counts and flags, and containers of known type, are C-typed here.
 cimport cython
+from crawlsim.core.scheduler cimport Scheduler
 
 
 cdef class _HostTally:
@@ -16,13 +17,14 @@ cdef class _Lane:
 
 
 cdef class _Crawl:
-    cdef public object opts, sched, env, rng, latency_for, page_latency
+    cdef public object opts, env, rng, latency_for, page_latency
+    cdef public Scheduler sched
     cdef public bint tracing, series, measure_gaps, dedup_content
     cdef public dict tallies, samplers, host_states
     cdef public list completed, lanes
     cdef public object events, points, wasted, finish, wake_at
     cdef public Py_ssize_t deepest, busy, workers
-    cdef public object timeout, fetched, woken, poll, next_wakeup, on_response, response, plain
+    cdef public object timeout, fetched, woken, response, plain
     cdef public object robots_txt, client
 
     cpdef arm(self, _Lane lane, delay)
@@ -30,3 +32,4 @@ cdef class _Crawl:
     cpdef dispatch(self, now, list fetches)
     @cython.locals(lane=_Lane, tally=_HostTally)
     cpdef on_done(self, event)
+    cpdef _wake_when_due(self, now)

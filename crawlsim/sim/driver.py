@@ -238,9 +238,6 @@ class _Crawl:
         self.woken = self.on_wake
         self.lanes: list[_Lane] = []
         """Lane number -> its fetch in flight (made when the lane is first used)."""
-        self.poll = sched.poll
-        self.next_wakeup = sched.next_wakeup
-        self.on_response = sched.on_response
         self.response = web.response
         # Without content fingerprints a plain 200 page needs only its links:
         # a web with no policies or variants gives them without a Response
@@ -254,7 +251,7 @@ class _Crawl:
     def run(self, seeds: Iterable[str]) -> None:
         """Crawl from ``seeds`` until the core has nothing left to do (no event is left)."""
         self.sched.add_seeds(seeds, 0.0)
-        self.dispatch(0.0, self.poll(0.0))
+        self.dispatch(0.0, self.sched.poll(0.0))
         self.env.run()
         if not self.tracing:
             self.sched.drain_events()
@@ -306,7 +303,7 @@ class _Crawl:
 
     def _wake_when_due(self, now: float) -> None:
         """Set a wake-up for the core's next time-blocked start, if it is earlier than the one set."""
-        wake = self.next_wakeup()
+        wake = self.sched.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
             self.timeout(max(0.0, wake - now)).callbacks.append(self.woken)
@@ -347,10 +344,10 @@ class _Crawl:
                 tally.fastest_page = took
             links = self.plain(fetch.url) if self.plain is not None else None
             if links is not None:  # a plain 200 page (Web.plain_pages): its links are all the answer
-                self.on_response(fetch.id, now, links=links)
+                self.sched.on_response(fetch.id, now, links=links)
             else:
                 self._respond(fetch, now)
-        self.dispatch(now, self.poll(now))
+        self.dispatch(now, self.sched.poll(now))
 
     def _respond(self, fetch: Fetch, now: float) -> None:
         """Report the web's full :class:`~crawlsim.sim.web.Response` to ``fetch``."""
@@ -365,7 +362,7 @@ class _Crawl:
         """A host's politeness delay (or a retry's backoff) ran out."""
         self.wake_at = _INF
         now = self.env.now
-        self.dispatch(now, self.poll(now))
+        self.dispatch(now, self.sched.poll(now))
 
     def result(self) -> SimRun:
         """The finished crawl's :class:`SimRun`."""
