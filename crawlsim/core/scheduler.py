@@ -13,10 +13,13 @@ the time ``now`` by the driver's own clock, and asks it what may start::
         ...
         sched.on_response(fetch.id, now, status=200, links=[...])
 
-The invariant it keeps (marked seen when discovered): every URL in the frontier or in flight
-is already in the seen set, and nothing in the seen set is queued again --
-URLs are marked seen when discovered, never when fetched.  The crawl is done
-when the frontier is empty *and* nothing is in flight *and* no retry is
+The invariant it keeps: a page URL is marked seen when it is discovered,
+never when it is fetched.  So every page URL in the frontier, in flight or
+waiting for a retry is already in the seen set, and a link to a seen URL is
+never queued a second time.  (Two entries are not links and are not in the
+seen set: a host's robots.txt, queued once when the host is first met; and a
+retry, which puts the *same* entry back after its backoff.)  The crawl is
+done when the frontier is empty *and* nothing is in flight *and* no retry is
 pending; any one alone is not enough.
 
 Theory of operation

@@ -24,7 +24,7 @@ cdef class _Crawl:
     cdef public list completed, lanes
     cdef public object events, points, wasted, finish, wake_at
     cdef public Py_ssize_t deepest, busy, workers
-    cdef public object timeout, fetched, woken, response, plain
+    cdef public object response, plain
     cdef public object robots_txt, client
 
     cpdef arm(self, _Lane lane, delay)

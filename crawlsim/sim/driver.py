@@ -195,10 +195,10 @@ class _Lane:
 class _Crawl:
     """One simulated crawl in progress: the core, SimPy's clock and the figures kept.
 
-    :meth:`dispatch` and :meth:`on_done` run once per fetch; they read what
-    they need from attributes bound once here (a bound method, not a chain
-    of lookups), and every fetch's timeout calls the one bound method
-    :attr:`fetched`, not a closure made for it.
+    :meth:`dispatch` starts the fetches the core hands out, each as one
+    ``Timeout``; :meth:`on_done` is every fetch timeout's callback (a method
+    of the crawl, not a closure made per fetch: the fetch rides on the
+    timeout's value, its lane).
     """
 
     def __init__(self, sim: SimInput, opts: CrawlOptions, *, series: bool) -> None:
@@ -232,10 +232,6 @@ class _Crawl:
         self.measure_gaps = may_hold(opts)
         self.host_states = sched.host_states()
         self.dedup_content = opts.content_dedup != "off"
-        # Bound once: these run once per fetch.
-        self.timeout = env.timeout
-        self.fetched = self.on_done
-        self.woken = self.on_wake
         self.lanes: list[_Lane] = []
         """Lane number -> its fetch in flight (made when the lane is first used)."""
         self.response = web.response
@@ -253,13 +249,11 @@ class _Crawl:
         self.sched.add_seeds(seeds, 0.0)
         self.dispatch(0.0, self.sched.poll(0.0))
         self.env.run()
-        if not self.tracing:
-            self.sched.drain_events()
 
     def arm(self, lane: _Lane, delay: float) -> None:
         """Report ``lane``'s fetch ``delay`` seconds from now: one ``Timeout``
         (SimPy refuses a negative delay: a custom LatencyModel's mistake)."""
-        self.timeout(delay, lane).callbacks.append(self.fetched)
+        self.env.timeout(delay, lane).callbacks.append(self.on_done)
 
     def dispatch(self, now: float, fetches: list[Fetch]) -> None:
         """Start ``fetches`` (what the core allows at ``now``), each reported
@@ -282,9 +276,10 @@ class _Crawl:
             if depth > self.deepest:  # noqa: PLR1730 (hot path: no call)
                 self.deepest = depth
             if measure_gaps and fetch.kind == "page":
-                # ready_at is read after the whole batch: a second page start on
-                # the host at this instant (a rule that does not hold every start,
-                # such as a token bucket) was 0 s after the first.
+                # The core has already started the whole batch, so ready_at is the
+                # host's after its last start at this instant; a second page start
+                # on the host at this instant (a rule that does not hold every
+                # start, such as a token bucket) was 0 s after the first.
                 tally.note_gap(self.host_states[host].ready_at - now if tally.last_page_start != now else 0.0)
                 tally.last_page_start = now
             slot = fetch.slot
@@ -306,7 +301,7 @@ class _Crawl:
         wake = self.sched.next_wakeup()
         if wake is not None and wake < self.wake_at:
             self.wake_at = wake
-            self.timeout(max(0.0, wake - now)).callbacks.append(self.woken)
+            self.env.timeout(max(0.0, wake - now)).callbacks.append(self.on_wake)
 
     def _new_tally(self, host: str) -> _HostTally:
         """The tally of a host met for the first time.  Hosts with one latency
@@ -328,8 +323,8 @@ class _Crawl:
         if self.client is not None and self.client.holds(lane):
             return  # re-armed: the response waits for the crawler's own work
         fetch, started, took, tally = lane.fetch, lane.started, lane.took, lane.tally
-        # Due at started + took (the same float sum), so that is env.now
-        # without the property call.
+        # The fetch ends at its start plus its latency: the time SimPy fired
+        # this timeout at (``env.now``; a serial client's wait is in ``took``).
         now = self.finish = started + took
         self.busy -= 1
         if took < tally.fastest:
