@@ -20,7 +20,9 @@ from crawlsim.core.urls import MODES, STEPS, mode_name, parse_steps
 from crawlsim.scenario import load_scenario
 from crawlsim.trace.events import HostDeferred
 from crawlsim.tui.app import CrawlApp
+from crawlsim.sim.driver import simulate
 from crawlsim.tui.seen import SeenSets, seen_title
+from crawlsim.views.narrate import narrate_trace
 from crawlsim.views.replay import describe_event
 from crawlsim.views.session import normalize_label
 from crawlsim.views.summary import options_line
@@ -138,6 +140,14 @@ async def test_no_label_of_the_app_spells_a_concept_outside_the_table() -> None:
     text = "\n".join(shown)
     assert "busiest host" in text and "lower bounds" in text
     assert misspelled(text) == []
+
+
+def test_the_narration_of_a_polite_crawl_says_fetch() -> None:
+    scenario = load_scenario("polite")
+    run = simulate(scenario)
+    sentences = [text for _, text in narrate_trace(run.trace, run.options)]
+    assert any("no fetch from a.com before" in text for text in sentences)
+    assert misspelled("\n".join(sentences)) == []
 
 
 def test_the_seen_title_says_what_it_checks_in_words() -> None:
