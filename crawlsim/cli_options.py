@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 FLAGS: list[tuple[str, type, str]] = [
     ("workers", int, "global cap on fetches in flight"),
     ("per_host", int, "cap on fetches in flight to one host"),
-    ("gap", float, "minimum seconds between request starts to one host"),
-    ("rate", float, "token bucket: request starts a second to one host (none: off)"),
+    ("gap", float, "minimum seconds between fetch starts to one host"),
+    ("rate", float, "token bucket: fetch starts a second to one host (none: off)"),
     ("burst", int, "token bucket: starts a host may make at once (with --rate)"),
     ("normalize", str, "off | fragment | rfc3986 | aggressive, or steps like rfc3986-dot_segments"),
     ("order", str, f"{' | '.join(ORDERS)} (best needs --priority)"),

@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crawlsim crawl",
         description=(
             "Crawl over real HTTP with the same scheduler the simulator runs: robots.txt obeyed under a clear "
-            "user agent, 2 requests at a time per host, 1 s between starts, the start host only -- unless flags "
+            "user agent, 2 fetches at a time per host, 1 s between starts, the start host only -- unless flags "
             "say otherwise. A local path (./site/index.html) crawls a folder of HTML files instead and lists "
             "the pages unreachable from it."
         ),
@@ -97,10 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="HOST=ADDR:PORT",
-        help="send HOST's requests to ADDR:PORT (repeatable); with a map, unmapped hosts are errors",
+        help="send HOST's fetches to ADDR:PORT (repeatable); with a map, unmapped hosts are errors",
     )
     net.add_argument("--hosts-file", metavar="FILE", help="host map written by crawlsim serve --hosts-file")
-    net.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="seconds per request (default 10)")
+    net.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="seconds per fetch (default 10)")
     net.add_argument("--max-bytes", type=int, default=2_000_000, metavar="BYTES",
                      help="largest response body (default 2000000)")
     net.add_argument("--max-redirects", type=int, default=5, metavar="N", help="same-host redirect hops (default 5)")
@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument(
         "--allow-private",
         action="store_true",
-        help="allow requests to private, link-local and other non-public addresses (refused by default, unless "
+        help="allow fetches from private, link-local and other non-public addresses (refused by default, unless "
         "the start URL is one; loopback is allowed when the start URL is on loopback)",
     )
     add_crawler_flags(parser)

@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--header-timeout",
         type=float,
         metavar="SECONDS",
-        help="close a connection that has not sent a whole request within this long (default 10)",
+        help="close a connection that has not sent a whole HTTP request within this long (default 10)",
     )
     return parser
 

@@ -62,13 +62,13 @@ if TYPE_CHECKING:
     from crawlsim.core.options import CrawlOptions
 
 SAYS: dict[str, str] = {
-    "gap": "a request to {host} starts now, so politeness holds the host: {wait}, the gap)",
-    "crawl-delay": "a request to {host} starts now and its robots.txt asks for a Crawl-delay: {wait})",
+    "gap": "a fetch from {host} starts now, so politeness holds the host: {wait}, the gap)",
+    "crawl-delay": "a fetch from {host} starts now and its robots.txt asks for a Crawl-delay: {wait})",
     "retry-after": "{host} answered with Retry-After: {wait}), whatever is queued",
-    "token-bucket": "a request to {host} starts now and takes its last token: {wait}, the token bucket's rate)",
+    "token-bucket": "a fetch from {host} starts now and takes its last token: {wait}, the token bucket's rate)",
 }
 """What each reason means, as one sentence of the narration: ``{host}`` is the
-host, ``{wait}`` reads ``no request to HOST before t=T (S s`` (the
+host, ``{wait}`` reads ``no fetch from HOST before t=T (S s`` (the
 sentence closes the parenthesis)."""
 
 _INF = float("inf")

@@ -122,6 +122,22 @@ def parse_steps(spec: str | Iterable[str]) -> frozenset[str]:
     return frozenset(steps)
 
 
+def mode_name(steps: str | Iterable[str]) -> str:
+    """The one name of a set of normalization steps, as every surface shows it.
+
+    Steps equal to a named mode are that mode (``aggressive``, never its
+    steps spelled out); any other set is the nearest named mode plus what
+    differs (``rfc3986+www``, ``aggressive-sort_query``), which
+    :func:`parse_steps` reads back to the same steps.  Nearest is fewest
+    steps added or removed; a tie goes to the smaller mode."""
+    wanted = parse_steps(steps)
+    nearest = min(MODES, key=lambda name: len(MODES[name] ^ wanted))
+    base = MODES[nearest]
+    added = [f"+{s}" for s in STEPS if s in wanted - base]
+    removed = [f"-{s}" for s in STEPS if s in base - wanted]
+    return nearest + "".join(added + removed)
+
+
 def canonicalize(href: str, base: str | None = None, mode: str | Iterable[str] = "rfc3986") -> str | None:
     """One canonical absolute URL for ``href`` found on page ``base``, or
     ``None`` when it is malformed or not http(s).  Never raises on a URL."""

@@ -39,7 +39,7 @@ from crawlsim.core.options import did_you_mean
 from crawlsim.errors import UsageError
 from crawlsim.views.plots import seconds
 from crawlsim.views.replay import Span
-from crawlsim.views.session import Result
+from crawlsim.views.session import Result, normalize_label
 
 NAMED = ("start", "first-duplicate", "busiest-host-saturated", "end")
 
@@ -118,8 +118,7 @@ def _end(span: Span, finish: float) -> float:
 def _first_duplicate(spans: Sequence[Span], result: Result) -> Moment:
     first = next((s for s in spans if s.duplicate), None)
     if first is None:
-        normalize = result.options.normalize if result.options is not None else "?"
-        shown = normalize if isinstance(normalize, str) else "+".join(sorted(normalize))
+        shown = normalize_label(result.options.normalize) if result.options is not None else "?"
         raise MomentError(
             f"--frames first-duplicate: this crawl fetches no page twice (normalize={shown}); "
             "leave it out, or try a scenario with several spellings of a page (variants, see-it) with --normalize off"

@@ -109,7 +109,7 @@ def figures(result: Result, strings: Strings) -> dict[str, Any]:
         out["bounds"] = {
             "depth": bounds.depth, "busiest_host": bounds.busiest_host, "work": bounds.work,
             "binding": bounds.binding, "efficiency": bounds.efficiency,
-            "host": bounds.busiest_host_name or "", "requests": bounds.busiest_host_pages,
+            "host": bounds.busiest_host_name or "", "fetches": bounds.busiest_host_pages,
         }
         out["explanation"] = strings(bounds.explanation)
     return out

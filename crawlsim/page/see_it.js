@@ -442,7 +442,7 @@ class Page {
     }
     const b = run.bounds;
     for (const [key, label] of [["depth", "depth"], ["busiest_host", "busiest host"], ["work", "work"]]) {
-      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${b.requests} requests)` : "";
+      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${b.fetches} ${b.fetches === 1 ? "fetch" : "fetches"})` : "";
       box.append(el("span", { class: "bound" + (key === b.binding ? " binding" : "") }, `${label} ${seconds(b[key])}${extra}`));
     }
     box.append(el("span", { class: "efficiency" }, `efficiency ${Math.round(b.efficiency * 100)}%`));

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.trace.events import FetchStarted
-from crawlsim.core.urls import MODES, RISKY_STEPS, SAFE_STEPS, STEPS, CanonicalizeError, canonical_or_raise
+from crawlsim.core.urls import RISKY_STEPS, SAFE_STEPS, STEPS, CanonicalizeError, canonical_or_raise, mode_name
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -40,18 +40,6 @@ if TYPE_CHECKING:
 
 DEDUP_KNOBS = ("normalize", "content_dedup")
 """The knobs of this module's reruns (their reruns record events, for coverage)."""
-
-
-def steps_spec(steps: frozenset[str]) -> str:
-    """The shortest spelling of a step set that ``normalize`` accepts:
-    a mode's name (``rfc3986``), or the largest mode inside it plus the
-    other steps in their canonical order (``rfc3986+www+https``)."""
-    for name, mode in MODES.items():
-        if mode == steps:
-            return name
-    inside = max((m for m in MODES if MODES[m] <= steps), key=lambda m: len(MODES[m]))
-    extra = [s for s in STEPS if s in steps and s not in MODES[inside]]
-    return "+".join(([] if inside == "off" else [inside]) + extra)
 
 
 def fetched_spellings(run: SimRun) -> dict[str, set[str]]:
@@ -101,11 +89,10 @@ def repeated_content(sim: SimInput, run: SimRun) -> int:
     return repeats
 
 
-def dedup_plan(sim: SimInput, run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
-    """The normalization and content-dedup reruns for ``run``: (knob, label, overrides)."""
-    if not run.trace or run.wasted_time <= 0 and run.options.content_dedup != "off":
-        return []
-    out: list[tuple[str, str, dict[str, Any]]] = []
+def normalization_specs(run: SimRun) -> list[str]:
+    """The normalizations worth a rerun, each by its one name: the safe steps
+    that merge spellings the run fetched, then each risky one, then all risky
+    ones together."""
     steps = merging_steps(run) if run.wasted_time > 0 else []
     base = run.options.normalize_steps | {s for s in steps if s in SAFE_STEPS}
     risky = [s for s in steps if s in RISKY_STEPS]
@@ -113,9 +100,18 @@ def dedup_plan(sim: SimInput, run: SimRun) -> list[tuple[str, str, dict[str, Any
     sets += [base | {s} for s in risky]
     if len(risky) > 1:
         sets.append(base | set(risky))
-    for chosen in sets:
-        spec = steps_spec(frozenset(chosen))
-        out.append(("normalize", f"normalize {spec}", {"normalize": spec}))
+    # every safe step on (the ones that merge nothing here change nothing), so each
+    # set is rfc3986 plus risky steps, not a mix no key reaches: fragment+lowercase
+    return list(dict.fromkeys(mode_name(chosen | SAFE_STEPS) for chosen in sets))
+
+
+def dedup_plan(sim: SimInput, run: SimRun) -> list[tuple[str, str, dict[str, Any]]]:
+    """The normalization and content-dedup reruns for ``run``: (knob, label, overrides)."""
+    if not run.trace or run.wasted_time <= 0 and run.options.content_dedup != "off":
+        return []
+    out: list[tuple[str, str, dict[str, Any]]] = [
+        ("normalize", f"normalize {spec}", {"normalize": spec}) for spec in normalization_specs(run)
+    ]
     if run.options.content_dedup == "off" and repeated_content(sim, run) > 0:
         out.append(("content_dedup", "content_dedup exact", {"content_dedup": "exact"}))
     return out
@@ -159,6 +155,5 @@ __all__ = [
     "merges",
     "merging_steps",
     "repeated_content",
-    "steps_spec",
     "waste_phrase",
 ]

@@ -126,11 +126,11 @@ def rest_label_for(count: int, room: int) -> str:
 
 
 def seen_title(sets: SeenSets) -> str:
-    """``seen 412 URLs ⊇ frontier, in flight ✓`` (Textual markup), or how many
+    """``seen 412 URLs, the frontier and in flight among them ✓`` (Textual markup), or how many
     queued or in-flight URLs are missing from the seen set."""
     if sets.outside:
         return f"seen {sets.seen} URLs [bold bright_red]✗ {sets.outside} queued or in flight, not seen[/]"
-    return f"seen {sets.seen} URLs ⊇ frontier, in flight [green]✓[/]"
+    return f"seen {sets.seen} URLs, the frontier and in flight among them [green]✓[/]"
 
 
 def inner_boxes(sets: SeenSets, width: int) -> tuple[list[str], list[str]]:

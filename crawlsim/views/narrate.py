@@ -380,7 +380,7 @@ class Narrator:
     def _deferred(self, e: HostDeferred) -> str:
         host = self._host(e.host)
         self.waiting.hold(host, e.until, e.reason)
-        wait = f"no request to {e.host} before t={seconds(e.until)} ({seconds(e.until - e.t)} s"
+        wait = f"no fetch from {e.host} before t={seconds(e.until)} ({seconds(e.until - e.t)} s"
         says = SAYS.get(e.reason)  # the politeness part words its own rules
         if says is None:  # a trace from a crawler with a rule this one does not know
             return f"{wait}, {e.reason})"

@@ -835,7 +835,7 @@ def _retry_line(e: RetryScheduled) -> str:
 
 @_LOG_LINE.handles(HostDeferred)
 def _deferred_line(e: HostDeferred) -> str:
-    return f"wait    {e.host} until {e.until:.1f} s ({e.reason})"
+    return f"next    {e.host} not before {e.until:.1f} s ({e.reason})"  # logged with the start it follows
 
 
 @_LOG_LINE.handles(RobotsLoaded)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import PRIORITIES, priority_name, priority_named
+from crawlsim.core.urls import mode_name
 from crawlsim.views.replay import Replay
 from crawlsim.trace.events import Event
 from crawlsim.trace.jsonl import RecordedTrace
@@ -90,7 +91,8 @@ def next_normalize(current: str | frozenset[str]) -> str:
 
 
 def normalize_label(value: str | frozenset[str]) -> str:
-    return value if isinstance(value, str) else "+".join(sorted(value))
+    """The knob's value by its one name (``core.urls.mode_name``): a named mode, or the nearest plus what differs."""
+    return mode_name(value)
 
 
 ORDER_CHOICES: tuple[str, ...] = ("bfs", "dfs", *PRIORITIES)

@@ -36,6 +36,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crawlsim.core.urls import mode_name
+
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
 
@@ -282,9 +284,7 @@ def options_line(options: Mapping[str, Any]) -> str:
     if options.get("rate") is not None:
         parts.append(bucket_phrase(options["rate"], options.get("burst", 1)))
     normalize = options.get("normalize")
-    if isinstance(normalize, list):
-        normalize = "+".join(normalize) or "off"
-    parts.append(f"normalize {normalize}")
+    parts.append(f"normalize {mode_name(normalize if normalize is not None else 'rfc3986')}")
     order = str(options.get("order", "bfs"))
     parts.append(f"{order} ({options['priority']})" if order == "best" and options.get("priority") else order)
     parts.append(f"{options.get('frontier', 'per-host')} frontier")

@@ -1,0 +1,88 @@
+"""The vocabulary: every concept a user sees, with its one spelling.
+
+One table, so that ``run``, its ``--json``, the app, the page and the docs
+name a thing the same way: :data:`WORDS` says each concept's word, what it
+means, and the spellings it must not be shown under (``request`` where the
+word is ``fetch``).  ``docs/reference/words.md`` carries :func:`render` of
+it (a test checks), and a test walks every command's ``--help``, the
+``run --json`` keys and the app's labels for the spellings it refuses.
+
+It imports nothing of crawlsim, so every layer may use it; the
+normalization modes' steps live with the steps in ``core/urls.py`` (a test
+checks the two name the same modes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One concept: the word every surface shows, what it means, and the
+    spellings that would name it otherwise."""
+
+    word: str
+    meaning: str
+    not_spelled: tuple[str, ...] = ()
+
+
+WORDS: tuple[Word, ...] = (
+    Word("page", "one document of the web, its true identity"),
+    Word("URL", "a canonical URL string as the crawler keys it; one page may have several (its spellings)"),
+    Word("fetch", "one request for a URL (robots.txt fetches are counted apart)", ("request", "requests")),
+    Word("HTTP request", "what a server receives on a connection (`crawlsim serve`); the crawler's side is a fetch"),
+    Word("duplicate fetch", "a fetch of a page already fetched, or in flight, under another spelling"),
+    Word("failed fetch", "a fetch that ended in an HTTP error or a network error after its retries"),
+    Word("frontier", "the URLs accepted and waiting to be fetched", ("queue size",)),
+    Word("in flight", "the fetches started and not yet answered", ("in-flight requests",)),
+    Word("seen set", "every URL the crawler has accepted: the frontier, the ones in flight and the rest"),
+    Word("pages reachable", "the web's pages reachable from the seeds by its true links, within the scope"),
+    Word("pages fetched", "the pages that answered under some spelling"),
+    Word("pages lost", "pages reachable but never fetched under any spelling, each with a reason", ("pages missed",)),
+    Word("narrowed", "what the crawl's settings left out: beyond the scope, or lost to caps, depth or robots.txt"),
+    Word("lower bound", "a time the crawl could not have finished before, from the run's own figures"),
+    Word("depth", "the bound of the longest chain of links, each fetch after the one that found it"),
+    Word("busiest host", "the bound of the host whose fetches, spaced by politeness, take longest"),
+    Word("work", "the bound of busy worker-seconds divided by the workers"),
+    Word("binding", "the largest of the bounds: what holds the crawl, and so the knob to turn"),
+    Word("efficiency", "the binding bound divided by the finish time, at most 100%"),
+    Word("off", "normalization mode: URLs keyed as written"),
+    Word("fragment", "normalization mode: drop the #fragment"),
+    Word("rfc3986", "normalization mode: the safe steps (lowercase, default_port, dot_segments, fragment)"),
+    Word(
+        "aggressive",
+        "normalization mode: the safe steps and the risky ones (www, https, trailing_slash, sort_query, session_ids)",
+    ),
+)
+"""Every concept a user sees, in the order the docs page lists them."""
+
+NORMALIZATION_MODES: tuple[str, ...] = tuple(w.word for w in WORDS if w.meaning.startswith("normalization mode:"))
+"""The named normalization modes, as :data:`WORDS` spells them (``core/urls.py``'s MODES, the same names)."""
+
+BEGIN = "<!-- the vocabulary table: crawlsim/words.py renders it -->"
+END = "<!-- end of the vocabulary table -->"
+
+
+def counted(n: int, word: str) -> str:
+    """``1 fetch``, ``7 fetches``, ``2 URLs``: a count in the table's word."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
+
+
+def refused() -> dict[str, str]:
+    """Each spelling no surface may show -> the word to show instead."""
+    return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
+
+
+def render() -> str:
+    """The table as docs/reference/words.md shows it, between :data:`BEGIN` and :data:`END`."""
+    rows = [BEGIN, "", "| word | means | never shown as |", "| --- | --- | --- |"]
+    for w in WORDS:
+        never = ", ".join(f"`{s}`" for s in w.not_spelled)
+        rows.append(f"| **{w.word}** | {w.meaning} | {never} |")
+    return "\n".join([*rows, "", END])
+
+
+__all__ = ["BEGIN", "END", "NORMALIZATION_MODES", "WORDS", "Word", "counted", "refused", "render"]

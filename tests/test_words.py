@@ -1,0 +1,162 @@
+"""One vocabulary: every surface names a concept by the table's word
+(``crawlsim/words.py``), and a normalization by its one name."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawlsim import words
+from crawlsim.cli import COMMANDS, main
+from crawlsim.core.urls import MODES, STEPS, mode_name, parse_steps
+from crawlsim.scenario import load_scenario
+from crawlsim.trace.events import HostDeferred
+from crawlsim.tui.app import CrawlApp
+from crawlsim.sim.driver import simulate
+from crawlsim.tui.seen import SeenSets, seen_title
+from crawlsim.views.narrate import narrate_trace
+from crawlsim.views.replay import describe_event
+from crawlsim.views.session import normalize_label
+from crawlsim.views.summary import options_line
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "reference" / "words.md"
+
+
+def misspelled(text: str) -> list[str]:
+    """The refused spellings ``text`` uses, each with the word to use instead.
+    A table word that contains one (``HTTP request``) is its own concept."""
+    text = " ".join(text.split())
+    for w in words.WORDS:
+        text = re.sub(rf"\b{re.escape(w.word)}s?\b", " ", text)
+    return [
+        f"{wrong!r} (say {word!r})"
+        for wrong, word in words.refused().items()
+        if re.search(rf"\b{re.escape(wrong)}\b", text, re.IGNORECASE)
+    ]
+
+
+def test_the_docs_page_shows_the_table_as_it_renders() -> None:
+    assert words.render() in DOCS.read_text()
+
+
+def test_the_table_names_the_same_normalization_modes_as_the_core() -> None:
+    assert words.NORMALIZATION_MODES == tuple(MODES)
+
+
+def test_the_checker_finds_a_refused_spelling() -> None:
+    assert misspelled("busiest host 4 s (a.com, 7 requests)") == ["'requests' (say 'fetch')"]
+    assert misspelled("a whole HTTP request") == []
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_named_modes_steps_are_shown_by_its_name(mode: str) -> None:
+    assert mode_name(MODES[mode]) == mode
+    assert mode_name(sorted(MODES[mode])) == mode
+
+
+def test_a_mode_the_keys_cannot_reach_is_the_nearest_named_one_plus_what_differs() -> None:
+    # what `run variants` advised, and what the see-it page advised
+    assert mode_name("rfc3986+www+https+trailing_slash+session_ids") == "aggressive-sort_query"
+    assert mode_name({"fragment", "lowercase", "default_port"}) == "rfc3986-dot_segments"
+    assert mode_name({"www"}) == "off+www"
+    assert mode_name("rfc3986+www") == "rfc3986+www"
+
+
+def test_every_step_set_reads_back_from_its_name() -> None:
+    for n in range(len(STEPS) + 1):
+        for steps in combinations(STEPS, n):
+            name = mode_name(frozenset(steps))
+            assert parse_steps(name) == frozenset(steps), name
+            assert name.split("+")[0].split("-")[0] in MODES
+
+
+def test_the_summary_and_the_app_name_a_step_set_by_its_mode() -> None:
+    safe = sorted(MODES["rfc3986"])
+    assert "normalize rfc3986," in options_line({"normalize": safe})
+    assert normalize_label(frozenset(MODES["aggressive"])) == "aggressive"
+
+
+@pytest.mark.parametrize(("name", "normalize"), [("variants", "off"), ("see-it", "off")])
+def test_the_advice_names_each_normalization_it_measured_by_its_one_name(
+    name: str, normalize: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", name, "--normalize", normalize, "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)["explanation"]
+    specs = re.findall(r"With normalize (\S+):", advice)
+    assert specs and "rfc3986" in specs
+    for spec in specs:
+        assert spec == mode_name(spec) and spec.split("+")[0].split("-")[0] in ("rfc3986", "aggressive"), spec
+
+
+def _help(command: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):
+        main([command, "--help"])
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_no_help_spells_a_concept_outside_the_table(command: str) -> None:
+    text = _help(command)
+    assert text.strip(), command
+    assert misspelled(text) == []
+
+
+def _keys(data: Any) -> Iterator[str]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield str(key)
+            yield from _keys(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _keys(item)
+
+
+def test_no_run_json_key_spells_a_concept_outside_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "see-it", "--json"]) == 0
+    keys = set(_keys(json.loads(capsys.readouterr().out)))
+    assert "fetches" in keys
+    assert misspelled(" ".join(k.replace("_", " ") for k in keys)) == []
+
+
+async def test_no_label_of_the_app_spells_a_concept_outside_the_table() -> None:
+    app = CrawlApp(load_scenario("polite"), paused=True, animate=False, threaded=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        shown = [b.description for b in app.BINDINGS if hasattr(b, "description")]
+        for widget in app.query("*"):
+            shown.append(str(widget.border_title or ""))
+            if hasattr(widget, "plain"):
+                shown.append(widget.plain())
+    text = "\n".join(shown)
+    assert "busiest host" in text and "lower bounds" in text
+    assert misspelled(text) == []
+
+
+def test_the_narration_of_a_polite_crawl_says_fetch() -> None:
+    scenario = load_scenario("polite")
+    run = simulate(scenario)
+    sentences = [text for _, text in narrate_trace(run.trace, run.options)]
+    assert any("no fetch from a.com before" in text for text in sentences)
+    assert misspelled("\n".join(sentences)) == []
+
+
+def test_the_seen_title_says_what_it_checks_in_words() -> None:
+    title = seen_title(SeenSets(seen=14, frontier=3, in_flight=1, outside=0))
+    assert "⊇" not in title
+    assert title.startswith("seen 14 URLs, the frontier and in flight among them")
+
+
+def test_a_hold_logged_with_the_start_that_causes_it_does_not_read_as_a_wait() -> None:
+    line = describe_event(HostDeferred(t=3.2, host="a.com", until=4.2, reason="gap"))
+    assert not line.startswith("wait")
+    assert line == "next    a.com not before 4.2 s (gap)"
