@@ -95,17 +95,17 @@ class Page {
     requestAnimationFrame(tick);
   }
 
-  /* "Try: press - - (workers 2): ...", its keys drawn as the buttons draw them. */
+  /* "Try: press - - (workers 2): ...; press - once more (workers 1) ...", each key it
+     names drawn as the buttons draw it. */
   tip(line) {
     const item = el("li", {}, "Try: ");
-    const [, keys, rest] = line.match(/^press ((?:\S+ )+?)(\(.*)$/s) || [];
-    if (!keys) {
-      item.append(line);
-      return item;
+    let at = 0;
+    for (const found of line.matchAll(/press ((?:\S+ )+?)(?=(?:once more )?\()/g)) {
+      item.append(line.slice(at, found.index) + "press ");
+      for (const key of found[1].trim().split(" ")) item.append(el("kbd", {}, key), " ");
+      at = found.index + found[0].length;
     }
-    item.append("press ");
-    for (const key of keys.trim().split(" ")) item.append(el("kbd", {}, key), " ");
-    item.append(rest);
+    item.append(line.slice(at));
     return item;
   }
 
