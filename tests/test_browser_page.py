@@ -140,3 +140,31 @@ def test_it_fits_a_phone_and_a_projector(opened: Opened, tmp_path: Path) -> None
         page.keyboard.press(".")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     save_artefact(page.screenshot(full_page=True), f"see-it-page-{width}.png", tmp_path)
+
+
+def test_a_tips_key_does_what_the_tip_says(opened: Opened) -> None:
+    """The polite tip names the p key (then +) as the buttons show them;
+    clicking p's button turns politeness off and the finish falls, as the tip says."""
+    page = opened.page
+    tip = page.locator("#tries li", has_text="(polite off)")
+    assert tip.locator("kbd").all_inner_texts() == ["p", "+"]
+    before = opened.finish()
+    page.click('button[data-key="p"]')
+    page.wait_for_function("b => document.querySelector('#finish').dataset.finish !== b", arg=before)
+    assert page.inner_text("#k-p") == "off"
+    assert float(opened.finish()) < float(before)
+    assert page.get_attribute("#finish b", "class") == "better"
+
+
+def test_at_the_start_it_has_seen_one_url(opened: Opened) -> None:
+    assert opened.page.inner_text("#seen-title").startswith("seen 1 URL, the frontier")
+
+
+@pytest.mark.parametrize("opened", [(390, 844)], indirect=True, ids=["phone"])
+def test_on_a_phone_the_graph_scrolls_in_its_box_and_says_so(opened: Opened) -> None:
+    page = opened.page
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    graph = page.evaluate("(b => [b.scrollWidth, b.clientWidth])(document.querySelector('#graph'))")
+    if graph[0] > graph[1]:
+        assert page.is_visible("#graph-hint"), "the graph scrolls sideways and nothing says so"
+        assert "sideways" in page.inner_text("#graph-hint")

@@ -30,6 +30,11 @@ function seconds(value) {
   return value.toFixed(1) + " s";
 }
 
+/* "1 URL", "2 URLs": a count and its noun, singular for exactly one. */
+function counted(n, noun, plural = noun + "s") {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 /* The last index i with list[i] <= t (by key), or -1. */
 function lastAtOrBefore(list, t, key) {
   let lo = 0, hi = list.length;
@@ -65,11 +70,14 @@ class Page {
     document.getElementById("offer").textContent = d.offer;
     if (d.stepsFirst) document.getElementById("lanes-panel").before(document.getElementById("steps-panel"));
     const tries = document.getElementById("tries");
-    for (const line of d.tries) tries.append(el("li", {}, "Try: " + line));
+    for (const line of d.tries) tries.append(this.tip(line));
     this.colours();
     this.buildLegend();
     this.buildGraph();
     this.useRun();
+    this.draw(true);
+    this.hintScrolls();
+    window.addEventListener("resize", () => this.hintScrolls());
     document.addEventListener("keydown", (e) => this.onKey(e));
     for (const button of document.querySelectorAll("button[data-key]")) {
       button.addEventListener("click", () => {
@@ -85,6 +93,29 @@ class Page {
     if (d.states[0].knobs === null) document.getElementById("knobs").classList.add("off");
     const tick = () => { this.tick(); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
+  }
+
+  /* "Try: press - - (workers 2): ...; press - once more (workers 1) ...", each key it
+     names drawn as the buttons draw it. */
+  tip(line) {
+    const item = el("li", {}, "Try: ");
+    let at = 0;
+    for (const found of line.matchAll(/press ((?:\S+ )+?)(?=(?:once more )?\()/g)) {
+      item.append(line.slice(at, found.index) + "press ");
+      for (const key of found[1].trim().split(" ")) item.append(el("kbd", {}, key), " ");
+      at = found.index + found[0].length;
+    }
+    item.append(line.slice(at));
+    return item;
+  }
+
+  /* On a narrow screen the graph and the lanes scroll sideways inside their own boxes;
+     a line above each says so, since nothing else shows there is more. */
+  hintScrolls() {
+    for (const id of ["graph", "lanes"]) {
+      const box = document.getElementById(id);
+      document.getElementById(id + "-hint").hidden = box.scrollWidth <= box.clientWidth + 1;
+    }
   }
 
   /* The palette's colours as CSS variables: the style sheet names states, not colours. */
@@ -405,8 +436,8 @@ class Page {
     const c = frame >= 0 ? this.block.counters[frame] : [0, 0, 0, 0, 0, 0];
     const [seen, outside] = frame >= 0 ? this.block.seen[frame] : [0, 0];
     const title = document.getElementById("seen-title");
-    title.textContent = outside ? `seen ${seen} URLs ✗ ${outside} queued or in flight, not seen`
-      : `seen ${seen} URLs ⊇ frontier, in flight ✓`;
+    title.textContent = outside ? `seen ${counted(seen, "URL")} ✗ ${outside} queued or in flight, not seen`
+      : `seen ${counted(seen, "URL")}, the frontier and in flight among them ✓`;
     title.classList.toggle("broken", outside > 0);
     const share = (n) => Math.max(8, seen ? (100 * n) / seen : 0) + "%";
     const box = document.getElementById("seen");
@@ -427,7 +458,7 @@ class Page {
         el("td", { class: s[row[1]].startsWith("wait") ? "wait" : "" }, s[row[1]] + (row[2] >= 0 && s[row[2]] ? "  " + s[row[2]] : "")));
       return tr;
     }));
-    if (block.moreHosts > 0) table.append(el("tr", {}, "… " + block.moreHosts + " more hosts"));
+    if (block.moreHosts > 0) table.append(el("tr", {}, `… ${counted(block.moreHosts, "more host")}`));
   }
 
   drawBounds() {
@@ -442,7 +473,7 @@ class Page {
     }
     const b = run.bounds;
     for (const [key, label] of [["depth", "depth"], ["busiest_host", "busiest host"], ["work", "work"]]) {
-      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${b.fetches} ${b.fetches === 1 ? "fetch" : "fetches"})` : "";
+      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${counted(b.fetches, "fetch", "fetches")})` : "";
       box.append(el("span", { class: "bound" + (key === b.binding ? " binding" : "") }, `${label} ${seconds(b[key])}${extra}`));
     }
     box.append(el("span", { class: "efficiency" }, `efficiency ${Math.round(b.efficiency * 100)}%`));
@@ -473,7 +504,7 @@ class Page {
       }
     }
     const hidden = Math.max(this.run.lanes, block.lanes.length) - lanes;
-    if (hidden > 0) svg.append(el("svg:text", { class: "lane-name", x: left, y: lanes * row + 4 }, `… ${hidden} more lanes`));
+    if (hidden > 0) svg.append(el("svg:text", { class: "lane-name", x: left, y: lanes * row + 4 }, `… ${counted(hidden, "more lane")}`));
     this.drawSeries(svg, lanes * row + (hidden > 0 ? 16 : 8), x);
     svg.append(el("svg:line", { class: "cursor", x1: x(t), x2: x(t), y1: 0, y2: height - 20 }));
     const box = document.getElementById("lanes");
