@@ -21,7 +21,7 @@ def shown(app: CrawlApp) -> dict[str, int | bool]:
     panel = app.query_one(SeenView)
     title, body = str(panel.border_title), panel.plain()
     return {
-        "seen": int(re.search(r"seen (\d+) URLs", title).group(1)),
+        "seen": int(re.search(r"seen (\d+) URLs?\b", title).group(1)),
         "frontier": int(re.search(r"frontier (\d+)", body).group(1)),
         "in flight": int(re.search(r"in flight (\d+)", body).group(1)),
         "holds": "✓" in title and "✗" not in title,

@@ -156,6 +156,18 @@ def test_the_seen_title_says_what_it_checks_in_words() -> None:
     assert title.startswith("seen 14 URLs, the frontier and in flight among them")
 
 
+def test_one_seen_url_is_one_url_in_the_app_as_on_the_page() -> None:
+    """At t=0 a crawl has seen its seed: "seen 1 URL", the page's words too."""
+    assert seen_title(SeenSets(seen=1, frontier=0, in_flight=1, outside=0)).startswith("seen 1 URL, ")
+    assert seen_title(SeenSets(seen=1, frontier=1, in_flight=1, outside=1)).startswith("seen 1 URL ")
+
+
+@pytest.mark.parametrize(("n", "word", "shown"), [(1, "retry", "1 retry"), (2, "retry", "2 retries"),
+                                                  (3, "fetch", "3 fetches"), (2, "day", "2 days"), (0, "URL", "0 URLs")])
+def test_one_plural_rule(n: int, word: str, shown: str) -> None:
+    assert words.counted(n, word) == shown
+
+
 def test_a_hold_logged_with_the_start_that_causes_it_does_not_read_as_a_wait() -> None:
     line = describe_event(HostDeferred(t=3.2, host="a.com", until=4.2, reason="gap"))
     assert not line.startswith("wait")

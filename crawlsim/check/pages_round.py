@@ -20,7 +20,8 @@ from crawlsim.check import evidence, judge
 from crawlsim.check.cases import A, Case, _site, defrag, depths
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
-from crawlsim.check.words import named, plural
+from crawlsim.check.words import named
+from crawlsim.words import counted
 
 LATENCY = 0.05
 """Each page's latency: the window in which a crawl that does not drain is caught."""
@@ -79,26 +80,26 @@ def _finding(run: CaseRun) -> tuple[str, str] | None:
     returned = {defrag(url) for url in run.result or ()}
     if run.in_flight_at_return:
         return "pages-no-drain", (
-            f"Returned at {run.wall:.2f} s with {plural(len(run.in_flight_at_return), 'fetch')} still in flight "
+            f"Returned at {run.wall:.2f} s with {counted(len(run.in_flight_at_return), 'fetch')} still in flight "
             f"({named(r.url for r in run.in_flight_at_return)}): stop submitting at the cap, but wait for the "
             "fetches already submitted before returning."
         )
     most = max(len(fetches), len(returned))
     if most > cap + 1:
         return "pages-overshoot", (
-            f"{plural(len(fetches), 'page')} fetched and {len(returned)} returned with max_pages={cap}: the cap "
+            f"{counted(len(fetches), 'page')} fetched and {len(returned)} returned with max_pages={cap}: the cap "
             "was checked against pages fetched so far, while many more were already submitted. Count a page when "
             "you submit it (len(seen)) and submit none once that count reaches max_pages."
         )
     if most == cap + 1 or len(returned) < min(cap, len(depths(run.case))):
         return "pages-off-by-one", (
-            f"{plural(len(fetches), 'page')} fetched and {len(returned)} returned with max_pages={cap}: the start "
+            f"{counted(len(fetches), 'page')} fetched and {len(returned)} returned with max_pages={cap}: the start "
             "page counts as one of the max_pages, and the crawl goes on until it has that many."
         )
     left = evidence.left_running(run)
     if left:
         return "threads-left", (
-            f"After the crawl returned, {plural(len(left), 'thread')} it started still ran ({left[0].name} at "
+            f"After the crawl returned, {counted(len(left), 'thread')} it started still ran ({left[0].name} at "
             f"{left[0].left_at}): shut the pool down (or join the workers) before returning."
         )
     twice = sorted(page for page, n in fetches.items() if n > 1)
@@ -118,6 +119,6 @@ def _chosen(run: CaseRun) -> str:
     by_depth = Counter(depth.get(defrag(url), -1) for url in run.result or ())
     shape = ", ".join(f"{n} at depth {d}" for d, n in sorted(by_depth.items()))
     return (
-        f"{plural(len(run.result or ()), 'page')} fetched once each and returned, none in flight at the return "
+        f"{counted(len(run.result or ()), 'page')} fetched once each and returned, none in flight at the return "
         f"(max_pages={int(run.case.args[0])}; this crawl chose {shape})."
     )

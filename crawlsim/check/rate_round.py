@@ -34,7 +34,8 @@ from crawlsim.check.cases import A, Case, _site, defrag, expected_pages
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
-from crawlsim.check.words import named, plural
+from crawlsim.check.words import named
+from crawlsim.words import counted
 
 SLACK = 0.15
 """Starts allowed over the bound: this share of max_rate, plus one."""
@@ -215,7 +216,7 @@ def _result(run: CaseRun) -> tuple[str, str] | str:
     pace = f"{used_rate([r.start for r in run.records]):.1f} per second" if span >= 0.5 else "within the burst"
     first = min(run.records, key=lambda r: r.start)
     return (
-        f"{len(fetched)} starts with max_rate {rate:g}: the fullest window held {plural(window.starts, 'start')} in "
+        f"{len(fetched)} starts with max_rate {rate:g}: the fullest window held {counted(window.starts, 'start')} in "
         f"{window.seconds:.2f} s ({window.allowed:.0f} allowed); after the start page, {len(later)} starts in "
         f"{span:.2f} s ({pace}); {_shape(later, rate, first.end if first.end is not None else first.start)}."
     )

@@ -23,7 +23,8 @@ from crawlsim.check.cases import A, Case, _site, defrag, expected_pages
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
-from crawlsim.check.words import named, plural
+from crawlsim.check.words import named
+from crawlsim.words import counted
 
 TIMEOUT = 0.6
 HUNG = f"{A}/hung"
@@ -191,7 +192,7 @@ def _result(facts: _Facts) -> tuple[str, str] | str:
     return (
         f"The call of {HUNG}, which never returns, was given up ({_how(run)}) and the crawl returned at "
         f"{run.wall:.2f} s{after} (timeout {facts.timeout:g} s); every slower call inside the limit was waited for "
-        f"(the slowest took {slowest:.2f} s); {plural(len(facts.returned), 'page')} returned."
+        f"(the slowest took {slowest:.2f} s); {counted(len(facts.returned), 'page')} returned."
     )
 
 

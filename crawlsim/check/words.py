@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from crawlsim.words import counted
 from crawlsim.check.cases import hostname
 from crawlsim.check.findings import (
     BadReturn,
@@ -47,12 +48,6 @@ MAX_NAMED = 5
 """URLs named one by one in a sentence before ``and N more``."""
 
 
-def plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"{n} {word}"
-    if word.endswith("ry"):
-        return f"{n} {word[:-1]}ies"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
 
 
 def named(items: Iterable[str], limit: int = MAX_NAMED) -> str:
@@ -67,7 +62,7 @@ def named(items: Iterable[str], limit: int = MAX_NAMED) -> str:
 
 
 def _progress(f: dict[str, Any]) -> str:
-    return f"{plural(f['fetches'], 'fetch')} of {f['pages_done']} of the {f['pages_expected']} pages so far"
+    return f"{counted(f['fetches'], 'fetch')} of {f['pages_done']} of the {f['pages_expected']} pages so far"
 
 
 def _crash(f: dict[str, Any]) -> str:
@@ -81,7 +76,7 @@ def _stuck(f: dict[str, Any]) -> str:
         f"(stopped after {f['stopped_after']:.2f} s; {_progress(f)})"
     )
     if f["in_flight"]:
-        text += f"; {plural(len(f['in_flight']), 'fetch')} in flight then: {named(f['in_flight'])}"
+        text += f"; {counted(len(f['in_flight']), 'fetch')} in flight then: {named(f['in_flight'])}"
     return text + "."
 
 
@@ -112,7 +107,7 @@ def _narrow_pool(f: dict[str, Any]) -> str:
 def _threads_left(f: dict[str, Any]) -> str:
     verb = "was" if f["threads"] == 1 else "were"
     return (
-        f"After the crawl returned, {plural(f['threads'], 'thread')} it started {verb} still running (in "
+        f"After the crawl returned, {counted(f['threads'], 'thread')} it started {verb} still running (in "
         f"{f['case']}: {f['thread']} at {f['where']}; in {f['cases']} of {f['of_cases']} cases). Python waits for "
         "such threads at exit (they are not daemon threads, or are busy in a thread pool), so a program that "
         "calls this crawl prints its answer and never exits. Stop the workers when the crawl is done (a "
@@ -305,8 +300,8 @@ class _CaseWriter:
         urls = problem.urls
         why = self.why_off_host(urls, problem.start_host)
         if isinstance(problem, OffHostReturned):
-            return f"The result has {plural(len(urls), 'page')} on other hosts: {named(urls)}{why}."
-        return f"The crawl fetched {plural(len(urls), 'page')} outside {problem.start_host}: {named(urls)}{why}."
+            return f"The result has {counted(len(urls), 'page')} on other hosts: {named(urls)}{why}."
+        return f"The crawl fetched {counted(len(urls), 'page')} outside {problem.start_host}: {named(urls)}{why}."
 
 
 def problem_sentences(problems: Sequence[Problem]) -> list[str]:
@@ -331,7 +326,7 @@ def _raised(p: Raised) -> str:
 
 
 def _unreachable(p: Unreachable) -> str:
-    text = f"The result has {plural(len(p.urls), 'page')} that the start host's pages do not lead to: {named(p.urls)}"
+    text = f"The result has {counted(len(p.urls), 'page')} that the start host's pages do not lead to: {named(p.urls)}"
     if p.via:
         text += f" (reached only through {named(p.via)}, which {'is' if len(p.via) == 1 else 'are'} out of scope)"
     return text + "."
@@ -343,7 +338,7 @@ def _missed_as_spelled(p: MissedAsSpelled) -> str:
 
 def _missing(p: Missing) -> str:
     verb = "is" if len(p.urls) == 1 else "are"
-    text = f"{plural(len(p.urls), 'reachable page')} {verb} missing from the result: {named(p.urls)}."
+    text = f"{counted(len(p.urls), 'reachable page')} {verb} missing from the result: {named(p.urls)}."
     if p.never_fetched_but_linked:
         text += (
             f" Links to {named(p.never_fetched_but_linked)} were returned by {named(p.linked_by)}, "
@@ -371,7 +366,7 @@ def _duplicates(p: DuplicateFetches) -> str:
     sentences = [_duplicate_page(d) for d in p.shown]
     if p.pages > len(p.shown):
         sentences.append(
-            f"In all {plural(p.pages, 'page')} were fetched more than once ({plural(p.wasted, 'wasted fetch')})."
+            f"In all {counted(p.pages, 'page')} were fetched more than once ({counted(p.wasted, 'wasted fetch')})."
         )
     return " ".join(sentences)
 
@@ -388,13 +383,13 @@ def _shared_links(p: SharedLinksDuplicated) -> str | None:
 def _in_flight(p: ReturnedInFlight) -> str:
     verb = "was" if len(p.urls) == 1 else "were"
     state = "still in flight" if not p.late else "still in flight or about to start"
-    return f"The crawl returned at {p.wall:.2f} s while {plural(len(p.urls), 'fetch')} {verb} {state}: {named(p.urls)}."
+    return f"The crawl returned at {p.wall:.2f} s while {counted(len(p.urls), 'fetch')} {verb} {state}: {named(p.urls)}."
 
 
 def _unfetched(p: ReturnedUnfetched) -> str:
     verb = "was" if len(p.urls) == 1 else "were"
     return (
-        f"{plural(len(p.urls), 'page')} in the result {verb} never fetched: {named(p.urls)}; the crawl "
+        f"{counted(len(p.urls), 'page')} in the result {verb} never fetched: {named(p.urls)}; the crawl "
         "stopped before their fetches were done, so whatever they link to is missing."
     )
 
@@ -410,7 +405,7 @@ _SENTENCE: dict[type, Callable[[Any], str | None]] = {
     BadReturn: lambda p: f"The crawl returned {p.what}.",
     ListedTwice: lambda p: f"The result lists {named(p.urls)} more than once.",
     FragmentsReturned: lambda p: (
-        f"The result has {plural(len(p.urls), 'URL')} with a #fragment: {named(p.urls)}; "
+        f"The result has {counted(len(p.urls), 'URL')} with a #fragment: {named(p.urls)}; "
         "a fragment is a part of the same page, not another page."
     ),
     Respelled: lambda p: f"The result spells {named(p.urls)} differently from the links that lead there.",
@@ -433,9 +428,9 @@ _SENTENCE: dict[type, Callable[[Any], str | None]] = {
 def passed(clean: CleanRun, died: ThreadDied | None) -> str:
     """A passing case's summary: pages, fetches, overlap, and what its
     special pages (groups meant to overlap, pages that raise) showed."""
-    text = f"{plural(clean.pages, 'page')}, each fetched once ({plural(clean.fetches, 'fetch')}"
+    text = f"{counted(clean.pages, 'page')}, each fetched once ({counted(clean.fetches, 'fetch')}"
     if clean.retries:
-        text += f" counting {plural(clean.retries, 'retry')} of a failing page"
+        text += f" counting {counted(clean.retries, 'retry')} of a failing page"
     text += f", up to {clean.peak} in flight, {clean.wall:.2f} s)."
     for pages, met in clean.groups:
         if met:

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from crawlsim.trace.events import Discovered, Skipped
 from crawlsim.views.replay import PageState, Replay
+from crawlsim.words import counted
 from crawlsim.tui.base import STATE_GLYPH, STATE_STYLE, Panel, Runs, ViewState, fit
 
 
@@ -129,8 +130,8 @@ def seen_title(sets: SeenSets) -> str:
     """``seen 412 URLs, the frontier and in flight among them ✓`` (Textual markup), or how many
     queued or in-flight URLs are missing from the seen set."""
     if sets.outside:
-        return f"seen {sets.seen} URLs [bold bright_red]✗ {sets.outside} queued or in flight, not seen[/]"
-    return f"seen {sets.seen} URLs, the frontier and in flight among them [green]✓[/]"
+        return f"seen {counted(sets.seen, 'URL')} [bold bright_red]✗ {sets.outside} queued or in flight, not seen[/]"
+    return f"seen {counted(sets.seen, 'URL')}, the frontier and in flight among them [green]✓[/]"
 
 
 def inner_boxes(sets: SeenSets, width: int) -> tuple[list[str], list[str]]:
