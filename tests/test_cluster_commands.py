@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from crawlsim.cli import main
 from crawlsim.trace.cluster import MAX_NODES
-from crawlsim.commands.sweep_nodes import CLUSTER_RESULT_KEYS, cluster_figure
+from crawlsim.commands.sweep_nodes import CLUSTER_CSV_KEYS, busiest_node_share, cluster_figure
 from crawlsim.views.plots import NODE_BOUND_COLOUR
 
 SMALL = (
@@ -56,19 +56,21 @@ def error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def test_sweep_nodes_rows_and_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = sweep(capsys, tmp_path, "see-it", "--nodes", "1,2,4,2")
-    assert [(r["workers"], r["nodes"], r["partition"]) for r in rows] == [(4, n, "host-hash") for n in (1, 2, 4)]
+    assert [(r["workers"], r["cluster"]["nodes"], r["cluster"]["partition"]) for r in rows] == [
+        (4, n, "host-hash") for n in (1, 2, 4)
+    ]
     for row in rows:
-        assert set(CLUSTER_RESULT_KEYS) <= set(row)
-        assert row["detected_at"] >= row["finish_time"] >= row["node_bound"]
-        assert 0 < row["busiest_node_share"] <= 1
+        assert len(row["nodes"]) == row["cluster"]["nodes"]  # the per-node list, as run --nodes --json has it
+        assert row["detected_at"] >= row["finish_time"] >= row["node_bound"] == row["busiest_node"]["bound"]
+        assert 0 < busiest_node_share(row) <= 1
     assert rows[0]["messages"] == rows[0]["control_messages"] == 0  # one node: nobody to talk to
-    assert rows[1]["advice"]["lines"][0].startswith("node 1 holds the crawl: it owns b.com")
-    assert rows[1]["advice"]["measured"] == {"nodes": 4, "finish_time": rows[2]["finish_time"]}
+    assert rows[1]["cluster_advice"]["lines"][0].startswith("node 1 holds the crawl: it owns b.com")
+    assert rows[1]["cluster_advice"]["measured"] == {"nodes": 4, "finish_time": rows[2]["finish_time"]}
     document = json.loads((tmp_path / "sweep.json").read_text())
     assert document["grid"] == {"workers": [4], "nodes": [1, 2, 4], "partition": ["host-hash"]}
     assert document["rows"] == rows
     header = (tmp_path / "sweep.csv").read_text().splitlines()[0].split(",")
-    assert header[:4] == ["index", "workers", "nodes", "partition"] and "politeness_violations" in header
+    assert header == ["index", "workers", *CLUSTER_CSV_KEYS, "error"]
     single = sweep(capsys, tmp_path / "one", "see-it", "--workers", "4")
     assert rows[0]["finish_time"] == single[0]["finish_time"]  # one node is the single process
 
@@ -78,7 +80,7 @@ def test_sweep_nodes_on_the_pool_gives_the_same_rows(tmp_path: Path, capsys: pyt
     local = sweep(capsys, tmp_path / "one", *argv)
     assert main(["sweep", *argv, "-o", str(tmp_path / "pool"), "--jobs", "2"]) == 0
     assert json.loads(capsys.readouterr().out) == local
-    url_hash = [r for r in local if r["partition"] == "url-hash" and r["nodes"] == 3]
+    url_hash = [r for r in local if r["cluster"] == {**r["cluster"], "partition": "url-hash", "nodes": 3}]
     assert url_hash[0]["politeness_violations"] > 0  # b.com's pages spread over nodes: its limit broken
     assert main(["sweep", *argv[:-1], "-o", str(tmp_path / "table"), "--jobs", "1"]) == 0  # the table, not JSON
     table = capsys.readouterr().out.splitlines()
@@ -104,7 +106,9 @@ def test_sweep_nodes_on_dask_gives_the_same_rows(tmp_path: Path, capsys: pytest.
 
 def test_sweep_honours_the_scenarios_cluster_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = sweep(capsys, tmp_path, small(tmp_path, 'nodes = 3\npartition = "url-hash"'), "--workers", "1,2")
-    assert [(r["workers"], r["nodes"], r["partition"]) for r in rows] == [(1, 3, "url-hash"), (2, 3, "url-hash")]
+    assert [(r["workers"], r["cluster"]["nodes"], r["cluster"]["partition"]) for r in rows] == [
+        (1, 3, "url-hash"), (2, 3, "url-hash")
+    ]
     assert all(r["messages"] > 0 for r in rows)
 
 

@@ -64,6 +64,18 @@ def test_sweep_json_rows_are_results(capsys: pytest.CaptureFixture[str], tmp_pat
     assert written["rows"] == rows
 
 
+def test_sweep_nodes_rows_are_cluster_run_results(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # a cluster sweep's rows kept their own shape: `nodes` was the grid's node
+    # count where run --nodes --json has its per-node list, `advice` the cluster's
+    rows = cli_json(capsys, "sweep", "polite", "--nodes", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path),
+                    "--json")
+    run = cli_json(capsys, "run", "polite", "--nodes", "2", "--json")
+    for row in rows:
+        valid(row)
+    row = next(r for r in rows if r["cluster"]["nodes"] == 2)
+    assert {k: v for k, v in row.items() if k not in ("index", "workers")} == run
+
+
 def test_a_real_crawl_has_the_same_keys_and_measured_bounds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

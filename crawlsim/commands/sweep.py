@@ -50,7 +50,7 @@ from crawlsim.commands.common import (
 )
 from crawlsim.commands.sweep_nodes import (
     CLUSTER_AXES,
-    CLUSTER_RESULT_KEYS,
+    CLUSTER_CSV_KEYS,
     add_cluster_axes,
     check_point,
     cluster_figure,
@@ -60,6 +60,7 @@ from crawlsim.commands.sweep_nodes import (
     split_point,
     with_cluster_axes,
 )
+from crawlsim.commands.sweep_nodes import csv_cells as cluster_cells
 from crawlsim.commands.sweep_nodes import results_table as cluster_table
 from crawlsim.core.options import OptionError, did_you_mean, option_names
 from crawlsim.core.priorities import NamedPriority
@@ -287,7 +288,9 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     from crawlsim.core.options import OptionError
     from crawlsim.scenario import ScenarioError
 
-    row: dict[str, Any] = {"index": task["index"], **task["options"], **task.get("cluster", {})}
+    row: dict[str, Any] = {"index": task["index"], **task["options"]}
+    if "cluster" in task:  # its nodes and partition where run --nodes --json has them
+        row["cluster"] = task["cluster"]
     try:
         scenario = _scenario(task["scenario"], task["seed"]).with_options(**task["options"])
         if "cluster" in task:
@@ -572,9 +575,12 @@ def _write_results(
     is the user's mistake: one line, exit 2."""
     try:
         make_folder(out_dir)
-        results = CLUSTER_RESULT_KEYS if is_cluster_grid(grid) else RESULT_KEYS
-        cells = rows if is_cluster_grid(grid) else [csv_cells(row) for row in rows]
-        write_csv(cells, ["index", *grid, *results, "error"], out_dir / "sweep.csv")
+        if is_cluster_grid(grid):
+            options = [k for k in grid if k not in CLUSTER_AXES]
+            cells, keys = [cluster_cells(row) for row in rows], ["index", *options, *CLUSTER_CSV_KEYS]
+        else:
+            cells, keys = [csv_cells(row) for row in rows], ["index", *grid, *RESULT_KEYS]
+        write_csv(cells, [*keys, "error"], out_dir / "sweep.csv")
         document = {
             "scenario": scenario.name,
             "title": scenario.title,

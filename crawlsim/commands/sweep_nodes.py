@@ -6,11 +6,13 @@ grid a simulated cluster crawl (:func:`crawlsim.cluster.sim.simulate_cluster`).
 Each value is checked by the cluster's own rules
 (:func:`crawlsim.cluster.config.apply_flags`: 1 to ``MAX_NODES`` nodes, a
 known partition, a ``fail`` list that fits the cluster), so ``--nodes 0``
-says what ``run --nodes 0`` says.  A cluster point's row has the cluster's
-figures instead of the single process's three bounds: the finish time, when
-the termination detector saw it, messages, politeness violations, the
-busiest node's share of the work and the node bound (no crawl on that
-partition can finish sooner: :mod:`crawlsim.cluster.report`).  A point is
+says what ``run --nodes 0`` says.  A cluster point's row is the result ``run
+--nodes --json`` writes (one schema: docs/reference/result.schema.json): the
+cluster's figures instead of the single process's three bounds -- the finish
+time, when the termination detector saw it, messages, politeness
+violations, the per-node list and the node bound (no crawl on that partition
+can finish sooner: :mod:`crawlsim.cluster.report`) -- its node count under
+``cluster`` as there, so ``nodes`` means the per-node list everywhere.  A point is
 still plain data -- ``{"nodes": 4, "partition": "host-hash"}`` -- so it
 runs in the process pool or on Dask as any other.
 """
@@ -33,7 +35,9 @@ CLUSTER_AXES = ("nodes", "partition")
 """The grid's cluster axes; every other axis is a crawler option."""
 X_AXES = ("workers", "nodes")
 """What a panel of the figure can put on its x-axis (counts)."""
-CLUSTER_RESULT_KEYS = (
+CLUSTER_CSV_KEYS = (
+    "cluster_nodes",
+    "cluster_partition",
     "finish_time",
     "detected_at",
     "detection_delay",
@@ -50,8 +54,12 @@ CLUSTER_RESULT_KEYS = (
     "busiest_node",
     "busiest_node_share",
     "node_bound",
-    "node_bound_host",
+    "busiest_node_host",
 )
+"""sweep.csv's columns after the option axes for cluster points
+(:func:`csv_cells`): the ``cluster`` object's node count and partition, then
+the flat figures, the busiest node as its index (as a one-process row's
+``busiest_host`` column is its host's name)."""
 
 
 def add_cluster_axes(parser: argparse.ArgumentParser) -> None:
@@ -132,41 +140,37 @@ def check_point(scenario: Scenario, cluster: dict[str, Any]) -> None:
 
 
 def run_cluster_point(scenario: Scenario, cluster: dict[str, Any], advise: str = "auto") -> dict[str, Any]:
-    """Simulate one cluster point: its row of results (the keys of
-    :data:`CLUSTER_RESULT_KEYS`), the figures ``run --nodes`` reports, and
-    ``advice`` (:func:`crawlsim.cluster.advice.cluster_advice`, measured by
-    ``run``'s rule for ``advise``: sweep.json and ``--json`` only)."""
-    from crawlsim.cluster.advice import cluster_advice
-    from crawlsim.cluster.report import busiest_node, node_bounds
-    from crawlsim.cluster.sim import simulate_cluster
-    from crawlsim.sim.advisor import MEASURE_LIMIT
+    """Simulate one cluster point: the result ``run --nodes --json`` writes
+    (:func:`crawlsim.commands.run_cluster.cluster_summary`, one shape:
+    docs/reference/result.schema.json), its node count and partition under
+    ``cluster``, the per-node list under ``nodes``, the cluster's advice
+    under ``cluster_advice`` (measured by ``run``'s rule for ``advise``)."""
+    from crawlsim.commands.run_cluster import cluster_summary
 
     config = _checked(scenario_cluster(scenario), cluster)
-    run = simulate_cluster(scenario, config)
-    measure = advise == "measure" or (advise == "auto" and run.stats.fetches <= MEASURE_LIMIT)
-    bounds = node_bounds(run)
-    top = busiest_node(run)
-    busy = sum(node["busy_time"] for node in run.nodes)
-    return {
-        "finish_time": round(run.finish_time, 6),
-        "detected_at": round(run.detected_at, 6),
-        "detection_delay": round(run.detection_delay, 6),
-        "pages_fetched": run.stats.pages_fetched,
-        "fetches": run.stats.fetches,
-        "duplicate_fetches": run.stats.duplicate_fetches,
-        "failed": run.stats.failed,
-        "retries": run.stats.retries,
-        "messages": run.messages,
-        "message_bytes": run.message_bytes,
-        "control_messages": run.control_messages,
-        "politeness_violations": run.politeness_violations,
-        "cluster_utilisation": round(run.cluster_utilisation, 6),
-        "busiest_node": top,
-        "busiest_node_share": round(run.nodes[top]["busy_time"] / busy, 6) if busy > 0 else 0.0,
-        "node_bound": round(bounds[top][0], 6),
-        "node_bound_host": bounds[top][1],
-        "advice": cluster_advice(scenario, config, run, measure=measure).as_dict(),
-    }
+    return cluster_summary(scenario, config, top=5, advise=advise)  # top: run's default, as a one-process row
+
+
+def axis_value(row: dict[str, Any], axis: str) -> Any:
+    """A row's value on a grid axis: a cluster axis is under ``cluster``
+    (``nodes`` there is the per-node list), an option at the top."""
+    return row["cluster"][axis] if axis in CLUSTER_AXES else row[axis]
+
+
+def busiest_node_share(row: dict[str, Any]) -> float:
+    """The busiest node's share of the cluster's busy time (0 when idle)."""
+    busy = sum(node["busy_time"] for node in row["nodes"])
+    return round(row["nodes"][row["busiest_node"]["node"]]["busy_time"] / busy, 6) if busy > 0 else 0.0
+
+
+def csv_cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A cluster row as sweep.csv's flat cells (:data:`CLUSTER_CSV_KEYS`)."""
+    cells = {**row, "cluster_nodes": row["cluster"]["nodes"], "cluster_partition": row["cluster"]["partition"]}
+    if "error" in row:
+        return cells
+    busiest = row["busiest_node"]
+    return {**cells, "busiest_node": busiest["node"], "busiest_node_share": busiest_node_share(row),
+            "busiest_node_host": busiest["host"]}
 
 
 def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) -> Any:
@@ -187,7 +191,7 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
     for name in (*axes, "finish", "detected", "msgs", "impolite", "node bound", "held by", "busiest"):
         table.add_column(name, justify="left" if name == "held by" else "right", no_wrap=True)
     for row in rows:
-        cells = ["none" if row[k] is None else str(row[k]) for k in axes]
+        cells = ["none" if axis_value(row, k) is None else str(axis_value(row, k)) for k in axes]
         if "error" in row:
             table.add_row(*cells, f"[red]{row['error']}[/]", *[""] * 6)
             continue
@@ -199,8 +203,8 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
             f"{row['messages']:,}",
             f"[bold red]{violations:,}[/]" if violations else "0",
             seconds(row["node_bound"]),
-            row["node_bound_host"] or "-",
-            f"{row['busiest_node']} ({percent(row['busiest_node_share'])})",
+            row["busiest_node"]["host"] or "-",
+            f"{row['busiest_node']['node']} ({percent(busiest_node_share(row))})",
         )
     shared = {k: grid[k][0] for k in grid if k not in axes}
     return Group(Text(f"every point: {options_text(shared)}", style="dim"), table) if shared else table
@@ -238,15 +242,15 @@ def _panel(ax: Any, rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], 
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
         if "error" not in row:
-            groups.setdefault(tuple(row[k] for k in varied), []).append(row)
+            groups.setdefault(tuple(axis_value(row, k) for k in varied), []).append(row)
     series = []
     for key, points in groups.items():
-        points = sorted(points, key=lambda r: r[axis])
+        points = sorted(points, key=lambda r: axis_value(r, axis))
         label = options_text(dict(zip(varied, key, strict=True))) if varied else "finish time"
         worst = max(r["politeness_violations"] for r in points)
         series.append(CountSeries(
             label=label + (f" (up to {worst:,} politeness violations)" if worst else ""),
-            x=[int(r[axis]) for r in points],
+            x=[int(axis_value(r, axis)) for r in points],
             finish=[float(r["finish_time"]) for r in points],
             bound=[float(r["node_bound"]) for r in points],
         ))
@@ -257,11 +261,14 @@ def _panel(ax: Any, rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], 
 
 __all__ = [
     "CLUSTER_AXES",
-    "CLUSTER_RESULT_KEYS",
+    "CLUSTER_CSV_KEYS",
     "add_cluster_axes",
+    "axis_value",
+    "busiest_node_share",
     "check_point",
     "cluster_figure",
     "cluster_values",
+    "csv_cells",
     "is_cluster_grid",
     "results_table",
     "run_cluster_point",
