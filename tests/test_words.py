@@ -143,23 +143,26 @@ def test_the_walks_find_a_refused_spelling_put_back() -> None:
     assert misspelled(shown_by_script("requestAnimationFrame(tick); /* 7 requests */")) == []
 
 
-def _json_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
-    assert main(argv) == 0
+def _json_of(argv: list[str], capsys: pytest.CaptureFixture[str], exit_code: int = 0) -> Any:
+    assert main(argv) == exit_code
     return json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "exit_code"),
     [
-        ["run", "see-it", "--json"],
-        ["compare", "see-it", "--b", "workers=2", "--json"],
-        ["sweep", "see-it", "--vary", "workers=1,2", "--json"],
-        ["run", "see-it", "--nodes", "2", "--json"],
+        (["run", "see-it", "--json"], 0),
+        (["compare", "see-it", "--b", "workers=2", "--json"], 0),
+        (["sweep", "see-it", "--vary", "workers=1,2", "--json"], 0),
+        (["run", "see-it", "--nodes", "2", "--json"], 0),
+        (["check", "--example", "buggy_seen_on_finish", "--quick", "--json"], 1),  # a failing report says most
     ],
-    ids=["run", "compare", "sweep", "nodes"],
+    ids=["run", "compare", "sweep", "nodes", "check"],
 )
-def test_no_json_spells_a_concept_outside_the_table(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    shown = shown_in_json(_json_of(argv, capsys))
+def test_no_json_spells_a_concept_outside_the_table(
+    argv: list[str], exit_code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = shown_in_json(_json_of(argv, capsys, exit_code))
     assert "fetches" in shown
     assert misspelled(shown) == []
 
