@@ -5,7 +5,8 @@ name a thing the same way: :data:`WORDS` says each concept's word, what it
 means, and the spellings it must not be shown under (``request`` where the
 word is ``fetch``).  ``docs/reference/words.md`` carries :func:`render` of
 it (a test checks), and a test walks every command's ``--help``, the
-``run --json`` keys and the app's labels for the spellings it refuses.
+keys and strings of every ``--json``, the app's labels and the see-it
+page's text for the spellings it refuses.
 
 It imports nothing of crawlsim, so every layer may use it; the
 normalization modes' steps live with the steps in ``core/urls.py`` (a test

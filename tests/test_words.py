@@ -7,7 +7,6 @@ import contextlib
 import io
 import json
 import re
-from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,12 @@ from crawlsim.views.narrate import narrate_trace
 from crawlsim.views.replay import describe_event
 from crawlsim.views.session import normalize_label
 from crawlsim.views.summary import options_line
+from tests.shared_builds import SharedBuilds
+from tests.test_page import page_data
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "reference" / "words.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "reference" / "words.md"
+PAGE = ROOT / "crawlsim" / "page"
 
 
 def misspelled(text: str) -> list[str]:
@@ -110,21 +113,98 @@ def test_no_help_spells_a_concept_outside_the_table(command: str) -> None:
     assert misspelled(text) == []
 
 
-def _keys(data: Any) -> Iterator[str]:
+def shown_in_json(data: Any) -> str:
+    """Every key (``queue_size`` read as ``queue size``) and every string
+    value of a command's ``--json``, one per line: what a reader of it sees."""
     if isinstance(data, dict):
-        for key, value in data.items():
-            yield str(key)
-            yield from _keys(value)
-    elif isinstance(data, list):
-        for item in data:
-            yield from _keys(item)
+        return "\n".join(f"{str(key).replace('_', ' ')}\n{shown_in_json(value)}" for key, value in data.items())
+    if isinstance(data, list):
+        return "\n".join(shown_in_json(item) for item in data)
+    return data if isinstance(data, str) else ""
 
 
-def test_no_run_json_key_spells_a_concept_outside_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "see-it", "--json"]) == 0
-    keys = set(_keys(json.loads(capsys.readouterr().out)))
-    assert "fetches" in keys
-    assert misspelled(" ".join(k.replace("_", " ") for k in keys)) == []
+JS_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`(?:[^`\\]|\\.)*`')
+JS_COMMENT = re.compile(r"/\*.*?\*/|^\s*//[^\n]*", re.DOTALL | re.MULTILINE)
+
+
+def shown_by_script(script: str) -> str:
+    """The string literals of a script, one per line: the only text it can put
+    on screen (``requestAnimationFrame`` is a name, not a word shown)."""
+    return "\n".join(m.group()[1:-1] for m in JS_STRING.finditer(JS_COMMENT.sub(" ", script)))
+
+
+def test_the_walks_find_a_refused_spelling_put_back() -> None:
+    assert misspelled(shown_in_json({"queue_size": 3})) == ["'queue size' (say 'frontier')"]
+    assert misspelled(shown_in_json({"lines": ["node 1 holds the crawl: its requests"]})) == [
+        "'requests' (say 'fetch')"
+    ]
+    script = 'requestAnimationFrame(tick); /* 7 requests */ label("7 requests");'
+    assert misspelled(shown_by_script(script)) == ["'requests' (say 'fetch')"]
+    assert misspelled(shown_by_script("requestAnimationFrame(tick); /* 7 requests */")) == []
+
+
+def _json_of(argv: list[str], capsys: pytest.CaptureFixture[str], exit_code: int = 0) -> Any:
+    assert main(argv) == exit_code
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "exit_code"),
+    [
+        (["run", "see-it", "--json"], 0),
+        (["compare", "see-it", "--b", "workers=2", "--json"], 0),
+        (["sweep", "see-it", "--vary", "workers=1,2", "--json"], 0),
+        (["run", "see-it", "--nodes", "2", "--json"], 0),
+        (["check", "--example", "buggy_seen_on_finish", "--quick", "--json"], 1),  # a failing report says most
+    ],
+    ids=["run", "compare", "sweep", "nodes", "check"],
+)
+def test_no_json_spells_a_concept_outside_the_table(
+    argv: list[str], exit_code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = shown_in_json(_json_of(argv, capsys, exit_code))
+    assert "fetches" in shown
+    assert misspelled(shown) == []
+
+
+def test_the_cluster_advice_says_fetches(capsys: pytest.CaptureFixture[str]) -> None:
+    shown = shown_in_json(_json_of(["run", "see-it", "--nodes", "2", "--json"], capsys))
+    assert "whose fetches alone keep it busy" in shown
+
+
+def test_no_json_of_a_real_crawl_spells_a_concept_outside_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real HTTP on loopback: ``crawl --json`` of a served three-page site."""
+    from crawlsim.real.server import ServerProcess
+    from tests.test_real_crawl import make_scenario
+
+    site = {"http://a.test/": ["/p1", "/p2"], "http://a.test/p1": [], "http://a.test/p2": []}
+    with ServerProcess(make_scenario(site, latency=0.01)) as server:
+        resolve = [f"--resolve={h}={a}:{p}" for h, (a, p) in server.resolve().items()]
+        data = _json_of(["crawl", "http://a.test/", *resolve, "--gap", "0", "-o", str(tmp_path / "t.jsonl"), "--json"],
+                        capsys)
+    shown = shown_in_json(data)
+    assert data["pages_fetched"] == 3
+    assert misspelled(shown) == []
+
+
+def test_no_text_of_the_see_it_page_spells_a_concept_outside_the_table() -> None:
+    page = PAGE.joinpath("see_it.html").read_text(encoding="utf-8")
+    script = PAGE.joinpath("see_it.js").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", " ", page)
+    assert "frontier" in shown_by_script(script)
+    assert misspelled(text) == [] and misspelled(shown_by_script(script)) == []
+
+
+@pytest.mark.slow
+def test_no_label_in_the_see_it_pages_data_spells_a_concept_outside_the_table(shared_builds: SharedBuilds) -> None:
+    """Slow: the session's shared see-it page (1,440 small crawls)."""
+    done = shared_builds.cli(("html", "see-it"), "see-it.html")
+    assert done.returncode == 0, done.stderr
+    shown = shown_in_json(page_data(done.path.read_text(encoding="utf-8")))
+    assert "duplicate" in shown
+    assert misspelled(shown) == []
 
 
 async def test_no_label_of_the_app_spells_a_concept_outside_the_table() -> None:

@@ -56,7 +56,7 @@ def cluster_advice(sim: SimInput, config: ClusterConfig, run: ClusterRun, *, mea
     holds = finish > 0 and host is not None and bound >= HOLDS * finish
     if holds:
         lines.append(
-            f"node {node} holds the crawl: it owns {owned(config, host)}, whose requests alone keep it busy "
+            f"node {node} holds the crawl: it owns {owned(config, host)}, whose fetches alone keep it busy "
             f"{bound:,.1f} s of the {finish:,.1f} s"
         )
     nodes = min(config.nodes * 2, MAX_NODES)  # a rerun stays inside the nodes' range
