@@ -160,12 +160,11 @@ def case_named(name: str, quick: bool = False, termination_slow: float | None = 
 def help_epilog(width: int = 79) -> str:
     """Each round's signature, contract and rubric items, a paragraph each, for ``--help``."""
     lines = ["follow-up rounds (--follow-up NAME; the extra arguments come after max_workers):"]
+    column = max(len(name) for name in ROUNDS) + 2
+    indent = " " * (2 + column)
     for r in ROUNDS.values():
-        lines.append(f"  {r.name:<9}{r.signature}")
-        lines.extend(textwrap.wrap(r.contract, width, initial_indent=" " * 11, subsequent_indent=" " * 11))
-        lines.extend(
-            textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11, subsequent_indent=" " * 11)
-        )
+        lines.append(f"  {r.name:<{column}}{r.signature}")
         cases = ", ".join(case.name for case in r.cases())
-        lines.extend(textwrap.wrap(f"cases: {cases}", width, initial_indent=" " * 11, subsequent_indent=" " * 11))
+        for paragraph in (r.contract, f"makes observable: {r.rubric}", f"cases: {cases}"):
+            lines.extend(textwrap.wrap(paragraph, width, initial_indent=indent, subsequent_indent=indent))
     return "\n".join(lines)
