@@ -148,6 +148,15 @@ def test_a_global_cap_in_polite_cap_names_the_slow_crawl_the_same_way() -> None:
     assert "Never more than 1 call in flight across 4 hosts with per_host 1" in result.explanation
 
 
+def test_a_crawl_that_kept_the_exact_host_rule_is_told_the_rounds_scope() -> None:
+    c = case("polite-gap")
+    run = recorded(c, {})
+    run.result = [c.start]
+    result = judge_politeness({c.name: run})[0]
+    assert not result.passed and result.cause == "polite-scope", result.explanation
+    assert result.explanation.startswith("No call went to the start's subdomains (h1.a.com, h2.a.com, h3.a.com)")
+
+
 def test_the_busiest_host_bound_is_its_pages_gap_apart_plus_a_call() -> None:
     assert busiest_host_bound(case("polite-speed")) == pytest.approx(5 * 0.1 + 0.1)
     assert busiest_host_bound(case("polite-gap")) == pytest.approx(4 * 0.15 + 0.02)

@@ -35,13 +35,14 @@ recorded calls:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import statistics
 from dataclasses import dataclass
 
 from crawlsim.check import evidence, judge
-from crawlsim.check.cases import A, Case
+from crawlsim.check.cases import A, Case, expected_pages, hostname
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
 from crawlsim.check.services import FetchRecord
@@ -171,11 +172,11 @@ def _judge(run: CaseRun, runs: dict[str, CaseRun]) -> CheckResult:
     case's own question."""
     case = run.case
     if not run.records:
-        return judge.judge_case(run)
+        return _base(run)
     facts = _Facts.of(run)
-    found = _violation(facts)
+    found = _violation(facts) or _narrow_scope(facts)
     if found is None:
-        plain = judge.judge_case(run)
+        plain = _base(run)
         if not plain.passed:
             return plain
         found = _own(facts, runs)
@@ -190,6 +191,29 @@ def _judge(run: CaseRun, runs: dict[str, CaseRun]) -> CheckResult:
 
 Found = tuple[str, str, str]
 """A failure: its cause, what was measured, the fix."""
+
+
+def _base(run: CaseRun) -> CheckResult:
+    """The base question's checks of a run (right pages, each fetched once,
+    in scope, a clean return), required by the round's contract rather than
+    by a rule set."""
+    return dataclasses.replace(judge.judge_case(run), rules=None)
+
+
+def _narrow_scope(facts: _Facts) -> Found | None:
+    """No call to any of the start's subdomains: the base question's exact-host scope, kept."""
+    run = facts.run
+    start = hostname(run.case.start)
+    linked = sorted({host_key(page) for page in expected_pages(run.case)} - {start})
+    if run.error or run.timed_out or not linked or any(host != start for host in facts.hosts):
+        return None
+    return (
+        "polite-scope",
+        f"No call went to the start's subdomains ({', '.join(linked)}), so their pages, linked from "
+        f"{run.case.start}, are missing from the result.",
+        "This round's scope is the start's hostname and its subdomains: follow a link whose hostname equals the "
+        "start's or ends with '.' and the start's (xa.com is not a subdomain of a.com).",
+    )
 
 
 def _violation(facts: _Facts) -> Found | None:
