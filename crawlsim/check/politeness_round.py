@@ -381,6 +381,7 @@ def _held(facts: _Facts) -> str:
     )
     if facts.gap > 0:
         closest = min((seconds for seconds, *_ in facts.apart()), default=0.0)
-        text += f"; the closest starts on one host were {closest:.3f} s apart (gap {facts.gap:g})"
+        lag = "; each start as the service recorded it, a moment after the crawl made it" if closest < facts.gap else ""
+        text += f"; the closest starts on one host were {closest:.3f} s apart (gap {facts.gap:g}{lag})"
     took, bound = _took(facts), busiest_host_bound(facts.run.case)
     return f"{text}; it took {took:.2f} s after the start page returned (busiest-host bound {bound:.2f} s)."
