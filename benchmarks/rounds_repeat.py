@@ -49,6 +49,15 @@ ROUND_EXAMPLES: dict[str, list[tuple[str, str | None]]] = {
         ("buggy_rate_lock_held", "rate-one-at-a-time"),
         ("buggy_rate_asyncio_lock_held", "rate-one-at-a-time"),
     ],
+    "politeness": [
+        ("reference_politeness", None),
+        ("reference_politeness_asyncio", None),
+        ("buggy_politeness_no_cap", "polite-per-host"),
+        ("buggy_politeness_global_cap", "polite-global-cap"),
+        ("buggy_politeness_gap_from_end", "polite-gap-from-end"),
+        ("buggy_politeness_lock_sleeps", "polite-serialised"),
+        ("buggy_politeness_asyncio_no_gap", "polite-gap"),
+    ],
 }
 
 

@@ -383,12 +383,14 @@ def test_help_lists_every_round_with_its_signature(capsys: pytest.CaptureFixture
         ("retries", "max_retries, backoff"),
         ("timeout", "timeout"),
         ("rate", "max_rate"),
+        ("politeness", "per_host, gap"),
     ]:
-        assert f"  {name:<9}crawl(start_url, get_urls, max_workers, {params})\n" in out
+        assert re.search(rf"\n  {name} +crawl\(start_url, get_urls, max_workers, {params}\)\n", out), name
     flat = " ".join(out.split())
     assert "max_rate * T + max_rate" in flat and "finishes without waiting for it" in flat
     assert "makes observable: L6's politeness and rate limits" in flat
     assert "cases: depth-limit, depth-shortest" in flat and "cases: rate-limit, rate-use" in flat
+    assert "counted from start to start" in flat and "cases: polite-cap, polite-gap, polite-speed" in flat
 
 
 def test_the_asyncio_answer_without_a_bound_fails_max_workers() -> None:

@@ -140,21 +140,31 @@ class Case:
     deadline: float | None = None
     """The case's deadline in seconds, when the sequential estimate does not
     fit it (a hung call would hold a crawl that waits for it that long)."""
+    subdomains: bool = False
+    """The scope takes in the start hostname's subdomains too (the
+    ``politeness`` round's web of several hosts); see :func:`in_scope`."""
 
     def latency_of(self, page: str) -> float:
         return self.latency.get(page, self.default_latency)
 
 
+def in_scope(case: Case, url: str) -> bool:
+    """Whether ``url`` is in the case's scope: its hostname equals the start's
+    (the question's rule), or, in a case with ``subdomains``, ends with
+    ``"." +`` the start's (``h1.a.com`` from ``a.com``; ``xa.com`` is not)."""
+    host, start = hostname(url), hostname(case.start)
+    return host == start or (case.subdomains and host is not None and host.endswith(f".{start}"))
+
+
 def expected_pages(case: Case) -> list[str]:
-    """The right answer: every page reachable from ``case.start`` on the start
-    host, fragments dropped, a failing page kept but not expanded."""
+    """The right answer: every page reachable from ``case.start`` in scope
+    (:func:`in_scope`), fragments dropped, a failing page kept but not expanded."""
     return sorted(depths(case))
 
 
 def depths(case: Case) -> dict[str, int]:
     """BFS depth of every expected page (the trace's ``depth`` field)."""
     start = defrag(case.start)
-    host = hostname(start)
     depth = {start: 0}
     queue = deque([start])
     while queue:
@@ -163,7 +173,7 @@ def depths(case: Case) -> dict[str, int]:
             continue
         for link in case.links.get(page, ()):
             link = defrag(link)
-            if link not in depth and hostname(link) == host:
+            if link not in depth and in_scope(case, link):
                 depth[link] = depth[page] + 1
                 queue.append(link)
     return depth

@@ -5,14 +5,18 @@ these instead of guessing a cause.
   ``max_workers``;
 * threads that quit while the crawl went on (an idle timeout on a queue);
 * threads still running the user's code after the crawl returned (they keep
-  a program from exiting).
+  a program from exiting);
+* the calls grouped (by thread, by host) and the wait before each call since
+  its group's last return, which the ``rate`` and ``politeness`` rounds read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from crawlsim.check.runner import CaseRun, ThreadInfo
+from crawlsim.check.services import FetchRecord
 
 
 @dataclass(frozen=True)
@@ -25,24 +29,69 @@ class Parallelism:
     max_workers: int
 
 
+def moments(records: Iterable[FetchRecord], wall: float) -> list[tuple[float, int]]:
+    """Each call's start (+1) and end (-1) in time order, an end before a start
+    at the same instant; a call still running ends at ``wall``."""
+    out: list[tuple[float, int]] = []
+    for r in records:
+        out.append((r.start, 1))
+        out.append((r.end if r.end is not None else max(wall, r.start), -1))
+    return sorted(out)
+
+
+def peak_in_flight(records: Iterable[FetchRecord], wall: float) -> tuple[int, float]:
+    """The most of ``records`` in flight at once, and when that was first reached."""
+    level, peak, when = 0, 0, 0.0
+    for at, step in moments(records, wall):
+        level += step
+        if level > peak:
+            peak, when = level, at
+    return peak, when
+
+
 def parallelism(run: CaseRun) -> Parallelism:
-    moments: list[tuple[float, int]] = []
-    for r in run.records:
-        moments.append((r.start, 1))
-        moments.append((r.end if r.end is not None else max(run.wall, r.start), -1))
-    if not moments:
+    steps = moments(run.records, run.wall)
+    if not steps:
         return Parallelism(0, 0.0, run.case.max_workers)
-    moments.sort(key=lambda m: (m[0], m[1]))  # an end before a start at the same instant
     area = 0.0
     level = 0
-    previous = moments[0][0]
-    for at, step in moments:
+    previous = steps[0][0]
+    for at, step in steps:
         area += level * (at - previous)
         level += step
         previous = at
-    span = moments[-1][0] - moments[0][0]
+    span = steps[-1][0] - steps[0][0]
     mean = area / span if span > 0 else float(run.peak)
     return Parallelism(run.peak, round(mean, 2), run.case.max_workers)
+
+
+def grouped(records: Iterable[FetchRecord], key: Callable[[FetchRecord], str]) -> dict[str, list[FetchRecord]]:
+    """The calls by ``key`` (a thread's name, a host), each group in start order."""
+    out: dict[str, list[FetchRecord]] = {}
+    for record in sorted(records, key=lambda r: r.start):
+        out.setdefault(key(record), []).append(record)
+    return out
+
+
+def waits_after_return(calls: list[FetchRecord]) -> list[float]:
+    """For each call (in start order) after an earlier one of ``calls`` had
+    returned: the seconds from the latest such return to its start.  A
+    thread's calls follow one another, so for them this is the pause between
+    its calls; for a host's it is how long each call waited after the host
+    last answered."""
+    waits = []
+    for i, call in enumerate(calls):
+        returned = [c.end for c in calls[:i] if c.end is not None and c.end <= call.start]
+        if returned:
+            waits.append(call.start - max(returned))
+    return waits
+
+
+def links_known(run: CaseRun) -> float:
+    """When the start page's call returned (its start, if it never did): no
+    other page can be due before its links are known."""
+    first = min(run.records, key=lambda r: r.start)
+    return first.end if first.end is not None else first.start
 
 
 @dataclass(frozen=True)

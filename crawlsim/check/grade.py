@@ -116,9 +116,18 @@ def _plan(round_: Round | None, quick: bool, only: Iterable[str] | None) -> tupl
         own_names = [case.name for case in own]
         _check_names(wanted, round_)
         base_only = [name for name in wanted if name not in own_names]
+        _refuse_skipped(base_only, round_)
         picked = [case for case in own if case.name in wanted] or own
     cases = [] if quick else _select(all_cases(quick), base_only)
+    cases = [case for case in cases if case.name not in round_.base_skipped]
     return [dataclasses.replace(case, args=round_.neutral) for case in cases], picked
+
+
+def _refuse_skipped(names: list[str], round_: Round) -> None:
+    """A one-line error for a base case the round does not run."""
+    skipped = [name for name in names if name in round_.base_skipped]
+    if skipped:
+        raise CheckInputError(f"case {skipped[0]} does not run under round {round_.name}: the round changes its rule")
 
 
 def _crawler(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crawlsim.check import findings
-from crawlsim.check.cases import Case, expected_pages, hostname, page_of
+from crawlsim.check.cases import Case, expected_pages, hostname, in_scope, page_of
 from crawlsim.check.findings import (
     BadReturn,
     CleanRun,
@@ -170,7 +170,7 @@ def _extra(case: Case, extra: list[str], expected: set[str], start_host: str) ->
     """Why each returned URL that is not expected is there: a fragment, another
     host, another spelling of an expected page, or a page reached through an
     out-of-scope one."""
-    with_fragment, other_host, spelled, unreachable = _sort_extra(extra, expected, start_host)
+    with_fragment, other_host, spelled, unreachable = _sort_extra(case, extra, expected)
     found: list[Problem] = []
     if with_fragment:
         found.append(FragmentsReturned(tuple(with_fragment)))
@@ -179,31 +179,31 @@ def _extra(case: Case, extra: list[str], expected: set[str], start_host: str) ->
     if spelled:
         found.append(Respelled(tuple(spelled)))
     if unreachable:
-        via = _linked_only_from_out_of_scope(case, unreachable, start_host)
+        via = _linked_only_from_out_of_scope(case, unreachable)
         found.append(Unreachable(tuple(unreachable), tuple(via)))
     return tuple(found)
 
 
 def _sort_extra(
-    extra: list[str], expected: set[str], start_host: str
+    case: Case, extra: list[str], expected: set[str]
 ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The unexpected URLs, each in the first group that explains it: with a
     #fragment, on another host, an expected page spelled otherwise, or none of these."""
     with_fragment = [u for u in extra if "#" in u]
-    other_host = [u for u in extra if "#" not in u and hostname(u) != start_host]
+    other_host = [u for u in extra if "#" not in u and not in_scope(case, u)]
     rest = [u for u in extra if u not in with_fragment and u not in other_host]
     expected_pages_ = {page_of(e) for e in expected}
     spelled = [u for u in rest if page_of(u) in expected_pages_]
     return with_fragment, other_host, spelled, [u for u in rest if u not in spelled]
 
 
-def _linked_only_from_out_of_scope(case: Case, urls: Sequence[str], start_host: str) -> list[str]:
+def _linked_only_from_out_of_scope(case: Case, urls: Sequence[str]) -> list[str]:
     """Out-of-scope pages of the case's web that link to ``urls``."""
     targets = {page_of(u) for u in urls}
     parents = [
         page
         for page, links in case.links.items()
-        if hostname(page) != start_host and any(page_of(link) in targets for link in links)
+        if not in_scope(case, page) and any(page_of(link) in targets for link in links)
     ]
     return sorted(parents)
 
@@ -265,7 +265,7 @@ def _fetches(run: CaseRun, dups: dict[str, list[FetchRecord]], start_host: str) 
     """Problems with the fetches themselves: pages fetched twice, pages
     fetched on another host."""
     seen = _duplicates(run, dups) if dups else NOTHING
-    off_host = list(dict.fromkeys(r.url for r in run.records if (hostname(r.url) or "") != start_host))
+    off_host = list(dict.fromkeys(r.url for r in run.records if not in_scope(run.case, r.url)))
     if off_host:
         seen += Observation(
             (("fetched_off_host", off_host[:DETAIL_LIMIT]),), (OffHostFetched(tuple(off_host), start_host),)
@@ -375,8 +375,7 @@ def _returned_early(run: CaseRun, result: list[str]) -> Observation:
     completed = {
         r.page for r in run.records if r.outcome in ("ok", "error") and r.end is not None and r.end <= run.wall
     }
-    start_host = hostname(run.case.start)
-    unfetched = [u for u in result if page_of(u) not in completed and hostname(u) == start_host]
+    unfetched = [u for u in result if page_of(u) not in completed and in_scope(run.case, u)]
     if unfetched:
         seen += Observation(
             (("returned_but_never_fetched", unfetched[:DETAIL_LIMIT]),), (ReturnedUnfetched(tuple(unfetched)),)

@@ -25,15 +25,13 @@ between, which can bunch starts the crawl had spread out.
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from dataclasses import dataclass
 
-from crawlsim.check import judge
+from crawlsim.check import evidence, judge
 from crawlsim.check.cases import A, Case, _site, defrag, expected_pages
 from crawlsim.check.report import CheckResult
 from crawlsim.check.runner import CaseRun
-from crawlsim.check.services import FetchRecord
 from crawlsim.check.words import named
 from crawlsim.words import counted
 
@@ -163,10 +161,8 @@ def _per_worker(run: CaseRun, window: Window) -> bool:
     """Whether each worker waited between its own calls: from the gap between
     a thread's call ending and its next call starting when threads made the
     calls (an asyncio crawl makes them all from one), else from the fastest rate."""
-    by_thread: dict[str, list[FetchRecord]] = {}
-    for record in sorted(run.records, key=lambda r: r.start):
-        by_thread.setdefault(record.thread, []).append(record)
-    gaps = [b.start - (a.end or a.start) for calls in by_thread.values() for a, b in itertools.pairwise(calls)]
+    by_thread = evidence.grouped(run.records, lambda r: r.thread)
+    gaps = [wait for calls in by_thread.values() for wait in evidence.waits_after_return(calls)]
     rate = float(run.case.args[0])
     if len(by_thread) > 1 and len(gaps) >= 3:
         return statistics.median(gaps) >= 0.5 / rate
@@ -214,11 +210,10 @@ def _result(run: CaseRun) -> tuple[str, str] | str:
     later = sorted(r.start for r in run.records)[1:]
     span = later[-1] - later[0] if later else 0.0
     pace = f"{used_rate([r.start for r in run.records]):.1f} per second" if span >= 0.5 else "within the burst"
-    first = min(run.records, key=lambda r: r.start)
     return (
         f"{len(fetched)} starts with max_rate {rate:g}: the fullest window held {counted(window.starts, 'start')} in "
         f"{window.seconds:.2f} s ({window.allowed:.0f} allowed); after the start page, {len(later)} starts in "
-        f"{span:.2f} s ({pace}); {_shape(later, rate, first.end if first.end is not None else first.start)}."
+        f"{span:.2f} s ({pace}); {_shape(later, rate, evidence.links_known(run))}."
     )
 
 

@@ -35,11 +35,12 @@ UNOBSERVABLE_POINTER = (
 """The one line a report ends with; ``--explain`` prints :data:`UNOBSERVABLE` in full instead."""
 
 UNOBSERVABLE = (
-    "Not observable by a checker: the rest of L6 -- robots.txt and per-host politeness, memory limits on "
+    "Not observable by a checker: the rest of L6 -- robots.txt, memory limits on "
     "the frontier, a distributed design (host partitioning, shared dedupe store, durable frontier, distributed "
     "termination), observability -- and every 'explains why' of L5 (the race, the GIL, when asyncio is the "
-    "better choice). Those are for the conversation. Depth and page limits, retries with backoff, timeouts "
-    "and a rate limit are graded by their follow-up rounds (--follow-up depth, pages, retries, timeout, rate)."
+    "better choice). Those are for the conversation. Depth and page limits, retries with backoff, timeouts, "
+    "a rate limit and per-host politeness are graded by their follow-up rounds (--follow-up depth, pages, "
+    "retries, timeout, rate, politeness)."
 )
 
 TRACE_CASE = "diamond-50"

@@ -24,6 +24,7 @@ from crawlsim.check import cases as base
 from crawlsim.check.cases import Case
 from crawlsim.check.depth_round import DEPTH_CASES, judge_depth
 from crawlsim.check.pages_round import PAGES_CASES, judge_pages
+from crawlsim.check.politeness_round import POLITENESS_CASES, judge_politeness
 from crawlsim.check.rate_round import RATE_CASES, judge_rate
 from crawlsim.check.report import CheckResult
 from crawlsim.check.retries_round import RETRIES_CASES, judge_retries
@@ -50,6 +51,8 @@ class Round:
     """The extra arguments the base cases are called with (no limit)."""
     cases: Callable[[], list[Case]]
     judge: Callable[[dict[str, CaseRun]], list[CheckResult]]
+    base_skipped: tuple[str, ...] = ()
+    """Base cases not run under this round: the ones whose rule it changes."""
 
     @property
     def signature(self) -> str:
@@ -121,6 +124,22 @@ ROUNDS: dict[str, Round] = {
         cases=lambda: list(RATE_CASES()),
         judge=judge_rate,
     ),
+    "politeness": Round(
+        name="politeness",
+        params=("per_host", "gap"),
+        contract=(
+            "the scope is the start's hostname and its subdomains (from http://a.com/, http://h1.a.com/ is in "
+            "scope and http://xa.com/ is not; the base case host-scope, whose rule this widens, does not run); at "
+            "most per_host calls are in flight to one host (a URL's hostname), consecutive calls to one host start "
+            "at least gap seconds apart, counted from start to start, and hosts wait for nothing else: the crawl "
+            "finishes near the busiest-host bound ((pages on the busiest host - 1) * gap, plus a call)"
+        ),
+        rubric="L6's politeness: a per-host concurrency cap and a per-host crawl delay",
+        neutral=(NO_LIMIT, 0.0),
+        cases=lambda: list(POLITENESS_CASES()),
+        judge=judge_politeness,
+        base_skipped=("host-scope",),
+    ),
 }
 ROUND_NAMES: tuple[str, ...] = tuple(ROUNDS)
 
@@ -141,12 +160,11 @@ def case_named(name: str, quick: bool = False, termination_slow: float | None = 
 def help_epilog(width: int = 79) -> str:
     """Each round's signature, contract and rubric items, a paragraph each, for ``--help``."""
     lines = ["follow-up rounds (--follow-up NAME; the extra arguments come after max_workers):"]
+    column = max(len(name) for name in ROUNDS) + 2
+    indent = " " * (2 + column)
     for r in ROUNDS.values():
-        lines.append(f"  {r.name:<9}{r.signature}")
-        lines.extend(textwrap.wrap(r.contract, width, initial_indent=" " * 11, subsequent_indent=" " * 11))
-        lines.extend(
-            textwrap.wrap(f"makes observable: {r.rubric}", width, initial_indent=" " * 11, subsequent_indent=" " * 11)
-        )
+        lines.append(f"  {r.name:<{column}}{r.signature}")
         cases = ", ".join(case.name for case in r.cases())
-        lines.extend(textwrap.wrap(f"cases: {cases}", width, initial_indent=" " * 11, subsequent_indent=" " * 11))
+        for paragraph in (r.contract, f"makes observable: {r.rubric}", f"cases: {cases}"):
+            lines.extend(textwrap.wrap(paragraph, width, initial_indent=indent, subsequent_indent=indent))
     return "\n".join(lines)
