@@ -4,6 +4,7 @@ replayed exactly by the schedule string the report prints (`check --replay`)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,7 +73,15 @@ def test_the_report_draws_the_web_and_a_column_per_thread(racy: tuple[str, Check
 def test_a_fixed_answer_passes_the_replay(capsys: pytest.CaptureFixture[str]) -> None:
     """The workflow: shrink, fix, replay the same schedule string: it passes, exit 0."""
     status, data = replayed(capsys, f"{example_path('reference_threadpool')}:crawl", "check-then-add:w2:l0-1.2.42:s3")
-    assert status == 0 and not data["failed"] and data["rows"] == []
+    assert status == 0 and not data["failed"] and data["rows"] == [] and data["problems"] == []
+
+
+def test_a_replay_that_did_not_end_cleanly_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def crawl(start_url, get_urls, max_workers):\n    raise ValueError('no')\n")
+    assert main(["check", f"{tmp_path / 'broken.py'}:crawl", "--replay", "seen-race:w2:l0-3:s1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "No page was fetched twice on this schedule of this web, but it did not end cleanly" in out
+    assert "the crawl raised ValueError('no')" in out and "Passed" not in out
 
 
 @pytest.mark.parametrize(
@@ -98,7 +107,7 @@ def test_a_bad_schedule_string_is_one_clear_line_and_exit_2(
 
 def test_replay_runs_one_schedule_of_one_case_alone(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["check", "--example", "buggy_check_then_add", "--replay", "seen-race:w2:l0-3:s1", "--seed", "3"])
-    assert status == 2 and "--replay runs one schedule of one case" in capsys.readouterr().err
+    assert status == 2 and "--replay runs one schedule of a base case" in capsys.readouterr().err
 
 
 def test_a_schedule_string_reads_back_as_itself() -> None:

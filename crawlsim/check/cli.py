@@ -195,7 +195,7 @@ def _unusable(args: argparse.Namespace) -> str | None:
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         return f"--seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}"
     if args.replay is not None and (args.seed is not None or args.follow_up or args.only or args.trace_out):
-        return "--replay runs one schedule of one case: give it without --seed, --follow-up, --only or --trace-out"
+        return "--replay runs one schedule of a base case: not with --seed, --only, --trace-out or a follow-up round"
     if args.trace_out and not Path(args.trace_out).resolve().parent.is_dir():
         return f"cannot write trace {args.trace_out}: its directory does not exist"
     return None

@@ -108,6 +108,9 @@ def replay_lines(data: dict[str, Any], target: str, width: int = 100) -> list[st
     head = [f"crawlsim check {target} --replay {data['schedule']}", ""]
     if not data["failed"]:
         verdict = "Passed: no page was fetched twice on this schedule of this web."
+        if data["problems"]:
+            verdict = (f"No page was fetched twice on this schedule of this web, but it did not end cleanly: "
+                       f"{'; '.join(data['problems'])}.")
         return [*head, *textwrap.wrap(verdict, width=width), "", "The web:", *(f"  {line}" for line in web_lines(data))]
     page = _short(str(data["page"]), data["start"])
     race = f": {_short(data['race'], data['start'])}" if data["race"] else ""

@@ -107,7 +107,8 @@ def _link_numbers(text: str, case: Case) -> tuple[int, ...]:
 def replay(crawl: Callable[..., Any], spec: ScheduleString, source_file: str) -> dict[str, Any]:
     """Run ``crawl`` on the schedule ``spec`` names; what it did, as plain data:
     ``failed`` (a page was fetched twice), ``page``/``fetches``/``race``,
-    the web, and ``rows`` of the interleaving (``[thread, cell]``)."""
+    the web, ``rows`` of the interleaving (``[thread, cell]``) and the
+    explorer's ``problems`` (the crawl raised, a deadlock...), at most three."""
     from crawlsim.check.interleave import find_duplicate_fetches
 
     case = shrinkable_cases()[spec.case]
@@ -119,7 +120,7 @@ def replay(crawl: Callable[..., Any], spec: ScheduleString, source_file: str) ->
         "seed": spec.seed, "web": [[page, links] for page, links in web.items()],
         "pages": pages_of(case, spec.links),
         "links": len(spec.links), "failed": report.first is not None,
-        "page": None, "fetches": None, "race": None, "rows": [],
+        "page": None, "fetches": None, "race": None, "rows": [], "problems": report.problems[:3],
     }
     first = report.first
     if first is not None:

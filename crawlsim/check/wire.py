@@ -165,7 +165,7 @@ _REPLAYED = {
     "schedule": _text, "case": _text, "start": _text, "workers": _int, "seed": _int,
     "web": _each(_web_page),
     "pages": _int, "links": _int, "failed": _bool, "page": _maybe_text, "fetches": _maybe_int,
-    "race": _maybe_text, "rows": _each(_row),
+    "race": _maybe_text, "rows": _each(_row), "problems": _each(_text),
 }
 """``replay.replay``'s data."""
 _SHRUNK = {
