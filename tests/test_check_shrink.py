@@ -147,3 +147,16 @@ def test_a_guess_that_passes_ends_a_shrink_not_known_to_fail() -> None:
 def test_a_forged_shrunk_failure_is_refused() -> None:
     with pytest.raises(ForgedAnswer):
         checked_shrunk({"schedule": "x"})
+
+
+def test_a_column_per_thread_fits_the_width_and_keeps_every_word() -> None:
+    """Four tasks in eighty characters: long cells wrap in their own column, nothing is cut."""
+    from crawlsim.check.columns import table_lines
+
+    code = "L17 if urlsplit(link).hostname == host and link not in seen:"
+    rows = [[f"task {n}", code] for n in (3, 1, 2, 4)]
+    lines = table_lines({"start": "http://a.com/", "rows": rows}, width=80)
+    assert [cell.strip() for cell in lines[0].split(" | ")] == ["task 1", "task 2", "task 3", "task 4"]
+    assert all(len(line) <= 80 for line in lines)
+    cells = "".join(lines[2:]).replace("|", "").replace(" ", "")
+    assert cells == code.replace(" ", "") * 4

@@ -49,16 +49,23 @@ def table_lines(data: dict[str, Any], width: int = 100) -> list[str]:
         return []
     widths = _widths([max(len(t), *(len(c) for r, c in rows if r == t)) for t in threads], width)
 
-    def line(cells: dict[str, str]) -> str:
-        return GAP.join(_fit(cells.get(t, ""), w) for t, w in zip(threads, widths)).rstrip()
+    def lines(thread: str, cell: str) -> list[str]:
+        """One step: its cell wrapped in its thread's column (a header cell is its thread's name)."""
+        index = threads.index(thread)
+        return [
+            GAP.join(part if i == index else " " * w for i, w in enumerate(widths)).rstrip()
+            for part in _wrapped(cell, widths[index])
+        ]
 
+    header = GAP.join(_wrapped(t, w)[0] for t, w in zip(threads, widths)).rstrip()
     rule = "-+-".join("-" * w for w in widths)
-    return [line({t: t for t in threads}), rule, *(line({thread: cell}) for thread, cell in rows)]
+    return [header, rule, *(line for thread, cell in rows for line in lines(thread, cell))]
 
 
 def _widths(natural: list[int], width: int) -> list[int]:
     """Each column as wide as its longest cell, when they fit in ``width``;
-    else an even share each, a narrower column's spare going to the others."""
+    else an even share each (at least 16 characters: a table of many
+    threads may be wider than asked), a narrower column's spare going to the others."""
     room = width - len(GAP) * (len(natural) - 1)
     if sum(natural) <= room:
         return natural
@@ -69,8 +76,9 @@ def _widths(natural: list[int], width: int) -> list[int]:
     return [w + spare if i in wide else w for i, w in enumerate(widths)]
 
 
-def _fit(text: str, width: int) -> str:
-    return f"{text:<{width}}" if len(text) <= width else text[: width - 3] + "..."
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` in lines of ``width`` characters, each padded to it (a long word is split)."""
+    return [f"{part:<{width}}" for part in textwrap.wrap(text, width, subsequent_indent="  ") or [""]]
 
 
 def summary(data: dict[str, Any]) -> str:
