@@ -89,11 +89,9 @@ def _case_named(round_name: str | None, name: str, quick: bool, termination_slow
 
 def _replayed(target: Any, schedule: str) -> dict[str, Any]:
     """``check --replay``: the one schedule the string names, run (``replay.py``)."""
-    from crawlsim.check.races import quiet
     from crawlsim.check.replay import parse, replay
 
-    with quiet():
-        return replay(target.function, parse(schedule), str(target.source_file))
+    return replay(target, parse(schedule))
 
 
 def main(argv: list[str]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,17 +104,14 @@ def _link_numbers(text: str, case: Case) -> tuple[int, ...]:
     return tuple(sorted(links))
 
 
-def replay(crawl: Callable[..., Any], spec: ScheduleString, source_file: str) -> dict[str, Any]:
-    """Run ``crawl`` on the schedule ``spec`` names; what it did, as plain data:
+def replay(target: Target, spec: ScheduleString) -> dict[str, Any]:
+    """Run ``target`` on the schedule ``spec`` names; what it did, as plain data:
     ``failed`` (a page was fetched twice), ``page``/``fetches``/``race``,
     the web, ``rows`` of the interleaving (``[thread, cell]``) and the
     explorer's ``problems`` (the crawl raised, a deadlock...), at most three."""
-    from crawlsim.check.interleave import find_duplicate_fetches
-
     case = shrinkable_cases()[spec.case]
     web = web_of(case, spec.links)
-    report = find_duplicate_fetches(crawl, web=web, start_url=case.start, files=[source_file],
-                                    max_workers=spec.workers, seeds=[spec.seed], record_lines=True)
+    report = _explored(target, case, spec.links, spec.workers, seeds=[spec.seed], record_lines=True)
     out: dict[str, Any] = {
         "schedule": str(spec), "case": case.name, "start": case.start, "workers": spec.workers,
         "seed": spec.seed, "web": [[page, links] for page, links in web.items()],
@@ -190,8 +187,6 @@ def shrunk_failure(target: Target, case: Case, page: str, budget: int = SHRINK_B
     (fewest steps): :func:`replay`'s data plus what the shrink cost.  None
     when the explorer cannot show it (no source file; a failure only real
     threads show)."""
-    from crawlsim.check.interleave import find_duplicate_fetches
-
     if not target.source_file:
         return None
     found: dict[tuple[tuple[int, ...], int], list[Any]] = {}
@@ -199,9 +194,7 @@ def shrunk_failure(target: Target, case: Case, page: str, budget: int = SHRINK_B
     wanted = _lines_of(caught)
 
     def fails(links: tuple[int, ...], workers: int) -> bool:
-        with quiet():
-            report = find_duplicate_fetches(target.function, web=web_of(case, links), start_url=case.start,
-                                            files=[str(target.source_file)], max_workers=workers)
+        report = _explored(target, case, links, workers)
         found[links, workers] = [d for d in report.duplicates if wanted is None or _lines_of(d) == wanted]
         return bool(found[links, workers])
 
@@ -210,9 +203,7 @@ def shrunk_failure(target: Target, case: Case, page: str, budget: int = SHRINK_B
         return None
     failing = found.get((shrunk.links, shrunk.workers)) or [caught]
     shortest = min(failing, key=lambda d: (d.schedule.steps, d.seed))
-    with quiet():
-        shown = replay(target.function, ScheduleString(case.name, shrunk.workers, shrunk.links, shortest.seed),
-                       str(target.source_file))
+    shown = replay(target, ScheduleString(case.name, shrunk.workers, shrunk.links, shortest.seed))
     every = reachable(case, range(len(case_links(case))))
     was = {"pages": pages_of(case, every), "links": len(every), "workers": case.max_workers}
     return {**shown, "from": was, "reruns": shrunk.reruns, "budget": budget, "budget_ran_out": shrunk.budget_ran_out}
@@ -220,13 +211,18 @@ def shrunk_failure(target: Target, case: Case, page: str, budget: int = SHRINK_B
 
 def _caught(target: Target, case: Case, page: str) -> Any:
     """The explorer's catch on the whole web of a race case: ``page`` fetched twice, else any page."""
+    report = _explored(target, case, range(len(case_links(case))), case.max_workers)
+    return next((d for d in report.duplicates if d.url == page), report.first)
+
+
+def _explored(target: Target, case: Case, links: Iterable[int], workers: int, **options: Any) -> Any:
+    """The explorer's ``RaceReport`` of ``target`` on the web the link numbers
+    make (``options``: ``find_duplicate_fetches``'), its noise kept off the terminal."""
     from crawlsim.check.interleave import find_duplicate_fetches
 
     with quiet():
-        report = find_duplicate_fetches(target.function, web={p: list(links) for p, links in case.links.items()},
-                                        start_url=case.start, files=[str(target.source_file)],
-                                        max_workers=case.max_workers)
-    return next((d for d in report.duplicates if d.url == page), report.first)
+        return find_duplicate_fetches(target.function, web=web_of(case, links), start_url=case.start,
+                                      files=[str(target.source_file)], max_workers=workers, **options)
 
 
 def _lines_of(caught: Any) -> tuple[int, int] | None:
