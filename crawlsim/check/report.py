@@ -248,7 +248,7 @@ class CheckReport:
         return lines + [line for c in shown for line in _check_lines(c, name_width, width)]
 
     def _shrunk_lines(self, width: int) -> list[str]:
-        """Each cause's first race shrunk to its smallest web (``columns.py``)."""
+        """Each cause's first failure shrunk to its smallest web (``columns.py``)."""
         from crawlsim.check.columns import shrunk_lines
 
         lines, causes = [], set()
