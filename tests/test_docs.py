@@ -244,3 +244,14 @@ def test_every_command_the_docs_show_is_accepted_by_its_parser(monkeypatch: pyte
             continue
         refused.append((page, argv, "ran without parsing its arguments"))
     assert refused == []
+
+
+def test_the_shrunk_failure_quoted_is_what_check_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    from crawlsim.cli import main
+
+    text = (DOCS / "reference" / "check.md").read_text(encoding="utf-8")
+    shown = "Shrunk " + text.split("```text\nShrunk ", 1)[1].split("```", 1)[0]
+    assert main(["check", "--example", "buggy_check_then_add", "--only", "check-then-add"]) == 1
+    out = capsys.readouterr().out
+    printed = out[out.index("Shrunk ") :]
+    assert printed[: len(shown)] == shown, "run `crawlsim check --example buggy_check_then_add --only check-then-add`"

@@ -87,6 +87,13 @@ def _case_named(round_name: str | None, name: str, quick: bool, termination_slow
     return case_named(name, quick, termination_slow)
 
 
+def _replayed(target: Any, schedule: str) -> dict[str, Any]:
+    """``check --replay``: the one schedule the string names, run (``replay.py``)."""
+    from crawlsim.check.replay import parse, replay
+
+    return replay(target, parse(schedule))
+
+
 def main(argv: list[str]) -> None:
     cmd_fd, out_fd = int(argv[0]), int(argv[1])
     from crawlsim.check.reaper import contain_self
@@ -118,6 +125,13 @@ def main(argv: list[str]) -> None:
                 out_fd,
                 {"kind": "loaded", "is_async": target.is_async, "label": target.label, "source": target.source_file},
             )
+        elif op == "replay" and target is not None:
+            _send(out_fd, {"kind": "replay", "result": _replayed(target, command["schedule"])})
+        elif op == "shrink" and target is not None:
+            from crawlsim.check.replay import shrunk_failure
+
+            case = _case_named(round_name, command["name"], bool(command.get("quick")), None)
+            _send(out_fd, {"kind": "shrunk", "result": shrunk_failure(target, case, command["page"])})
         elif op == "case" and target is not None:
             case = _case_named(round_name, command["name"], bool(command.get("quick")), command.get("termination_slow"))
             case = dataclasses.replace(case, args=tuple(command.get("args") or ()))

@@ -1,4 +1,5 @@
-"""``crawlsim check FILE.py:FUNCTION | --example NAME [--json] [--trace-out FILE] [--quick] [--rules R] [--seed N]``.
+"""``crawlsim check FILE.py:FUNCTION | --example NAME [--json] [--trace-out FILE] [--quick] [--rules R] [--seed N]
+[--replay SCHEDULE]``.
 
 Exit status: 0 when every correctness check of the chosen rule set passed,
 1 when one failed, 2 when the input is unusable (no such file or function, a
@@ -13,16 +14,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import shlex
 import sys
 import textwrap
 from pathlib import Path
 
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS
+from crawlsim.check.columns import replay_lines
 from crawlsim.check.examples import describe, example_path, list_examples, round_params
 from crawlsim.check.grade import run_check
+from crawlsim.check.replay import MAX_SEED, parse
 from crawlsim.check.report import TRACE_CASE, CheckReport
 from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, help_epilog
+from crawlsim.check.sandbox import Sandbox
 from crawlsim.cli_options import ArgumentParser, add_trace_out_flag
 from crawlsim.errors import UsageError
 
@@ -62,12 +67,7 @@ def _parser() -> argparse.ArgumentParser:
             "a raising get_urls, deep chains); strict adds ports and userinfo"
         ),
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        metavar="N",
-        help="explore only schedule N in the race cases (the report names the seed that caught a race)",
-    )
+    _add_schedule(parser)
     parser.add_argument(
         "--follow-up",
         metavar="NAME",
@@ -88,6 +88,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_schedule(parser: argparse.ArgumentParser) -> None:
+    """Which schedules the race cases explore, or the one shrunk failure to run again."""
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="explore only schedule N in the race cases (the report names the seed that caught a race)",
+    )
+    parser.add_argument(
+        "--replay",
+        metavar="SCHEDULE",
+        help=(
+            "run again the one shrunk failure a report printed (CASE:wWORKERS:lLINKS:sSEED): its web, its workers "
+            "and its schedule; exit 1 if a page is fetched twice again, 0 if not"
+        ),
+    )
+
+
 def _add_target(parser: argparse.ArgumentParser) -> None:
     """What to check: the user's file, or a shipped answer by name."""
     parser.add_argument(
@@ -100,10 +118,6 @@ def _add_target(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--list-examples", action="store_true", help="list the shipped answers --example takes, and exit"
     )
-
-
-MAX_SEED = 2**32 - 1
-"""The largest --seed: the explorer's schedules are named by 32-bit seeds."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     problem = _unusable(args)
     if problem is not None:
         raise UsageError(problem)
+    if args.replay is not None:
+        return _replay(args)
     report = _run(args)
     if args.example is not None:
         report.target = f"--example {args.example}"
@@ -128,6 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     if wrote:  # after the report, where it is read; beside JSON, on stderr
         print(wrote, file=sys.stderr if args.json else sys.stdout)
     return 0 if report.ok else 1
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """``--replay SCHEDULE``: the schedule run once in the sandbox; 1 when it fails again."""
+    spec = parse(args.replay)  # a bad string is a one-line error before any child starts
+    target = f"--example {args.example}" if args.example is not None else args.target
+    with Sandbox(args.target) as box:
+        data = box.replay(str(spec))
+    print(json.dumps(data, indent=2) if args.json else "\n".join(replay_lines(data, target)))
+    return 1 if data["failed"] else 0
 
 
 def _examples_listing() -> str:
@@ -168,6 +194,8 @@ def _unusable(args: argparse.Namespace) -> str | None:
     """What is wrong with options argparse accepted, before any case runs."""
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         return f"--seed: expected a whole number from 0 to {MAX_SEED}, got {args.seed}"
+    if args.replay is not None and (args.seed is not None or args.follow_up or args.only or args.trace_out):
+        return "--replay runs one schedule of a base case: not with --seed, --only, --trace-out or a follow-up round"
     if args.trace_out and not Path(args.trace_out).resolve().parent.is_dir():
         return f"cannot write trace {args.trace_out}: its directory does not exist"
     return None

@@ -25,6 +25,7 @@ from crawlsim.check import judge
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS, RULE_TEXT, TERMINATION_SLOW, Case, all_cases, termination
 from crawlsim.check.loader import CheckInputError, load_target
 from crawlsim.check.races import run_case_or_race
+from crawlsim.check.replay import page_to_shrink, shrunk_failure
 from crawlsim.check.rounds import ROUND_NAMES, ROUNDS, Round
 from crawlsim.check.report import CheckReport, CheckResult
 from crawlsim.check.runner import CaseRun, case_timeout
@@ -74,6 +75,8 @@ def run_check(
     crawler = _crawler(target, isinstance(target, str) if sandbox is None else sandbox, quick, seeds, round_)
     try:
         runs, speedup_runs = _run_cases(cases + round_cases, crawler.run_one, case_timeout_s)
+        if seed is None:
+            _shrink_failures(runs, crawler)
     finally:
         crawler.close()
     base_runs = {c.name: runs[c.name] for c in cases}
@@ -96,6 +99,14 @@ def run_check(
         contract=f"{round_.signature}: {round_.contract}" if round_ else None,
         rubric=round_.rubric if round_ else None,
     )
+
+
+def _shrink_failures(runs: dict[str, CaseRun], crawler: _SandboxedCrawler | _InProcessCrawler) -> None:
+    """Each run that fetched a page twice, shrunk to its smallest failing web (``replay.shrunk_failure``)."""
+    for run in runs.values():
+        page = page_to_shrink(run)
+        if page is not None:
+            run.shrunk = crawler.shrink(run.case, page)
 
 
 def _plan(round_: Round | None, quick: bool, only: Iterable[str] | None) -> tuple[list[Case], list[Case]]:
@@ -174,6 +185,9 @@ class _SandboxedCrawler:
         slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
         return self.box.run(case, deadline, self.quick, slow, self.seeds)
 
+    def shrink(self, case: Case, page: str) -> dict[str, Any] | None:
+        return self.box.shrink(case, page, self.quick)
+
     def close(self) -> None:
         self.box.close()
 
@@ -194,6 +208,9 @@ class _InProcessCrawler:
 
     def run_one(self, case: Case, deadline: float) -> CaseRun:
         return run_case_or_race(self.loaded, case, deadline, self.seeds)
+
+    def shrink(self, case: Case, page: str) -> dict[str, Any] | None:
+        return shrunk_failure(self.loaded, case, page)
 
     def close(self) -> None:
         """Nothing to release: the crawl ran in this process."""

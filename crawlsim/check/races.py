@@ -84,7 +84,7 @@ def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[st
     find = getattr(interleave, "find_duplicate_fetches", None)
     if find is not None:
         untimed = _untimed(case)
-        with _quiet():
+        with quiet():
             report = find(
                 target.function,
                 web={page: list(links) for page, links in untimed.links.items()},
@@ -111,7 +111,7 @@ def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[st
 
 
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """While schedules run, the explorer stops threads a crawl left behind
     (workers blocked on a queue) by raising in them; a thread pool logs
     each as "Exception in worker".  Those are the explorer's doing, not the

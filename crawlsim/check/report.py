@@ -175,6 +175,12 @@ class CheckReport:
     def failed(self) -> list[CheckResult]:
         return [c for c in self.checks if not c.passed and c.kind != "note"]
 
+    @property
+    def shrunk(self) -> list[tuple[CheckResult, dict[str, Any]]]:
+        """Each failed check whose case's failure was shrunk, with the shrunk failure."""
+        runs = {name: run.shrunk for name, run in self.runs.items() if run.shrunk}
+        return [(c, runs[c.name]) for c in self.failed if c.name in runs]
+
     # ------------------------------------------------------------ output
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,6 +199,7 @@ class CheckReport:
             "blocking": self.blocking,
             "elapsed_s": round(self.elapsed, 3),
             "checks": [c.to_dict() for c in self.checks],
+            "shrunk": [{"check": check.name, **shrunk} for check, shrunk in self.shrunk],
             "not_observable": UNOBSERVABLE,
         }
 
@@ -204,6 +211,7 @@ class CheckReport:
         the failures first, then the passes folded to one line per level,
         the notes, and what no checker can see (in full with ``explain``)."""
         lines = [*self._header_lines(width), "", *self._verdict_lines(width), *self._check_lines(width), ""]
+        lines += self._shrunk_lines(width)
         lines.extend(textwrap.wrap(UNOBSERVABLE, width=width) if explain else [UNOBSERVABLE_POINTER])
         return "\n".join(lines)
 
@@ -239,6 +247,17 @@ class CheckReport:
         lines = [""] + [line for c in failed for line in _check_lines(c, name_width, width)] if failed else []
         lines += ["", *self._passed_lines(width)]
         return lines + [line for c in shown for line in _check_lines(c, name_width, width)]
+
+    def _shrunk_lines(self, width: int) -> list[str]:
+        """Each cause's first failure shrunk to its smallest web (``columns.py``)."""
+        from crawlsim.check.columns import shrunk_lines
+
+        lines, causes = [], set()
+        for check, shrunk in self.shrunk:
+            if (check.cause or check.name) not in causes:
+                causes.add(check.cause or check.name)
+                lines += [*shrunk_lines(shrunk, self.target, width), ""]
+        return lines
 
     def _passed_lines(self, width: int) -> list[str]:
         """The checks that passed with nothing more to say, one folded line

@@ -158,6 +158,10 @@ class CaseRun:
     run for more than ``STOP_SECONDS``: the machine stopped the process (or
     held it off the GIL), so every thread's clock ran on while none of them
     could act.  A measured wait that spans one is not all the crawl's."""
+    shrunk: dict[str, Any] | None = None
+    """The failure shrunk to its smallest web and replayed (``replay.shrunk_failure``),
+    when the case failed by fetching a page twice and could be shrunk.  Asked
+    of the child after the run, apart from it (``Sandbox.shrink``)."""
 
     def stopped_within(self, start: float, end: float) -> float:
         """Seconds of :attr:`stops` inside ``[start, end]``."""

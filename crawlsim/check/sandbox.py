@@ -40,7 +40,7 @@ from crawlsim.check.child import BROKEN_BY_CRAWL
 from crawlsim.check.loader import CheckInputError, parse_target
 from crawlsim.check.reaper import MARKER_VARIABLE, sweep
 from crawlsim.check.runner import CaseRun
-from crawlsim.check.wire import ForgedAnswer, checked_loaded, checked_run
+from crawlsim.check.wire import ForgedAnswer, checked_loaded, checked_replay, checked_run, checked_shrunk
 
 IMPORT_TIMEOUT = 10.0
 """Seconds the user's file gets to import (module-level code included)."""
@@ -48,6 +48,11 @@ ANSWER_GRACE = 5.0
 """Seconds past a case's deadline before a silent child is killed."""
 EXPLORE_ALLOWANCE = 30.0
 """Extra seconds a race case gets for the interleaving explorer's schedules."""
+SHRINK_TIMEOUT = 120.0
+"""Seconds the child gets to shrink one failure (``shrink.py``: at most
+``SHRINK_BUDGET`` explorations, most of them of small webs)."""
+REPLAY_TIMEOUT = 60.0
+"""Seconds the child gets to run the one schedule ``check --replay`` names."""
 MAX_ANSWER_BYTES = 256 * 1024**2
 """Longest answer line read from the child (a forged endless line ends there)."""
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -200,6 +205,42 @@ class Sandbox:
         if run.timed_out:
             self.close()  # its stuck threads must not slow the next case
         return run
+
+    def shrink(self, case: Case, page: str, quick: bool, timeout: float = SHRINK_TIMEOUT) -> dict[str, Any] | None:
+        """``case``'s failure that fetched ``page`` twice, shrunk in the child
+        (``replay.shrunk_failure``); None when it could not be shrunk or the
+        child did not answer in time (a shrink is extra: it never fails a case)."""
+        try:
+            if self._proc is None or self._proc.poll() is not None:
+                self.load()
+            self._write({"op": "shrink", "name": case.name, "quick": quick, "page": page})
+            answer = self._read(timeout)
+            if answer.get("kind") != "shrunk":
+                raise ForgedAnswer("kind: expected 'shrunk'")
+            return checked_shrunk(answer.get("result"))
+        except (_NoAnswer, ForgedAnswer, CheckInputError):
+            self.close()
+            return None
+
+    def replay(self, schedule: str, timeout: float = REPLAY_TIMEOUT) -> dict[str, Any]:
+        """Run the one schedule a ``check --replay`` string names, in the
+        child; its data (``replay.replay``), or :class:`CheckInputError`
+        saying why the child gave none."""
+        if self._proc is None or self._proc.poll() is not None:
+            self.load()
+        try:
+            self._write({"op": "replay", "schedule": schedule})
+            answer = self._read(timeout)
+            if answer.get("kind") != "replay":
+                raise ForgedAnswer(f"kind: expected 'replay', got {str(answer.get('kind'))[:40]!r}")
+            return checked_replay(answer.get("result"))
+        except _NoAnswer as exc:
+            raise CheckInputError(f"--replay: the crawler's process {exc}") from None
+        except ForgedAnswer as exc:
+            why = f"sent an answer that is not the checker's ({exc})"
+            raise CheckInputError(f"--replay: the crawler's process {why}") from None
+        finally:
+            self.close()
 
     @staticmethod
     def _post_deadline_work(case: Case) -> float:

@@ -143,6 +143,48 @@ def _race(value: object, where: str) -> dict[str, Any] | None:
     return value
 
 
+def _maybe_int(value: object, where: str) -> int | None:
+    return None if value is None else _int(value, where)
+
+
+def _web_page(value: object, where: str) -> list[Any]:
+    pair = _list(value, where)
+    if len(pair) != 2:
+        raise _fail(where, "a [page, links] pair")
+    return [_text(pair[0], f"{where}[0]"), list(_links(pair[1], f"{where}[1]"))]
+
+
+def _row(value: object, where: str) -> list[str]:
+    row = list(_links(value, where))
+    if len(row) != 2:
+        raise _fail(where, "a [thread, step] pair")
+    return row
+
+
+_REPLAYED = {
+    "schedule": _text, "case": _text, "start": _text, "workers": _int, "seed": _int,
+    "web": _each(_web_page),
+    "pages": _int, "links": _int, "failed": _bool, "page": _maybe_text, "fetches": _maybe_int,
+    "race": _maybe_text, "rows": _each(_row), "problems": _each(_text),
+}
+"""``replay.replay``'s data."""
+_SHRUNK = {
+    **_REPLAYED, "from": lambda v, w: _fields(v, w, {"pages": _int, "links": _int, "workers": _int}),
+    "reruns": _int, "budget": _int, "budget_ran_out": _bool,
+}
+"""``replay.shrunk_failure``'s: the replay of the shrunk web, and what the shrink cost."""
+
+
+def checked_replay(value: object) -> dict[str, Any]:
+    """A ``check --replay`` answer's data, as ``replay.replay`` writes it, or :class:`ForgedAnswer`."""
+    return _fields(value, "replay", _REPLAYED)
+
+
+def checked_shrunk(value: object) -> dict[str, Any] | None:
+    """A shrink answer's data, as ``replay.shrunk_failure`` writes it (or None), or :class:`ForgedAnswer`."""
+    return None if value is None else _fields(value, "shrunk", _SHRUNK)
+
+
 def _spans(value: object, where: str) -> list[tuple[float, float]]:
     spans = []
     for i, span in enumerate(_list(value, where)):

@@ -158,6 +158,7 @@ from .results import (
     Preemption,
     Race,
     Schedule,
+    Step,
     Switch,
 )
 from .baton import AFTER_RETURN_STEPS, QUANTUM
@@ -171,6 +172,6 @@ from .real import _real_sleep as _real_sleep
 __all__ = [
     "AFTER_RETURN_STEPS", "QUANTUM", "SEEDS_PER_POINT",
     "CoopLock", "DuplicateFetch", "ExploreResult", "Horizon", "Location", "Note", "Overlap", "Preemption",
-    "Race", "RaceReport", "Schedule", "Switch",
+    "Race", "RaceReport", "Schedule", "Step", "Switch",
     "explore", "find_duplicate_fetches", "install_for_import", "note", "replay",
 ]

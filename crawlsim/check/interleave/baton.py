@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .real import _real_lock, _real_time
-from .results import Location, Note, Preemption, Switch, _ScheduleAborted
+from .results import Location, Note, Preemption, Step, Switch, _ScheduleAborted
 from .strategy import _Strategy
 from .threads import _TaskPos, _thread_label
 
@@ -62,7 +62,8 @@ class _Rec:
 class _Baton:
     """A schedule's state and the hand-over of the baton between its threads."""
 
-    def __init__(self, files: frozenset[str], seed: int | None, strategy: _Strategy, max_steps: int) -> None:
+    def __init__(self, files: frozenset[str], seed: int | None, strategy: _Strategy, max_steps: int,
+                 record_lines: bool = False) -> None:
         self.files = files
         self.seed = seed
         self.strategy = strategy
@@ -93,6 +94,9 @@ class _Baton:
         self.paused: dict[tuple[str, int], list[Preemption]] = {}
         self.paused_by: dict[str, Preemption] = {}
         self.notes: list[Note] = []
+        self.record_lines = record_lines
+        self.lines: list[Step] = []
+        """Every user line run, when the schedule records them (a replay's table)."""
         self.thread_errors: list[tuple[str, BaseException]] = []
         self.preemptible: dict[tuple[str, int], int] = {}
         self.user_code: dict[Any, bool] = {}

@@ -13,7 +13,7 @@ import os
 from typing import Any, NoReturn
 
 from .baton import _Baton, _Rec
-from .results import Overlap, Preemption, _ScheduleAborted
+from .results import Overlap, Preemption, Step, _ScheduleAborted
 from .threads import _TaskPos, _split_offsets, _str_values
 
 _SUSPENDABLE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: 'return' may be a yield
@@ -77,14 +77,14 @@ class _Controller(_Baton):
         if rec.detached or self.current is not rec:
             self._rejoin(rec)
             waited = True
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self._step_limit(rec)
+        self._count_step(rec)
         key = (frame.f_code.co_filename, -frame.f_lineno if mid_line else frame.f_lineno)
         rec.prev, rec.at, rec.frame = rec.at, key, frame
         lines = rec.frame_lines.get(frame)
         rec.frame_lines[frame] = (lines[1] if lines else None, key)
         actor = self._task_line(rec, key, frame) if self.asyncio_used else rec.name
+        if self.record_lines:
+            self._record_line(actor, key, frame)
         open_here = self.paused.get(key)
         if open_here:
             self._note_overlaps(open_here, actor, key, frame)
@@ -97,6 +97,17 @@ class _Controller(_Baton):
             return waited
         self._preempt(rec, key, frame, other)
         return True
+
+    def _record_line(self, actor: str, key: tuple[str, int], frame: Any) -> None:
+        """Keep the line and its string locals (a replay asked for every line)."""
+        values = tuple((name, v) for name, v in frame.f_locals.items() if isinstance(v, str) and len(v) <= 500)
+        self.lines.append(Step(self.steps, actor, self.loc(key), values))  # type: ignore[arg-type]
+
+    def _count_step(self, rec: _Rec) -> None:
+        """One more step; too many for one schedule end it (an endless loop or a livelock)."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            self._step_limit(rec)
 
     def _step_limit(self, rec: _Rec) -> NoReturn:
         """Too many steps for one schedule: an endless loop or a livelock."""

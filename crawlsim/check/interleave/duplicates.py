@@ -60,6 +60,7 @@ def find_duplicate_fetches(
     seeds: Iterable[int] | None = None,
     preemption_bound: int = 2,
     max_steps: int = 200_000,
+    record_lines: bool = False,
 ) -> RaceReport:
     """Explore ``crawl(start_url, get_urls, max_workers)`` on ``web`` (URL ->
     links; unknown URLs have none) and report every schedule that fetched a
@@ -67,7 +68,7 @@ def find_duplicate_fetches(
 
     ``get_urls`` is synchronous, or ``async`` when ``crawl`` is a coroutine
     function (run with ``asyncio.run``; its fetch takes 50 virtual ms).  Each
-    call is a :func:`note` ``get_urls URL`` in the schedule's log.
+    call is a :func:`note` ``get_urls URL`` in the schedule's log.  ``record_lines``: see :func:`explore`.
     """
     is_async = asyncio.iscoroutinefunction(crawl)
 
@@ -88,7 +89,8 @@ def find_duplicate_fetches(
             return asyncio.run(crawl(start_url, get_urls_async, max_workers)), calls
         return crawl(start_url, record, max_workers), calls
 
-    result = explore(target, seeds=seeds, files=files, preemption_bound=preemption_bound, max_steps=max_steps)
+    result = explore(target, seeds=seeds, files=files, preemption_bound=preemption_bound, max_steps=max_steps,
+                     record_lines=record_lines)
     duplicates = []
     problems = []
     for schedule in [*([result.calibration] if result.calibration else []), *result.schedules]:

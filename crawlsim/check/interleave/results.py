@@ -102,6 +102,19 @@ class Note:
     text: str
 
 
+@dataclass(frozen=True)
+class Step:
+    """One user line a thread ran, with the string values of its locals:
+    recorded only when asked (``explore(record_lines=True)``), for the
+    column-per-thread table of a replayed schedule."""
+
+    step: int
+    thread: str
+    where: Location
+    values: tuple[tuple[str, str], ...]
+    """(name, value) of each string local when the line was reached."""
+
+
 @dataclass
 class Schedule(Generic[T]):
     """One controlled run of the target."""
@@ -123,6 +136,8 @@ class Schedule(Generic[T]):
     thread_errors: list[tuple[str, BaseException]]
     nondeterministic: bool
     seconds: float
+    lines: list[Step] = field(default_factory=list)
+    """Every user line run, in order (empty unless ``record_lines``)."""
 
     def races(self) -> list[Race]:
         """Every preemption where another thread ran the paused line with a shared value.

@@ -57,9 +57,9 @@ def _normalize_files(files: Collection[str]) -> frozenset[str]:
 
 def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | None, horizon: Horizon | None,
                   preemption_bound: int, max_steps: int, stall_timeout: float,
-                  schedule_timeout: float) -> tuple[Schedule[T], dict[tuple[str, int], int]]:
+                  schedule_timeout: float, record_lines: bool = False) -> tuple[Schedule[T], dict[tuple[str, int], int]]:
     started = _real_perf_counter()
-    ctl = _Controller(files, seed, _Strategy(seed, preemption_bound, horizon), max_steps)
+    ctl = _Controller(files, seed, _Strategy(seed, preemption_bound, horizon), max_steps, record_lines)
     pool_logger = logging.getLogger("concurrent.futures")
     with running(ctl):
         try:
@@ -101,7 +101,7 @@ def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | No
     outcome = ctl.outcome or "returned"
     schedule = Schedule(seed, outcome, ctl.value, ctl.error, ctl.steps, ctl.switches, ctl.preemptions,
                         ctl.notes, ctl.problems, ctl.leftover, ctl.thread_errors, ctl.nondeterministic,
-                        _real_perf_counter() - started)
+                        _real_perf_counter() - started, ctl.lines)
     return schedule, ctl.preemptible
 
 
@@ -125,6 +125,7 @@ def explore(
     horizon: Horizon | None = None,
     stall_timeout: float = 0.5,
     schedule_timeout: float = 60.0,
+    record_lines: bool = False,
 ) -> ExploreResult[T]:
     """Run ``target()`` once per seed, its threads one at a time, switching only
     at lines of ``files`` and at blocking calls.
@@ -132,7 +133,8 @@ def explore(
     A calibration schedule (no preemptions) runs first unless ``horizon`` is
     given; ``seeds=None`` means ``range(SEEDS_PER_POINT * number of
     preemptible points)``, at least 8, so every point is tried three times.  ``target`` must build fresh
-    state on each call.  Same arguments => same schedules.
+    state on each call.  Same arguments => same schedules.  ``record_lines`` keeps every user line each
+    seed's schedule ran (``Schedule.lines``; the calibration's are not kept).
     """
     if preemption_bound < 0:
         raise ValueError("preemption_bound must be >= 0")
@@ -155,7 +157,7 @@ def explore(
             chosen = list(seeds) if seeds is not None else list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
             schedules = [
                 _run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps, stall_timeout,
-                              schedule_timeout)[0]
+                              schedule_timeout, record_lines)[0]
                 for seed in chosen
             ]
     finally:

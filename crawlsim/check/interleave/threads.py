@@ -49,9 +49,12 @@ def _thread_label(thread: threading.Thread, index: int) -> str:
 
 
 def _str_values(frame: Any) -> tuple[str, ...]:
+    """The string values of the frame's locals, in the order the code names
+    them (not the order of ``f_locals``, whose keys depend on when it was
+    first read: a replay that reads every line's locals gives the same values)."""
     out: list[str] = []
     try:
-        items = list(frame.f_locals.values())
+        items = _ordered_locals(frame)
     except Exception:  # pragma: no cover - defensive: exotic frames
         return ()
     for v in items:
@@ -61,3 +64,11 @@ def _str_values(frame: Any) -> tuple[str, ...]:
         elif isinstance(v, tuple) and len(v) <= 4:
             out.extend(x for x in v if isinstance(x, str) and len(x) <= 500 and x not in out)
     return tuple(out)
+
+
+def _ordered_locals(frame: Any) -> list[Any]:
+    """The frame's local values: its code's own names in order, then any other."""
+    found = frame.f_locals
+    code = frame.f_code
+    names = dict.fromkeys([*code.co_varnames, *code.co_cellvars, *code.co_freevars])
+    return [found[name] for name in names if name in found] + [v for k, v in found.items() if k not in names]
