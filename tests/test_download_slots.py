@@ -60,6 +60,18 @@ def test_the_host_with_the_fewest_fetches_gives_the_next_url() -> None:
     assert started(sched.poll(1.0)) == ["http://b.test/1"]
 
 
+def test_a_freed_worker_takes_the_next_url_before_the_pages_links_are_queued() -> None:
+    """Scrapy's engine takes its next request as a download ends; the callback's links
+    come after: so /1, queued before, goes before /3, found on the page just answered."""
+    sched = Scheduler(CrawlOptions(workers=1, order="lifo", scope="any", frontier="download-slots"))
+    sched.add_seeds(["http://a.test/"], 0.0)
+    (seed,) = sched.poll(0.0)
+    sched.on_response(seed.id, 1.0, links=["/1", "/2"])
+    (second,) = sched.poll(1.0)
+    sched.on_response(second.id, 2.0, links=["/3"])
+    assert (second.url, started(sched.poll(2.0))) == ("http://a.test/2", ["http://a.test/1"])
+
+
 def test_a_download_delay_starts_one_url_per_gap_from_the_last_start() -> None:
     opts = CrawlOptions(workers=4, per_host=4, gap=1.0, scope="any", frontier="download-slots")
     run = run_fake({"http://a.test/": ["/1", "/2", "/3"]}, ["http://a.test/"], opts, latency=lambda u: 0.1)

@@ -111,8 +111,7 @@ def lifo_order(graph: dict[str, list[str]], start: str) -> list[str]:
 
 
 @PROPS
-@given(webs(), st.sampled_from(["bfs", "dfs", "lifo"]),
-       st.sampled_from(["per-host", "fifo", "download-slots-one-queue"]))
+@given(webs(), st.sampled_from(["bfs", "dfs", "lifo"]), st.sampled_from(["per-host", "fifo"]))
 def test_one_worker_fetches_in_exact_bfs_dfs_or_lifo_order(web, order: str, frontier: str) -> None:
     graph, latency = web
     opts = CrawlOptions(workers=1, order=order, frontier=frontier, scope="any")

@@ -28,10 +28,11 @@ A model of a Scrapy crawl must run Scrapy's two stages, not crawlsim's one
    robots.txt is unanswered wait for it in the middleware, in the
    downloader but not yet in its slot.
 
-Here ``pop(now, free)`` first takes URLs from the queue into their hosts'
-slots while fewer than ``free`` wait in slots (``free``: the workers not
-fetching), then gives out the first waiting URL, slots in the order they
-were filled, whose host may start it.
+Here :meth:`DownloadSlots.freed` takes URLs from the queue into their
+hosts' slots while fewer than ``free`` wait in slots (``free``: the workers
+not fetching) -- as a fetch ends, before its page's links are queued, and
+again in :meth:`~DownloadSlots.pop`, which then gives out the first waiting
+URL, slots in the order they were filled, whose host may start it.
 """
 
 from __future__ import annotations
@@ -102,8 +103,7 @@ class DownloadSlots:
         after filling the slots up to ``free`` entries from the queue."""
         if now > self._instant:
             self._instant, self._started_now = now, {}
-        while self._in_slots < free and self._in_queues:
-            self._take()
+        self.freed(free)
         for host, line in self._slots.values():
             if self._may_start(host, line[0], now):
                 self._in_slots -= 1
@@ -113,6 +113,16 @@ class DownloadSlots:
                 self._started_now[host.name] = self._started_now.get(host.name, 0) + 1
                 return host, entry
         return None
+
+    def freed(self, free: int) -> None:
+        """Workers are free (``free`` of them): fill the slots from the queue up to that
+        many.  The scheduler says so as a fetch ends, before its page's links are
+        queued: Scrapy's engine takes its next request as a download leaves the
+        downloader, while the spider's callback has yet to yield the page's links
+        (``ExecutionEngine._start_scheduled_request``: ``_remove_request``, then
+        ``nextcall.schedule()``)."""
+        while self._in_slots < free and self._in_queues:
+            self._take()
 
     def _may_start(self, host: HostState, head: Entry, now: float) -> bool:
         if host.robots_status is _PENDING and not isinstance(head, RobotsEntry):

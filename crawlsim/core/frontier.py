@@ -203,6 +203,10 @@ class PerHostFrontier:
             self.reconsider(host, now)
         return dropped
 
+    def freed(self, free: int) -> None:
+        """Nothing to do as a worker is freed: entries leave only as they start
+        (:class:`~crawlsim.core.download_slots.DownloadSlots` takes them earlier)."""
+
     def pop(self, now: float, free: int = 1) -> tuple[HostState, Entry] | None:
         """The best entry that may start at ``now``, removed from its host's
         queue (which is left ``UNFILED``: the caller re-files it once it has
@@ -282,6 +286,9 @@ class SingleQueueFrontier:
         if host.robots_status is _PENDING and not isinstance(entry, RobotsEntry):
             return host
         return None
+
+    def freed(self, free: int) -> None:
+        """Nothing to do as a worker is freed (see :meth:`PerHostFrontier.freed`)."""
 
     def pop(self, now: float, free: int = 1) -> tuple[HostState, Entry] | None:
         if not self._heap or self._head_blocked(now) is not None:

@@ -708,12 +708,14 @@ class Scheduler:
         return self._pages.identity(url)
 
     def _finish(self, flight: _InFlight) -> HostState:
-        """Take a fetch out of flight (it got an answer): its lane is free and
-        its host has one request fewer in flight.  Returns the host."""
+        """Take a fetch out of flight (it got an answer): its lane is free, its
+        host has one request fewer in flight, and the frontier hears of the free
+        worker before the page's links are queued.  Returns the host."""
         fetch, _, host = flight
         del self._in_flight[fetch.id]
         self._slots.give_back(fetch.slot)
         host.in_flight -= 1
+        self._frontier.freed(self._workers - len(self._in_flight))
         return host
 
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:
