@@ -103,3 +103,13 @@ def test_download_slots_fetch_every_page_once_within_the_workers(
             flying[event.fetch_id] = event
         elif isinstance(event, (FetchFinished, FetchFailed)):
             flying.pop(event.fetch_id, None)
+
+
+def test_a_retried_robots_txt_goes_before_the_pages_waiting_for_it() -> None:
+    opts = CrawlOptions(workers=2, per_host=1, robots=True, scope="any", frontier="download-slots")
+    sched = Scheduler(opts)
+    sched.add_seeds(["http://a.test/"], 0.0)
+    (robots,) = sched.poll(0.0)
+    sched.on_error(robots.id, 1.0, "timeout")  # retried after a backoff, behind the waiting start page
+    wake = sched.next_wakeup()
+    assert wake is not None and [f.kind for f in sched.poll(wake)] == ["robots"]

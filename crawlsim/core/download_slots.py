@@ -2,7 +2,8 @@
 queue holds a worker while it waits in its host's download slot.
 
 A model of a Scrapy crawl must run Scrapy's two stages, not crawlsim's one
-(the lines cited are Scrapy 2.18's; ``docs/how-to/own-crawl.md`` links them):
+(the functions named are Scrapy 2.19.0's; ``docs/how-to/own-crawl.md`` links
+their lines):
 
 1. The engine takes requests from the scheduler while fewer than
    ``CONCURRENT_REQUESTS`` are in the downloader -- those waiting in a
@@ -125,6 +126,8 @@ class DownloadSlots:
             self._take()
 
     def _may_start(self, host: HostState, head: Entry, now: float) -> bool:
+        """Scrapy's ``_process_queue`` test, the fetches started at this instant not yet
+        counted (to Scrapy they are not transferring until the loop's next turn)."""
         if host.robots_status is _PENDING and not isinstance(head, RobotsEntry):
             return False
         return host.ready_at <= now and host.in_flight - self._started_now.get(host.name, 0) < self.per_host
@@ -142,10 +145,16 @@ class DownloadSlots:
         self._wait(host, entry)
 
     def _wait(self, host: HostState, entry: Entry) -> None:
+        """``entry`` waits in its host's slot: last, or first if it is the robots.txt
+        (a retried one too), which the host's other entries wait for: in Scrapy they
+        wait in the robots.txt middleware, not yet in the slot."""
         slot = self._slots.get(host.name)
         if slot is None:
             slot = self._slots[host.name] = (host, deque())
-        slot[1].append(entry)
+        if isinstance(entry, RobotsEntry):
+            slot[1].appendleft(entry)
+        else:
+            slot[1].append(entry)
         self._in_slots += 1
 
     def _least_busy(self) -> HostState:
