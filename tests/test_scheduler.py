@@ -186,7 +186,7 @@ def test_seen_sets_behave_alike() -> None:
     [
         ({"workers": 0}, "workers: expected a whole number >= 1, got 0"),
         ({"normalize": "rfc"}, "normalize: unknown normalization 'rfc'"),
-        ({"order": "random"}, "order: expected one of bfs, dfs, best; got 'random'"),
+        ({"order": "random"}, "order: expected one of bfs, dfs, lifo, best; got 'random'"),
         ({"per_hots": 2}, "per_hots: unknown crawler option; did you mean 'per_host'?"),
         ({"order": "best"}, "priority: order = 'best' needs a priority function"),
     ],

@@ -89,25 +89,34 @@ def bfs_order(graph: dict[str, list[str]], start: str) -> list[str]:
     return order
 
 
-def dfs_order(graph: dict[str, list[str]], start: str) -> list[str]:
-    """Stack frontier, marked seen on discovery; a page's first link first."""
+def stack_order(graph: dict[str, list[str]], start: str, first_link_first: bool) -> list[str]:
+    """Stack frontier, marked seen on discovery; a page's first link first (dfs) or
+    its last link first (lifo, Scrapy's queue)."""
     order, seen, stack = [], {start}, [start]
     while stack:
         page = stack.pop()
         order.append(page)
         new = [link for link in dict.fromkeys(graph.get(page, [])) if link not in seen]
         seen.update(new)
-        stack.extend(reversed(new))
+        stack.extend(reversed(new) if first_link_first else new)
     return order
 
 
+def dfs_order(graph: dict[str, list[str]], start: str) -> list[str]:
+    return stack_order(graph, start, first_link_first=True)
+
+
+def lifo_order(graph: dict[str, list[str]], start: str) -> list[str]:
+    return stack_order(graph, start, first_link_first=False)
+
+
 @PROPS
-@given(webs(), st.sampled_from(["bfs", "dfs"]), st.sampled_from(["per-host", "fifo"]))
-def test_one_worker_fetches_in_exact_bfs_or_dfs_order(web, order: str, frontier: str) -> None:
+@given(webs(), st.sampled_from(["bfs", "dfs", "lifo"]), st.sampled_from(["per-host", "fifo"]))
+def test_one_worker_fetches_in_exact_bfs_dfs_or_lifo_order(web, order: str, frontier: str) -> None:
     graph, latency = web
     opts = CrawlOptions(workers=1, order=order, frontier=frontier, scope="any")
     run = run_fake(graph, ["http://a.com/p0"], opts, latency=lambda u: latency.get(u, 1.0))
-    expected = (bfs_order if order == "bfs" else dfs_order)(graph, "http://a.com/p0")
+    expected = {"bfs": bfs_order, "dfs": dfs_order, "lifo": lifo_order}[order](graph, "http://a.com/p0")
     assert [s.url for s in run.starts] == expected
 
 

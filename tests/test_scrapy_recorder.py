@@ -29,10 +29,12 @@ import json, os, signal, sys
 import scrapy
 from scrapy.crawler import CrawlerProcess
 
+GIVEN = json.loads(sys.argv[3])
+
 class Site(scrapy.Spider):
     name = "site"
     start_urls = [sys.argv[1]]
-    allowed_domains = ["127.0.0.1"]
+    allowed_domains = GIVEN.pop("ALLOWED_DOMAINS", ["127.0.0.1"])
 
     def parse(self, response):
         if len(sys.argv) > 4 and response.url.endswith(sys.argv[4]):
@@ -45,7 +47,7 @@ settings = {
     "CRAWLSIM_TRACE": sys.argv[2],
     "LOG_LEVEL": "WARNING",
     "TELNETCONSOLE_ENABLED": False,
-    **json.loads(sys.argv[3]),
+    **GIVEN,
 }
 process = CrawlerProcess(settings)
 process.crawl(Site)
@@ -150,7 +152,8 @@ def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
     assert main(["model", str(path), "-o", str(model)]) == 0
     data = tomllib.loads(model.read_text())
     assert data["crawl"]["workers"] == 4 and data["crawl"]["per_host"] == 2 and data["crawl"]["robots"] is True
-    assert data["crawl"]["order"] == "dfs" and "recorder" not in data["crawl"]
+    assert data["crawl"]["order"] == "lifo" and data["crawl"]["frontier"] == "download-slots"
+    assert data["crawl"]["max_crawl_delay"] == 0 and "recorder" not in data["crawl"]
     moved = data["pages"][base + "/moved"]
     assert moved["status"] == 301 and moved["headers"] == {"Location": base + "/p8"}
     sim_trace = tmp_path / "sim.jsonl"
@@ -159,15 +162,15 @@ def test_the_model_of_a_scrapy_crawl_fetches_the_same_pages(
     assert fetched_pages(read_trace(sim_trace).events) == fetched_pages(read_trace(path).events)
     assert main(["run", str(model)]) == 0
     out = capsys.readouterr().out
-    assert "recorded by Scrapy" in out and "last-in first-out" in out and "second time" in out
+    assert "recorded by Scrapy" in out and "second time" in out
 
 
 def test_scrapys_own_work_per_response_becomes_the_models_client_cost(
     recorded: tuple[Path, str], tmp_path: Path
 ) -> None:
     """Scrapy's reactor loop was busy for part of the crawl: the trace says how long,
-    the model makes it the work per response, and each page keeps its transfer time
-    (Scrapy's callbacks run after the transfer, so nothing is taken off it)."""
+    the model makes it the work per response, and each page takes its server's time:
+    its answer's arrival, as the loop's waits tell it, not Scrapy's noticing it."""
     from crawlsim.cli import main
     from crawlsim.trace.events import FetchFinished, FetchStarted
 
@@ -181,9 +184,12 @@ def test_scrapys_own_work_per_response_becomes_the_models_client_cost(
     started = {e.fetch_id: e.t for e in recording.events if isinstance(e, FetchStarted)}
     assert data["client_cost"] == pytest.approx(busy / len(started), abs=1e-6)
     assert "per response, one at a time" in data["assumes"] and "client_busy" not in data["crawl"]
-    transfer = {e.url: e.t - started[e.fetch_id] for e in recording.events
-                if isinstance(e, FetchFinished) and e.kind == "page"}
-    assert {u: p["latency"] for u, p in data["pages"].items()} == pytest.approx(transfer, abs=1e-6)
+    served = {int(fid): t for fid, t in recording.options["server_time"].items()}  # type: ignore[index]
+    answers = {e.url: (e.fetch_id, e.t - started[e.fetch_id]) for e in recording.events
+               if isinstance(e, FetchFinished) and e.kind == "page"}
+    assert {u: p["latency"] for u, p in data["pages"].items()} == {u: served[i] for u, (i, _) in answers.items()}
+    assert all(served[i] <= transfer + 1e-6 for i, transfer in answers.values())  # arrived by the time Scrapy saw it
+    assert "server's measured time" in data["assumes"]
 
 
 def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> None:
@@ -285,26 +291,28 @@ def test_a_request_waiting_in_its_slot_is_not_fetch_time_but_is_counted() -> Non
     assert log.waiting() == (2, 3.0)
 
 
-def test_a_per_domain_limit_scrapy_did_not_hold_is_said() -> None:
+def test_scrapys_settings_become_its_scheduling_in_the_model() -> None:
+    """Scrapy's queue, slots, robots.txt and retries as the core's options; what the
+    model cannot run as Scrapy does is said, one sentence each."""
     from scrapy.settings import Settings
 
-    from crawlsim.integrations.scrapy_log import ScrapyLog
     from crawlsim.integrations.scrapy_settings import crawl_options, differences
 
-    log = ScrapyLog()
-    for i in range(3):  # three transfers to one host at once, under CONCURRENT_REQUESTS_PER_DOMAIN = 1
-        fid = log.reached(0.0, f"http://a.test/{i}", "page", 0, 1)
-        log.started(0.01, fid)
-        log.downloaded(0.5, fid, 200)
-    log.events()  # the summary is the whole crawl's, taken as it is written
-    settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
-    options = crawl_options(settings, None, 0.5)
-    assert (options["workers"], options["per_host"], options["gap"], options["order"]) == (16, 1, 0.0, "dfs")
-    said = differences(settings, options, log.waiting(), log.refetched(), log.host_peaks())
-    assert log.host_peaks() == {"a.test": 3}
-    assert any("up to 3 transfers at once to a.test" in s for s in said)
-    held = differences(settings, options, (0, 0.0), 0, {"a.test": 1})
-    assert not any("transfers at once" in s for s in held)
+    defaults = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 1})
+    options = crawl_options(defaults, None, 0.5)
+    assert (options["workers"], options["per_host"], options["gap"]) == (16, 1, 0.0)
+    assert (options["order"], options["frontier"], options["max_crawl_delay"]) == ("lifo", "download-slots", 0.0)
+    assert (options["max_retries"], options["backoff_base"], 429 in options["retry_statuses"]) == (2, 0.0, True)
+    assert differences(defaults, options, 0, {"a.test": 3}) == []
+    breadth = Settings({"SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue", "DEPTH_PRIORITY": 1,
+                        "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue"})
+    options = crawl_options(breadth, None, 0.5)
+    assert (options["order"], options["frontier"]) == ("bfs", "download-slots-one-queue")
+    assert differences(breadth, options) == []
+    said = differences(Settings({"DEPTH_PRIORITY": -1, "AUTOTHROTTLE_ENABLED": True}), {"order": "lifo"}, 0,
+                       {"a.test:8001": 1, "a.test:8002": 2, "b.test": 1})
+    assert [s.split(" ", 2)[1] for s in said] == ["DEPTH_PRIORITY", "changed", "keys"]
+    assert "a.test:8001, a.test:8002 shared one slot" in said[-1]
 
 
 def test_only_the_extension_imports_scrapy() -> None:
@@ -331,7 +339,7 @@ def test_a_trace_the_disk_cannot_take_is_said_to_be_lost_and_recording_stops(
 
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full to stand in for a full disk")
-    monkeypatch.setattr(ext._LoopIdle, "watch", lambda self: None)  # no reactor in this process
+    monkeypatch.setattr(ext._Loop, "watch", lambda self: None)  # no reactor in this process
     settings = Settings({"CRAWLSIM_TRACE": "/dev/full", "CRAWLSIM_TRACE_FLUSH": 0})
     crawler = SimpleNamespace(settings=settings, signals=SignalManager(), engine=None, stats=None)
     recorder = ext.TraceRecorder.from_crawler(crawler)
@@ -397,3 +405,71 @@ def test_a_bad_flush_setting_is_an_error_naming_the_setting(value: object) -> No
     crawler = SimpleNamespace(settings=settings, signals=SignalManager(), engine=None, stats=None)
     with pytest.raises(UsageError, match=r"CRAWLSIM_TRACE_FLUSH: expected seconds from 0 to 86400"):
         ext.TraceRecorder.from_crawler(crawler)
+
+
+# --------------------------------------------------------------------------- Scrapy's scheduling, modelled
+
+
+def two_hosts(port: int) -> dict[str, Any]:
+    """Nine pages on two hosts, each page's links on both."""
+    a, b = f"http://127.0.0.1:{port}", f"http://127.0.0.2:{port}"
+    return {
+        f"{a}/": ["/a1", "/a2", f"{b}/b1", f"{b}/b2"],
+        f"{a}/a1": ["/a3", f"{b}/b3"],
+        f"{b}/b1": [f"{b}/b4", f"{a}/a4"],
+        **{f"{a}/{p}": [] for p in ("a2", "a3", "a4")},
+        **{f"{b}/{p}": [] for p in ("b2", "b3", "b4")},
+    }
+
+
+def recorded_and_modelled(tmp: Path, pages: dict[str, Any], settings: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """A real Scrapy crawl of ``pages`` at ``settings``, and the simulated crawl of its model: their events."""
+    from crawlsim.cli import main
+
+    start = next(iter(pages))
+    trace, model, sim = tmp / "crawl.jsonl", tmp / "site.toml", tmp / "sim.jsonl"
+    with ServerProcess(make_scenario(pages, latency=0.05)):
+        crawl_with_scrapy(start.rstrip("/"), trace, {"ALLOWED_DOMAINS": ["127.0.0.1", "127.0.0.2"], **settings})
+    assert main(["model", str(trace), "-o", str(model)]) == 0
+    assert main(["trace", str(model), "-o", str(sim)]) == 0
+    return read_trace(trace).events, read_trace(sim).events
+
+
+def page_order(events: list[Any]) -> list[str]:
+    return [e.url for e in events if isinstance(e, FetchStarted) and e.kind == "page"]
+
+
+def host_peaks(events: list[Any]) -> dict[str, int]:
+    """Each host's most fetches in flight at once."""
+    flying: dict[int, str] = {}
+    peaks: dict[str, int] = {}
+    for e in events:
+        if isinstance(e, FetchStarted):
+            flying[e.fetch_id] = e.host
+            peaks[e.host] = max(peaks.get(e.host, 0), sum(h == e.host for h in flying.values()))
+        elif hasattr(e, "fetch_id"):
+            flying.pop(e.fetch_id, None)
+    return peaks
+
+
+def test_the_model_fetches_in_scrapys_order(tmp_path: Path) -> None:
+    """One request at a time: Scrapy's queue alone decides the order -- the least busy
+    host's last-queued URL (``DownloaderAwarePriorityQueue`` over ``LifoMemoryQueue``)."""
+    settings = {"CONCURRENT_REQUESTS": 1, "ROBOTSTXT_OBEY": False}
+    real, model = recorded_and_modelled(tmp_path, two_hosts(free_port()), settings)
+    assert len(page_order(real)) == 9
+    assert page_order(model) == page_order(real)
+
+
+def test_the_model_starts_what_scrapys_download_slot_started_together(tmp_path: Path) -> None:
+    """CONCURRENT_REQUESTS_PER_DOMAIN 1, yet every request waiting in the slot when the
+    host's robots.txt is answered (or its transfer ends) starts at once: the model's
+    download slots do the same, host by host."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    pages = {f"{base}/": [f"/p{i}" for i in range(6)], **{f"{base}/p{i}": [] for i in range(6)}}
+    settings = {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "ROBOTSTXT_OBEY": True}
+    real, model = recorded_and_modelled(tmp_path, pages, settings)
+    assert host_peaks(real)[f"127.0.0.1:{port}"] > 1
+    assert host_peaks(model) == host_peaks(real)
+    assert sorted(page_order(model)) == sorted(page_order(real))

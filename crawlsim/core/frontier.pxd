@@ -23,6 +23,6 @@ cdef class PerHostFrontier:
     cpdef push(self, HostState host, entry, now)
     cpdef reconsider(self, HostState host, now)
     @cython.locals(ready=list, host=HostState)
-    cpdef pop(self, now)
+    cpdef pop(self, now, free=*)
     @cython.locals(waiting=list, host=HostState)
     cpdef _wake(self, now)

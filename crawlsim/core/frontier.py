@@ -11,10 +11,14 @@ Two shapes, one interface (``push``, ``pop``, ``reconsider``, ``next_time``):
 :class:`SingleQueueFrontier`
     one queue for everything; when its head's host may not start, nothing
     starts.  It exists to *show* head-of-line blocking.
+:class:`~crawlsim.core.download_slots.DownloadSlots`
+    Scrapy's scheduler and downloader: a URL taken from its queue holds a
+    worker while it waits in its host's download slot.
 
 An entry is ``(key, url, depth)``, and a queue gives out the smallest key
-first.  BFS (discovery order) and DFS (latest page first, its links in page
-order) use plain integer keys, best-first uses ``(priority, seq)`` tuples.
+first.  BFS (discovery order), DFS (latest page first, its links in page
+order) and LIFO (latest URL first) use plain integer keys, best-first uses
+``(priority, seq)`` tuples.
 A robots.txt fetch's entry is a :class:`~crawlsim.core.states.RobotsEntry`
 (its type says its kind) whose key is ``ROBOTS_NUMBER`` (integer keys) or
 ``ROBOTS_KEY`` (tuple keys): both sort before every page key.
@@ -58,7 +62,9 @@ class CrawlOrder:
     Invariant: every key is new and larger (in the order's sense) than the
     keys of earlier URLs of the same batch: BFS keys count up (discovery
     order); DFS keys put a later batch (a later page's links) first and keep
-    page order within it; best-first keys are ``(priority, seq)``.  A batch
+    page order within it; LIFO keys count down (the URL queued last goes
+    first, a page's last link before its first, as a stack of requests);
+    best-first keys are ``(priority, seq)``.  A batch
     is the seeds, or one page's links; the scheduler counts them.
     """
 
@@ -79,6 +85,8 @@ class CrawlOrder:
             return self._seq
         if order == "dfs":
             return -(batch << _DFS_SHIFT) + self._seq
+        if order == "lifo":
+            return -self._seq
         return (self._priority(url, depth), self._seq)  # type: ignore[misc]
 
 
@@ -195,10 +203,15 @@ class PerHostFrontier:
             self.reconsider(host, now)
         return dropped
 
-    def pop(self, now: float) -> tuple[HostState, Entry] | None:
+    def freed(self, free: int) -> None:
+        """Nothing to do as a worker is freed: entries leave only as they start
+        (:class:`~crawlsim.core.download_slots.DownloadSlots` takes them earlier)."""
+
+    def pop(self, now: float, free: int = 1) -> tuple[HostState, Entry] | None:
         """The best entry that may start at ``now``, removed from its host's
         queue (which is left ``UNFILED``: the caller re-files it once it has
-        counted the start)."""
+        counted the start).  ``free`` (the workers not fetching) matters only
+        to :class:`~crawlsim.core.download_slots.DownloadSlots`."""
         self._wake(now)
         ready = self.ready
         while ready:
@@ -274,7 +287,10 @@ class SingleQueueFrontier:
             return host
         return None
 
-    def pop(self, now: float) -> tuple[HostState, Entry] | None:
+    def freed(self, free: int) -> None:
+        """Nothing to do as a worker is freed (see :meth:`PerHostFrontier.freed`)."""
+
+    def pop(self, now: float, free: int = 1) -> tuple[HostState, Entry] | None:
         if not self._heap or self._head_blocked(now) is not None:
             return None
         entry, host = heappop(self._heap)

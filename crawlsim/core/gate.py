@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from crawlsim.trace.events import Emit, RobotsLoaded, SkipReason
-from crawlsim.core.frontier import ROBOTS_KEY, ROBOTS_NUMBER, HostState, Key, PerHostFrontier, SingleQueueFrontier
+from crawlsim.core.download_slots import Frontier
+from crawlsim.core.frontier import ROBOTS_KEY, ROBOTS_NUMBER, HostState, Key
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import Politeness
 from crawlsim.core.robots import RobotsPolicy, policy_from_response, unreachable_policy
@@ -28,7 +29,7 @@ class RobotsGate:
     def __init__(
         self,
         options: CrawlOptions,
-        frontier: PerHostFrontier | SingleQueueFrontier,
+        frontier: Frontier,
         emit: Emit,
         skip: Skip,
         politeness: Politeness,
@@ -37,8 +38,8 @@ class RobotsGate:
         self._user_agent = options.user_agent
         self._politeness = politeness
         """Honours the Crawl-delay (capped)."""
-        # Integer keys for bfs/dfs (see frontier.py); best-first compares tuples.
-        self._key: Key = ROBOTS_NUMBER if options.order in ("bfs", "dfs") else ROBOTS_KEY
+        # Integer keys for bfs/dfs/lifo (see frontier.py); best-first compares tuples.
+        self._key: Key = ROBOTS_KEY if options.order == "best" else ROBOTS_NUMBER
         self._frontier = frontier
         self._emit = emit
         self._skip = skip

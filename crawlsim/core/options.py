@@ -36,8 +36,8 @@ from crawlsim.core.priorities import PRIORITIES, NamedPriority, priority_named
 from crawlsim.core.urls import MODES, STEPS, parse_steps
 from crawlsim.errors import UsageError
 
-ORDERS = ("bfs", "dfs", "best")
-FRONTIERS = ("per-host", "fifo")
+ORDERS = ("bfs", "dfs", "lifo", "best")
+FRONTIERS = ("per-host", "fifo", "download-slots", "download-slots-one-queue")
 SCOPES = ("host", "domain", "any")
 SEEN_KINDS = ("exact", "hash", "bloom")
 CONTENT_DEDUP = ("off", "exact", "simhash")
@@ -428,8 +428,9 @@ class CrawlOptions:
     """The bucket's size: starts a host may make at once after a quiet spell; no effect without ``rate``
     (a warning says so)."""
     order: str = "bfs"
-    """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first) or ``best`` (by ``priority``,
-    lower first)."""
+    """``bfs`` (queue), ``dfs`` (stack; a page's first link is expanded first), ``lifo`` (the URL queued
+    last goes first, a page's last link before its first: Scrapy's default ``LifoMemoryQueue``) or
+    ``best`` (by ``priority``, lower first)."""
     priority: Priority | None = cast(Any, _FreshPriority())  # noqa: RUF009 (a descriptor: see _FreshPriority)
     """For ``order = "best"``, fixed when a URL is queued: ``shallowest`` (its depth),
     ``host-round-robin`` (how many URLs of its host were queued before it: hosts take turns),
@@ -438,7 +439,15 @@ class CrawlOptions:
     fresh copy each time (its state belongs to one crawl)."""
     frontier: str = "per-host"
     """``per-host``: one queue per host plus a heap of host ready times (no head-of-line blocking).
-    ``fifo``: one queue whose blocked head stalls everyone (for teaching)."""
+    ``fifo``: one queue whose blocked head stalls everyone (for teaching).
+    ``download-slots``: Scrapy's scheduler and downloader.  A URL leaves the queue of the host holding
+    the fewest fetches waiting or in flight (hosts with equal counts take turns) whenever a worker is
+    free, and waits in its
+    host's download slot, holding that worker, until the host may start it (``CONCURRENT_REQUESTS``
+    counts the waiting); when fewer than ``per_host`` of the host's fetches started before this instant
+    are in flight, every URL waiting in the slot starts at once, so a host may run more than
+    ``per_host`` (Scrapy's ``DownloaderAwarePriorityQueue``).  ``download-slots-one-queue``: the same,
+    the URL leaving being the crawl's next of all hosts (Scrapy's ``ScrapyPriorityQueue``)."""
     normalize: str | frozenset[str] = "rfc3986"
     """A mode (``off``, ``fragment``, ``rfc3986``, ``aggressive``), or steps such as
     ``"rfc3986-dot_segments"`` / ``"fragment+www"`` / a set of step names."""

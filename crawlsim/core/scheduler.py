@@ -36,6 +36,8 @@ frontier               queued entries per host, and which host may go next
                        (:mod:`crawlsim.core.frontier`)
 ``CrawlOrder``         the queue keys of the crawl's order (bfs, dfs, best)
                        (:mod:`crawlsim.core.frontier`)
+``DownloadSlots``      the frontier as Scrapy's queue and download slots
+                       (:mod:`crawlsim.core.download_slots`)
 ``RetryQueue``         failed fetches waiting for their retry time
                        (:mod:`crawlsim.core.retry`)
 ``WorkerSlots``        the worker lanes, lowest free first
@@ -108,6 +110,7 @@ from crawlsim.trace.events import (
     SkipReason,
 )
 from crawlsim.core.fetch import CrawlStats, Fetch
+from crawlsim.core.download_slots import DownloadSlots, Frontier
 from crawlsim.core.frontier import CrawlOrder, Entry, HostState, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.gate import RobotsGate
 from crawlsim.core.ledger import PageLedger
@@ -178,8 +181,10 @@ class Scheduler:
         self._init_limits(opts)
         self._hosts: dict[str, HostState] = {}
         """Host key -> its state (the per-host queues live in it)."""
-        self._frontier: PerHostFrontier | SingleQueueFrontier = (
-            PerHostFrontier(self._per_host) if opts.frontier == "per-host" else SingleQueueFrontier(self._per_host)
+        self._frontier: Frontier = (
+            PerHostFrontier(self._per_host) if opts.frontier == "per-host"
+            else SingleQueueFrontier(self._per_host) if opts.frontier == "fifo"
+            else DownloadSlots(self._per_host, one_queue=opts.frontier == "download-slots-one-queue")
         )
         self._in_flight: dict[int, _InFlight] = {}
         """Fetch id -> the fetch handed out and not yet answered, with its key and host."""
@@ -288,7 +293,7 @@ class Scheduler:
         self._release_retries(now)
         started: list[Fetch] = []
         while len(self._in_flight) < self._workers:
-            picked = self._frontier.pop(now)
+            picked = self._frontier.pop(now, self._workers - len(self._in_flight))
             if picked is None:
                 break
             host, entry = picked
@@ -703,12 +708,14 @@ class Scheduler:
         return self._pages.identity(url)
 
     def _finish(self, flight: _InFlight) -> HostState:
-        """Take a fetch out of flight (it got an answer): its lane is free and
-        its host has one request fewer in flight.  Returns the host."""
+        """Take a fetch out of flight (it got an answer): its lane is free, its
+        host has one request fewer in flight, and the frontier hears of the free
+        worker before the page's links are queued.  Returns the host."""
         fetch, _, host = flight
         del self._in_flight[fetch.id]
         self._slots.give_back(fetch.slot)
         host.in_flight -= 1
+        self._frontier.freed(self._workers - len(self._in_flight))
         return host
 
     def _retry(self, flight: _InFlight, now: float, reason: str, retry_after: float | None) -> bool:

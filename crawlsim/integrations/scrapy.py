@@ -33,7 +33,13 @@ Scrapy's own work per response (its callbacks, scheduler and middlewares,
 one at a time on its reactor) is measured as in ``crawlsim crawl -o``: the
 reactor's asyncio loop's time outside its selector, written as the trace's
 ``client_busy`` (only under Scrapy's default asyncio reactor), so the model
-gets a ``client_cost``.
+gets a ``client_cost``.  The same selector waits say when each answer
+arrived (:mod:`crawlsim.trace.arrival`): Scrapy's download handler reads an
+answer's headers ``download_latency`` seconds after its transfer started, in
+the loop turn that began when the latest wait before then returned, and that
+wait's span is when the data came.  So each fetch gets the server's time
+(``server_time``), without the moments Scrapy's loop was busy elsewhere
+before it noticed the answer or after, until its ``response_downloaded``.
 
 This module is the only one that imports Scrapy (the ``scrapy`` extra).
 """
@@ -43,6 +49,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -50,6 +57,7 @@ from crawlsim.errors import UsageError
 from crawlsim.extras import needs
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
+from crawlsim.trace.arrival import arrival_span, estimate, watch_waits
 from crawlsim.trace.jsonl import trace_line, trace_line_with_options
 
 with needs("scrapy", "crawlsim.integrations.scrapy (the Scrapy TraceRecorder)"):
@@ -87,14 +95,26 @@ class _Transfers(set):  # type: ignore[type-arg]
 
 CLIENT_BUSY_KEY = "client_busy"
 """The options' entry ``crawlsim model`` reads as the crawler's busy seconds."""
+SERVER_TIME_KEY = "server_time"
+"""The options' entry ``crawlsim model`` reads as each fetch's server time (fetch id -> seconds)."""
 
 
-class _LoopIdle:
-    """Seconds the asyncio loop under Scrapy's reactor waited in its selector."""
+KEPT_WAITS = 256
+"""The loop's latest selector waits kept (an answer's arrival is found among them:
+the waits since its headers were read are at most a few per response in flight)."""
+
+
+class _Loop:
+    """The asyncio loop under Scrapy's reactor, heard through its selector waits
+    (:func:`~crawlsim.trace.arrival.watch_waits`): the seconds it waited, so its busy
+    time is known, and the latest waits that found data, so an answer's arrival is."""
 
     def __init__(self) -> None:
         self.idle = 0.0
         self.undo: Callable[[], None] | None = None
+        self.previous: float | None = None
+        self.found: deque[tuple[float, float, float]] = deque(maxlen=KEPT_WAITS)
+        """(earliest, latest arrival of what it found, when it returned), per wait that found data."""
 
     def watch(self) -> None:
         """Wrap the loop's selector wait (no asyncio reactor: nothing is measured)."""
@@ -104,20 +124,22 @@ class _LoopIdle:
             selector = reactor._asyncioEventloop._selector  # type: ignore[attr-defined]
         except (ImportError, AttributeError):
             return
-        select = selector.select
+        self.undo = watch_waits(selector, self._noted)
 
-        def timed(timeout: float | None = None) -> Any:
-            began = time.monotonic()
-            try:
-                return select(timeout)
-            finally:
-                self.idle += time.monotonic() - began
+    def _noted(self, called: float, returned: float, events: Any) -> None:
+        self.idle += returned - called
+        if events:
+            self.found.append((*arrival_span(called, returned, self.previous), returned))
+        self.previous = returned
 
-        def undo() -> None:
-            if selector.select is timed:
-                selector.select = select
-
-        selector.select, self.undo = timed, undo
+    def arrival(self, sent: float, read: float) -> float | None:
+        """When the answer to a request sent at ``sent`` and read at ``read`` (monotonic
+        seconds) came: found by the latest wait that returned by ``read`` -- the one
+        whose turn of the loop read it; None when no wait since ``sent`` found data."""
+        for low, high, returned in reversed(self.found):
+            if returned <= read:
+                return estimate((low, high), sent) if returned >= sent else None
+        return None
 
     def stop(self) -> bool:
         """Stop watching; True when the loop was watched."""
@@ -216,7 +238,9 @@ class TraceRecorder:
         self.settle_before = 0.0
         self.scraper_watched = False
         self.depth_watched = False
-        self.loop_idle = _LoopIdle()
+        self.loop = _Loop()
+        self.served: dict[int, float] = {}
+        """Fetch id -> its server time, where the loop's waits tell it."""
         self.busy: float | None = None
         """Seconds Scrapy's loop was busy from the spider's opening to its last fetch's
         end, when it was watched."""
@@ -241,7 +265,7 @@ class TraceRecorder:
 
     def spider_opened(self, spider: Any) -> None:
         self.t0 = self.flushed_at = time.monotonic()
-        self.loop_idle.watch()
+        self.loop.watch()
         domains = getattr(spider, "allowed_domains", None)
         self.allowed = [str(d) for d in domains] if domains else None
         self.log.in_scope = self._in_scope
@@ -282,6 +306,7 @@ class TraceRecorder:
         fid = request.meta.get(FETCH_META)
         if fid is None:
             return
+        self._note_server_time(fid, request.meta.get("download_latency"))
         self.log.downloaded(self.now(), fid, int(response.status))
         if self.log.fetches[fid].kind == "robots":
             body = response.body.decode("utf-8", errors="replace")
@@ -291,12 +316,12 @@ class TraceRecorder:
         fid = request.meta.get(FETCH_META)
         if fid is not None:
             self.log.left(self.now(), fid)
-        if self.loop_idle.undo is not None:  # busy up to the crawl's last fetch, not its closing
-            self.busy = max(0.0, self.now() - self.loop_idle.idle)
+        if self.loop.undo is not None:  # busy up to the crawl's last fetch, not its closing
+            self.busy = max(0.0, self.now() - self.loop.idle)
         self._maybe_flush()
 
     def spider_closed(self, spider: Any, reason: str) -> None:
-        self.loop_idle.stop()
+        self.loop.stop()
         done = self.log.close()
         if self.failed is not None:
             logger.error("crawlsim: trace %s is cut short: writing it failed: %s", self.path, self.failed)
@@ -349,6 +374,17 @@ class TraceRecorder:
         transfers = getattr(slot, "transferring", None)
         if isinstance(transfers, set) and not isinstance(transfers, _Transfers):
             slot.transferring = _Transfers(transfers, self._transfer)  # type: ignore[union-attr]
+
+    def _note_server_time(self, fid: int, latency: object) -> None:
+        """The server's time for fetch ``fid``: from its transfer's start to its answer's
+        arrival, found among the loop's waits (see the module docstring)."""
+        started = self.log.fetches[fid].started
+        if started is None or not isinstance(latency, float) or self.loop.undo is None:
+            return
+        sent = self.t0 + started
+        came = self.loop.arrival(sent, sent + latency)
+        if came is not None:
+            self.served[fid] = max(0.0, came - sent)
 
     def _scraped(self, request: Any) -> None:
         self.log.settle(request.meta.get(FETCH_META))
@@ -411,12 +447,12 @@ class TraceRecorder:
         options[RECORDER_KEY] = {
             "tool": f"Scrapy {scrapy.__version__}",
             "settings": scrapy_settings(settings),
-            "differences": differences(
-                settings, options, self.log.waiting(), self.log.refetched(), self.log.host_peaks()
-            ),
+            "differences": differences(settings, options, self.log.refetched(), self.log.host_peaks()),
         }
         if self.busy:
             options[CLIENT_BUSY_KEY] = round(self.busy, 6)
+        if self.served:
+            options[SERVER_TIME_KEY] = {str(fid): round(t, 6) for fid, t in sorted(self.served.items())}
         return options
 
 

@@ -13,7 +13,9 @@ normalization mode (``tests/test_bounds_properties.py``).
 Facts about the scheduler the proofs use (``crawlsim/core``):
 
 (F1) At most ``W = workers`` fetches are in flight at any time, robots.txt
-     fetches included; at most ``c = min(per_host or W, W)`` on one host.
+     fetches included; at most ``c = min(per_host or W, W)`` on one host
+     (``c = W`` with Scrapy's download slots, whose per-host limit lets
+     every fetch waiting in a slot start together: :mod:`crawlsim.core.download_slots`).
 (F2) With ``robots`` on, a host's robots.txt fetch is queued the moment the
      host's first URL is accepted, and none of the host's pages starts until
      its final robots.txt answer arrived; robots.txt attempts (retries) run
@@ -152,8 +154,11 @@ class Bounds:
 
 
 def host_limit(run: SimRun) -> int:
-    """Fetches one host may have in flight: its per-host limit, capped by the workers."""
+    """Fetches one host may have in flight: its per-host limit, capped by the workers
+    (the workers alone with download slots, which may start more than the limit: (F1))."""
     opts = run.options
+    if opts.frontier.startswith("download-slots"):
+        return opts.workers
     return min(opts.per_host or opts.workers, opts.workers)
 
 
