@@ -5,14 +5,34 @@ these instead of guessing a cause.
   ``max_workers``;
 * threads that quit while the crawl went on (an idle timeout on a queue);
 * threads still running the user's code after the crawl returned (they keep
-  a program from exiting).
+  a program from exiting);
+* how the call ended (:func:`ending`): what every sentence about a run
+  presupposes ("after the crawl returned" is only said of a crawl that did).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from crawlsim.check.runner import CaseRun, ThreadInfo
+
+Ending = Literal["returned", "raised", "did not return"]
+"""How one call of the crawl ended."""
+ANY_ENDING: frozenset[Ending] = frozenset({"returned", "raised", "did not return"})
+CAME_BACK: frozenset[Ending] = frozenset({"returned", "raised"})
+"""The call ended, with a value or an exception: the moment "after the crawl returned" exists."""
+NOT_RETURNED: frozenset[Ending] = frozenset({"did not return"})
+RETURNED: frozenset[Ending] = frozenset({"returned"})
+RAISED: frozenset[Ending] = frozenset({"raised"})
+
+
+def ending(run: CaseRun) -> Ending:
+    """How the call ended: returned a value, raised, or did not return by
+    its deadline (stuck, too slow, or its process died)."""
+    if run.timed_out:
+        return "did not return"
+    return "raised" if run.error is not None else "returned"
 
 
 @dataclass(frozen=True)
@@ -65,5 +85,8 @@ def early_exits(run: CaseRun) -> EarlyExits:
 
 def left_running(run: CaseRun) -> list[ThreadInfo]:
     """Threads still running after the crawl returned that Python would wait
-    for at exit (forever, if they are blocked)."""
+    for at exit (forever, if they are blocked).  None for a crawl that did
+    not return: its threads were still at work, not left behind."""
+    if ending(run) not in CAME_BACK:
+        return []
     return [t for t in run.threads if t.blocks_exit]
