@@ -52,8 +52,9 @@ LINGER = 0.5
 """Seconds a crawl ran on after a link came back, then returned without
 fetching it: long enough that it had the link and turned it away."""
 RETRIES_ALLOWED = 5
-"""A page whose fetch keeps failing may be retried this many times without
-counting as a duplicate fetch (retrying is an L6 extension, not a bug)."""
+"""A page may be retried this many times without its retries counting as
+duplicate fetches (retrying is an L6 extension, not a bug; the ``retries``
+round judges how often)."""
 
 Details = tuple[tuple[str, Any], ...]
 """Ordered ``(key, value)`` pairs for a check's ``details``."""
@@ -301,19 +302,24 @@ def _pages_that_returned_links(records: Iterable[FetchRecord]) -> dict[str, list
 
 
 def duplicate_fetches(run: CaseRun) -> dict[str, list[FetchRecord]]:
-    """Pages fetched more than once (retries of a failing page excepted)."""
+    """Pages fetched more than once, not counting retries: a call that
+    starts after the page's previous call failed is a retry (up to
+    ``RETRIES_ALLOWED`` of them), whatever the page is."""
     by_page: dict[str, list[FetchRecord]] = defaultdict(list)
     for r in run.records:
         by_page[r.page].append(r)
-    failing = {page_of(p) for p in run.case.failing}
     out = {}
     for page, records in by_page.items():
-        if len(records) < 2:
-            continue
-        if page in failing and len(records) <= RETRIES_ALLOWED and all(r.outcome != "ok" for r in records):
-            continue
-        out[page] = sorted(records, key=lambda r: (r.start, r.fetch_id))
+        records = sorted(records, key=lambda r: (r.start, r.fetch_id))
+        retries = sum(1 for before, after in itertools.pairwise(records) if _retried(before, after))
+        if len(records) - retries >= 2 or retries > RETRIES_ALLOWED:
+            out[page] = records
     return out
+
+
+def _retried(before: FetchRecord, after: FetchRecord) -> bool:
+    """``after`` is a retry of ``before``: it started once ``before`` had failed."""
+    return before.outcome == "error" and before.end is not None and before.end <= after.start
 
 
 def _fetches(run: CaseRun, dups: dict[str, list[FetchRecord]], start_host: str) -> Observation:
