@@ -16,7 +16,7 @@ import pytest
 
 from crawlsim.check import CheckReport, run_check
 from crawlsim.check.evidence import ending
-from crawlsim.check.findings import Finding, causes_of, presupposition_holds
+from crawlsim.check.findings import DuplicateFetches, Finding, causes_of, presupposition_holds
 from crawlsim.check.problems import observe
 from crawlsim.check.runner import CaseRun
 
@@ -53,30 +53,31 @@ def crawl(start_url, get_urls, max_workers):
 '''
 
 ANSWERS = {
-    # (answer, the cases run)
-    "hangs-with-workers-left": (None, ("basic", "fetch-error")),
-    "buggy_prefix_scope_idle_timeout": (EXAMPLES, ("basic", "cycle", "large-graph")),
-    "buggy_workers_never_exit": (EXAMPLES, ("basic", "no-links")),
-    "buggy_exception_ends_crawl": (EXAMPLES, ("fetch-error", "basic")),
-    "buggy_stops_when_queue_empty": (EXAMPLES, ("termination", "basic")),
-    "buggy_seen_on_finish": (EXAMPLES, ("seen-race",)),
+    # (answer, the cases run, the follow-up round)
+    "hangs-with-workers-left": (None, ("basic", "fetch-error"), None),
+    "buggy_prefix_scope_idle_timeout": (EXAMPLES, ("basic", "cycle", "large-graph"), None),
+    "buggy_workers_never_exit": (EXAMPLES, ("basic", "no-links"), None),
+    "buggy_exception_ends_crawl": (EXAMPLES, ("fetch-error", "basic"), None),
+    "buggy_stops_when_queue_empty": (EXAMPLES, ("termination", "basic"), None),
+    "buggy_seen_on_finish": (EXAMPLES, ("seen-race",), None),
+    "buggy_retries_asyncio_no_wait": (EXAMPLES, ("retries", "retries-permanent"), "retries"),
 }
 
 
 @functools.cache
-def report_of(name: str, folder: Path | None, only: tuple[str, ...], tmp: Path) -> CheckReport:
+def report_of(name: str, folder: Path | None, only: tuple[str, ...], follow_up: str | None, tmp: Path) -> CheckReport:
     if folder is None:
         path = tmp / f"{name.replace('-', '_')}.py"
         path.write_text(HANGS_WITH_WORKERS_LEFT, encoding="utf-8")
     else:
         path = folder / f"{name}.py"
-    return run_check(f"{path}:crawl", quick=True, only=list(only))
+    return run_check(f"{path}:crawl", quick=True, only=list(only), follow_up=follow_up)
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckReport]:
     tmp = tmp_path_factory.mktemp("answers")
-    return {name: report_of(name, folder, only, tmp) for name, (folder, only) in ANSWERS.items()}
+    return {name: report_of(name, folder, only, round_, tmp) for name, (folder, only, round_) in ANSWERS.items()}
 
 
 def said_of(report: CheckReport) -> list[tuple[str, object, CaseRun]]:
@@ -85,12 +86,14 @@ def said_of(report: CheckReport) -> list[tuple[str, object, CaseRun]]:
     out: list[tuple[str, object, CaseRun]] = []
     for name, run in report.runs.items():
         out.extend((name, problem, run) for problem in observe(run).problems)
+    # a check names its case (a round's check, the case's name or title in its details)
+    runs = {**{r.case.title: r for r in report.runs.values()}, **report.runs}
     for check in report.checks:
         for found in check.details.get("findings", []):
             finding = Finding(found["kind"], found["cause"], found["facts"])
-            own = check.name if check.name in report.runs else check.details.get("case")
+            own = check.name if check.name in runs else check.details.get("case")
             cases = found["facts"].get("per_case") or [own]
-            out.extend((check.name, finding, report.runs[case]) for case in cases)
+            out.extend((check.name, finding, runs[case]) for case in cases)
     return out
 
 
@@ -101,6 +104,15 @@ def test_every_sentence_presupposes_how_its_run_really_ended(name: str, reports:
     assert said, report.render()
     for check, item, run in said:
         assert presupposition_holds(item, run), (check, type(item).__name__, ending(run), report.render())  # type: ignore[arg-type]
+        if isinstance(item, DuplicateFetches):
+            for page in item.listed:
+                assert repeats_not_retries(run, page.page) >= 1, (check, page, report.render())
+
+
+def repeats_not_retries(run: CaseRun, page: str) -> int:
+    """Calls of ``page`` after its first that did not follow a failed call of it."""
+    calls = sorted((r for r in run.records if r.page == page), key=lambda r: r.start)
+    return sum(1 for before, _ in zip(calls, calls[1:], strict=False) if before.outcome != "error")
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERS))
