@@ -143,9 +143,11 @@ def test_each_buggy_pages_answer_fails_every_run_with_its_cause(
 
 
 RETRIES_BUGS = [
-    ("buggy_retries_fixed_delay", "retry-no-growth", "they do not grow"),
-    ("buggy_retries_permanent", "retry-permanent", "raised ValueError and was called 4 times"),
-    ("buggy_retries_coordinator_sleeps", "retry-blocks", "no call was in flight for"),
+    # (example, the check that fails, its cause, a phrase of its explanation)
+    ("buggy_retries_fixed_delay", "retry-backoff", "retry-no-growth", "they do not grow"),
+    ("buggy_retries_no_jitter", "retry-jitter", "retry-no-jitter", "the same on every page: no jitter"),
+    ("buggy_retries_permanent", "retry-permanent", "retry-permanent", "raised ValueError and was called 4 times"),
+    ("buggy_retries_coordinator_sleeps", "retry-coordinator", "retry-blocks", "no call was in flight for"),
 ]
 
 
@@ -155,13 +157,77 @@ def test_the_retries_reference_passes_every_run() -> None:
         assert report.ok, report.render()
 
 
-@pytest.mark.parametrize(("name", "cause", "phrase"), RETRIES_BUGS, ids=[b[0] for b in RETRIES_BUGS])
-def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, cause: str, phrase: str) -> None:
+@pytest.mark.parametrize(("name", "check", "cause", "phrase"), RETRIES_BUGS, ids=[b[0] for b in RETRIES_BUGS])
+def test_each_buggy_retries_answer_fails_every_run_with_its_cause(name: str, check: str, cause: str, phrase: str) -> None:
     for _ in range(3 if cause != "retry-blocks" else 1):  # sleeping through every backoff takes 5 s a run
         report = run_check(example(name), quick=True, follow_up="retries")
-        result = report.check("retries")
+        result = report.check(check)
         assert not report.ok and result.cause == cause, result.explanation
         assert phrase in result.explanation
+
+
+RETRIES_VERDICTS = [
+    # (example, the checks that fail, sorted)
+    ("reference_retries", ()),
+    ("buggy_retries_fixed_delay", ("retry-backoff", "retry-jitter")),
+    ("buggy_retries_no_jitter", ("retry-jitter",)),
+    ("buggy_retries_permanent", ("retry-permanent",)),
+    ("buggy_retries_asyncio_no_wait", ("retry-backoff", "retry-jitter", "retry-permanent")),
+]
+
+
+@pytest.mark.parametrize(("name", "failing"), RETRIES_VERDICTS, ids=[v[0] for v in RETRIES_VERDICTS])
+def test_each_retries_answer_gets_its_verdict(name: str, failing: tuple[str, ...]) -> None:
+    report = run_check(example(name), quick=True, follow_up="retries")
+    assert tuple(sorted(c.name for c in report.checks if not c.passed)) == failing, report.render()
+    assert report.ok == (not failing)
+
+
+def test_an_asyncio_answer_that_hangs_on_a_permanent_error_also_gets_its_missing_backoff() -> None:
+    """Each fault on the case where it shows alone: the hang on the ValueError
+    case, the missing backoff on the transient one; its retries are no
+    duplicate fetch, and no hint about marking URLs seen."""
+    report = run_check(example("buggy_retries_asyncio_no_wait"), quick=True, follow_up="retries")
+    hang, backoff = report.check("retry-permanent"), report.check("retry-backoff")
+    assert hang.cause == "timeout" and "did not return" in hang.explanation, hang.explanation
+    assert "raised ValueError at" in hang.explanation
+    assert backoff.cause == "retry-no-wait" and "retried at once" in backoff.explanation, backoff.explanation
+    for check in report.checks:
+        assert "fetched 3 times" not in check.explanation and "when you submit" not in check.explanation
+        assert "LeetCode" not in check.explanation, check.explanation  # LeetCode's statement has no retries
+
+
+def no_jitter_and_every_error_retried(
+    start_url: str, get_urls: Callable[[str], Iterable[str]], max_workers: int, max_retries: int, backoff: float
+) -> list[str]:
+    """Growing waits with no jitter, and a ValueError retried like the rest: two faults at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    host = urlsplit(start_url).hostname
+    seen = {start_url}
+
+    def fetch(url: str) -> list[str]:
+        for attempt in range(max_retries + 1):
+            try:
+                return list(get_urls(url))
+            except Exception:
+                if attempt < max_retries:
+                    time.sleep(backoff * 2**attempt)
+        return []
+
+    with ThreadPoolExecutor(max_workers) as pool:
+        level = [start_url]
+        while level:
+            found = [link for links in pool.map(fetch, level) for link in links]
+            level = [link for link in dict.fromkeys(found) if urlsplit(link).hostname == host and link not in seen]
+            seen.update(level)
+    return sorted(seen)
+
+
+def test_missing_jitter_is_named_beside_a_retried_permanent_error() -> None:
+    report = run_check(no_jitter_and_every_error_retried, quick=True, follow_up="retries")
+    assert report.check("retry-permanent").cause == "retry-permanent"
+    assert report.check("retry-jitter").cause == "retry-no-jitter", report.check("retry-jitter").explanation
 
 
 def stopped_once_at_a_backoff(name: str, call: int, seconds: float) -> Callable[..., list[str]]:
@@ -199,7 +265,8 @@ def test_a_machine_that_stops_during_a_backoff_does_not_decide_the_growth(name: 
     """A stop of the process stretches every wait it ends: before the first
     retry it made growing waits look flat, before the third it made fixed
     waits grow.  Such a run is measured again."""
-    result = run_check(stopped_once_at_a_backoff(name, call, 0.3), quick=True, follow_up="retries").check("retries")
+    report = run_check(stopped_once_at_a_backoff(name, call, 0.3), quick=True, follow_up="retries")
+    result = report.check("retry-backoff")
     assert result.cause == cause, result.explanation
 
 
@@ -232,7 +299,7 @@ def sequential_with_backoff(
 
 
 def test_backoff_waits_one_after_another_are_named() -> None:
-    result = run_check(sequential_with_backoff, quick=True, follow_up="retries").check("retries")
+    result = run_check(sequential_with_backoff, quick=True, follow_up="retries").check("retry-coordinator")
     assert result.cause == "retry-blocks" and "no call was in flight for" in result.explanation
 
 

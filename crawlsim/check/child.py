@@ -135,7 +135,9 @@ def main(argv: list[str]) -> None:
         elif op == "case" and target is not None:
             case = _case_named(round_name, command["name"], bool(command.get("quick")), command.get("termination_slow"))
             case = dataclasses.replace(case, args=tuple(command.get("args") or ()))
-            run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"))
+            patience = command.get("stall_after")
+            stall_after = float(patience) if patience is not None else None
+            run = run_case_or_race(target, case, float(command["timeout"]), command.get("seeds"), stall_after)
             try:
                 _send(out_fd, {"kind": "case", "run": run.to_plain()})
             except Exception as exc:  # noqa: BLE001 -- a value of the user's that JSON cannot carry

@@ -8,15 +8,35 @@ these instead of guessing a cause.
   a program from exiting);
 * the calls grouped (by thread, by host) and the wait before each call since
   its group's last return, which the ``rate`` and ``politeness`` rounds read.
+* how the call ended (:func:`ending`): what every sentence about a run
+  presupposes ("after the crawl returned" is only said of a crawl that did).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from crawlsim.check.runner import CaseRun, ThreadInfo
 from crawlsim.check.services import FetchRecord
+
+Ending = Literal["returned", "raised", "did not return"]
+"""How one call of the crawl ended."""
+ANY_ENDING: frozenset[Ending] = frozenset({"returned", "raised", "did not return"})
+CAME_BACK: frozenset[Ending] = frozenset({"returned", "raised"})
+"""The call ended, with a value or an exception: the moment "after the crawl returned" exists."""
+NOT_RETURNED: frozenset[Ending] = frozenset({"did not return"})
+RETURNED: frozenset[Ending] = frozenset({"returned"})
+RAISED: frozenset[Ending] = frozenset({"raised"})
+
+
+def ending(run: CaseRun) -> Ending:
+    """How the call ended: returned a value, raised, or did not return by
+    its deadline (stuck, too slow, or its process died)."""
+    if run.timed_out:
+        return "did not return"
+    return "raised" if run.error is not None else "returned"
 
 
 @dataclass(frozen=True)
@@ -114,5 +134,8 @@ def early_exits(run: CaseRun) -> EarlyExits:
 
 def left_running(run: CaseRun) -> list[ThreadInfo]:
     """Threads still running after the crawl returned that Python would wait
-    for at exit (forever, if they are blocked)."""
+    for at exit (forever, if they are blocked).  None for a crawl that did
+    not return: its threads were still at work, not left behind."""
+    if ending(run) not in CAME_BACK:
+        return []
     return [t for t in run.threads if t.blocks_exit]

@@ -16,17 +16,36 @@ Two families:
   ``causes``: the hint categories it calls for, decided here from the
   evidence (a respelled page whose spelling has a ``#`` is a fragment
   problem, not a missing page), never from the words.
+
+Every kind says what its sentence presupposes of how the run ended
+(:data:`PRESUPPOSES` for a :class:`Finding`, ``presupposes`` on a problem):
+"after the crawl returned" is only written of a crawl that returned, "did
+not return" only of one that did not.  The finders keep to it (a thread is
+"left running" only by a crawl that came back), and
+:func:`presupposition_holds` lets a test hold every sentence to its run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 from crawlsim.check import evidence
 from crawlsim.check.cases import expected_pages
+from crawlsim.check.evidence import ANY_ENDING, CAME_BACK, NOT_RETURNED, RAISED, RETURNED, Ending
 from crawlsim.check.runner import CaseRun
+
+PRESUPPOSES: dict[str, frozenset[Ending]] = {
+    "crash": NOT_RETURNED,
+    "stuck": NOT_RETURNED,
+    "too-slow": NOT_RETURNED,
+    "workers-quit": ANY_ENDING,
+    "narrow-pool": ANY_ENDING,
+    "threads-left": CAME_BACK,
+    "race-caught": ANY_ENDING,
+}
+"""How a run ended, for each run-level finding's sentence to be true of it."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +59,15 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    @property
+    def presupposes(self) -> frozenset[Ending]:
+        return PRESUPPOSES[self.kind]
+
+
+def presupposition_holds(item: Finding | Problem, run: CaseRun) -> bool:
+    """Whether the run ended the way the sentence of ``item`` takes for granted."""
+    return evidence.ending(run) in item.presupposes
 
 
 def how_it_ended(run: CaseRun) -> Finding | None:
@@ -99,8 +127,11 @@ def idle_workers(run: CaseRun) -> Finding | None:
 
 
 def threads_left(runs: dict[str, CaseRun]) -> Finding | None:
-    """Threads Python would wait for at exit, still running after the crawl returned."""
-    left = {name: evidence.left_running(run) for name, run in runs.items()}
+    """Threads Python would wait for at exit, still running after the crawl
+    returned (or raised): only cases whose call came back are looked at, and
+    the ones that did not are named apart."""
+    came_back = {name: run for name, run in runs.items() if evidence.ending(run) in PRESUPPOSES["threads-left"]}
+    left = {name: evidence.left_running(run) for name, run in came_back.items()}
     left = {name: threads for name, threads in left.items() if threads}
     if not left:
         return None
@@ -110,11 +141,13 @@ def threads_left(runs: dict[str, CaseRun]) -> Finding | None:
         "threads-left",
         {
             "case": name,
+            "ended": evidence.ending(runs[name]),
             "threads": len(threads),
             "thread": threads[0].name,
             "where": threads[0].left_at,
             "cases": len(left),
-            "of_cases": len(runs),
+            "of_cases": len(came_back),
+            "not_returned": [n for n in runs if n not in came_back],
             "per_case": {case: [f"{t.name} at {t.left_at}" for t in ts] for case, ts in left.items()},
         },
     )
@@ -152,6 +185,8 @@ DUPLICATES_SHOWN = 3
 class RunEnded:
     """The crawl did not return: ``found`` says how (crash, stuck, too slow)."""
 
+    presupposes: ClassVar[frozenset[Ending]] = NOT_RETURNED
+
     found: Finding
 
     @property
@@ -162,6 +197,8 @@ class RunEnded:
 @dataclass(frozen=True)
 class Raised:
     """The crawl raised instead of returning."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RAISED
 
     error: str
     """The exception as the report shows it (``Type: message at where``)."""
@@ -180,6 +217,8 @@ class Raised:
 class BadReturn:
     """The return value is not a list of URL strings."""
 
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
     what: str
     causes: tuple[str, ...] = ("bad-return",)
 
@@ -187,6 +226,8 @@ class BadReturn:
 @dataclass(frozen=True)
 class ListedTwice:
     """URLs the result lists more than once."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
 
     urls: tuple[str, ...]
     causes: tuple[str, ...] = ("listed-twice",)
@@ -196,6 +237,8 @@ class ListedTwice:
 class FragmentsReturned:
     """Returned URLs that still carry a ``#fragment``."""
 
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
     urls: tuple[str, ...]
     causes: tuple[str, ...] = ("fragment",)
 
@@ -203,6 +246,8 @@ class FragmentsReturned:
 @dataclass(frozen=True)
 class OffHostReturned:
     """Returned pages whose hostname is not the start URL's."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
 
     urls: tuple[str, ...]
     start_host: str
@@ -213,6 +258,8 @@ class OffHostReturned:
 class Respelled:
     """Returned URLs naming an expected page, but spelled otherwise than the links."""
 
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
     urls: tuple[str, ...]
     causes: tuple[str, ...] = ("extra",)
 
@@ -221,6 +268,8 @@ class Respelled:
 class Unreachable:
     """Returned pages on the start host that its pages do not link to;
     ``via`` are the out-of-scope pages that do (the crawl went through them)."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
 
     urls: tuple[str, ...]
     via: tuple[str, ...]
@@ -235,6 +284,8 @@ class MissedAsSpelled:
     """Expected pages the result has only under another spelling:
     ``pairs`` are (expected URL, the spelling returned)."""
 
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
     pairs: tuple[tuple[str, str], ...]
 
     @property
@@ -243,10 +294,35 @@ class MissedAsSpelled:
 
 
 @dataclass(frozen=True)
+class DroppedOnHost:
+    """Pages of the start host that fetched pages linked to (``linked_by``)
+    and the crawl turned away: its scope test is too narrow.  The evidence:
+    ``went_on`` (it started other fetches after the link came back),
+    ``lingered`` (seconds it stayed before returning, at least
+    ``problems.LINGER``, else ``None``), ``prefix`` (every page fetched starts
+    with the start URL and none of these does: the test is a prefix)."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
+    urls: tuple[str, ...]
+    linked_by: tuple[str, ...]
+    start: str
+    prefix: bool
+    went_on: bool
+    lingered: float | None
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return ("prefix-scope",) if self.prefix else ("narrow-scope",)
+
+
+@dataclass(frozen=True)
 class Missing:
     """Reachable pages absent from the result.  ``never_fetched_but_linked``
     were returned as links (by ``linked_by``) and never fetched; ``failed``
     are pages whose ``get_urls`` raised."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
 
     urls: tuple[str, ...]
     never_fetched_but_linked: tuple[str, ...]
@@ -281,6 +357,8 @@ class DuplicateFetches:
     first ``DETAIL_LIMIT`` with their evidence), out of ``pages`` such pages
     and ``wasted`` extra fetches."""
 
+    presupposes: ClassVar[frozenset[Ending]] = ANY_ENDING
+
     listed: tuple[DuplicatePage, ...]
     pages: int
     wasted: int
@@ -302,6 +380,8 @@ class SharedLinksDuplicated:
     ``shared`` links were fetched twice.  Most of them means the seen set is
     marked too late; a few means check and add are not one step."""
 
+    presupposes: ClassVar[frozenset[Ending]] = ANY_ENDING
+
     hit: int
     shared: int
 
@@ -316,6 +396,8 @@ class SharedLinksDuplicated:
 class OffHostFetched:
     """Fetches of URLs whose hostname is not the start URL's."""
 
+    presupposes: ClassVar[frozenset[Ending]] = ANY_ENDING
+
     urls: tuple[str, ...]
     start_host: str
     causes: tuple[str, ...] = ("scope",)
@@ -325,6 +407,8 @@ class OffHostFetched:
 class ReturnedInFlight:
     """The crawl returned at ``wall`` seconds with these fetches in flight
     (``late``: some started only after the return)."""
+
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
 
     urls: tuple[str, ...]
     wall: float
@@ -336,6 +420,8 @@ class ReturnedInFlight:
 class ReturnedUnfetched:
     """Returned pages whose fetch had not completed when the crawl returned."""
 
+    presupposes: ClassVar[frozenset[Ending]] = RETURNED
+
     urls: tuple[str, ...]
     causes: tuple[str, ...] = ("early-return",)
 
@@ -345,6 +431,8 @@ class RaceCaught:
     """The interleaving explorer's catch; ``timed_run_duplicated``: the timed
     run on real threads fetched a page twice too (else only a controlled
     switch between check and add shows the race)."""
+
+    presupposes: ClassVar[frozenset[Ending]] = ANY_ENDING
 
     found: Finding
     timed_run_duplicated: bool
@@ -357,6 +445,8 @@ class RaceCaught:
 @dataclass(frozen=True)
 class ThreadDied:
     """An exception killed one of the crawl's threads (``others``: how many more died)."""
+
+    presupposes: ClassVar[frozenset[Ending]] = ANY_ENDING
 
     death: str
     others: int
@@ -377,6 +467,7 @@ Problem = Union[
     Respelled,
     Unreachable,
     MissedAsSpelled,
+    DroppedOnHost,
     Missing,
     DuplicateFetches,
     SharedLinksDuplicated,

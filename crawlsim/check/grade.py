@@ -10,6 +10,14 @@ Order matters in two places, both for determinism:
 * the speed-up run is repeated (at most twice) only when it shows real but
   below-par overlap, so a loaded machine does not cost a good crawler its
   level, while a sequential crawler is not run again for nothing.
+
+A case that stopped making progress is run once more with ``PATIENCE``
+seconds of quiet allowed (and as much more time): a short case watches for
+a stall for only a quarter of its deadline, so a crawl that decides it is
+done after an idle timeout (``queue.get(timeout=2)``) looks stuck on it.
+If the patient run returns, the crawl is slow to finish, not hung, and the
+case is judged on what it returned -- a scope bug on that case is named,
+not masked by a hang -- while ``prompt-return`` names the slow finish.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import difflib
 import statistics
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from crawlsim.check import judge
 from crawlsim.check.cases import CASE_NAMES, RULE_SETS, RULE_TEXT, TERMINATION_SLOW, Case, all_cases, termination
@@ -34,10 +42,18 @@ from crawlsim.check.sandbox import Sandbox
 MAX_TERMINATION_SLOW = 3.0
 STOP_RERUNS = 2
 """Runs again of a timed case whose run the machine stopped (see ``_measured``)."""
+PATIENCE = 4.0
+"""Seconds of no progress the second run of a stuck case waits before it,
+too, counts as stuck: a crawl quiet that long before returning is hung for
+any caller; one that returns sooner only finishes slowly."""
 SPEEDUP_RETRIES = 2
 
-RunOne = Callable[[Case, float], CaseRun]
-"""Run one case with a deadline (in the sandbox, or in this process)."""
+
+class RunOne(Protocol):
+    """Run one case with a deadline (in the sandbox, or in this process),
+    and optionally how long a pause may last before it is a stall."""
+
+    def __call__(self, case: Case, deadline: float, stall_after: float | None = None) -> CaseRun: ...
 
 
 def run_check(
@@ -180,10 +196,10 @@ class _SandboxedCrawler:
         self.label, self.is_async = info.label, info.is_async
         self.quick, self.seeds = quick, seeds
 
-    def run_one(self, case: Case, deadline: float) -> CaseRun:
+    def run_one(self, case: Case, deadline: float, stall_after: float | None = None) -> CaseRun:
         # the child rebuilds a case from its name: pass the termination case's (stretched) slow latency
         slow = case.latency_of(TERMINATION_SLOW[0]) if case.name == "termination" else None
-        return self.box.run(case, deadline, self.quick, slow, self.seeds)
+        return self.box.run(case, deadline, self.quick, slow, self.seeds, stall_after)
 
     def shrink(self, case: Case, page: str) -> dict[str, Any] | None:
         return self.box.shrink(case, page, self.quick)
@@ -206,8 +222,8 @@ class _InProcessCrawler:
         self.label, self.is_async = self.loaded.label, self.loaded.is_async
         self.seeds = seeds
 
-    def run_one(self, case: Case, deadline: float) -> CaseRun:
-        return run_case_or_race(self.loaded, case, deadline, self.seeds)
+    def run_one(self, case: Case, deadline: float, stall_after: float | None = None) -> CaseRun:
+        return run_case_or_race(self.loaded, case, deadline, self.seeds, stall_after)
 
     def shrink(self, case: Case, page: str) -> dict[str, Any] | None:
         return shrunk_failure(self.loaded, case, page)
@@ -235,7 +251,7 @@ def _run_cases(
     speedup_runs = _retry_speedup(runs, run_one, deadline)
     if last is not None:
         last = _stretch_termination(last, runs)
-        runs["termination"] = run_one(last, deadline(last))
+        runs["termination"] = _measured(last, run_one, deadline(last))
     return runs, speedup_runs
 
 
@@ -243,12 +259,17 @@ def _measured(case: Case, run_one: RunOne, deadline: float) -> CaseRun:
     """A run of ``case``; a timed case (``Case.timed``) that the machine
     stopped the process during (``CaseRun.stops``) is run again, up to
     ``STOP_RERUNS`` times: a stop stretches whichever waits it ends, so
-    that run's seconds are the machine's, not the crawl's."""
+    that run's seconds are the machine's, not the crawl's.  A run that
+    stopped making progress is run again with ``PATIENCE`` (a slow finish
+    or a hang: the module docstring); a case built to hang a call
+    (``Case.hung``) is not, no wait would end its call."""
     run = run_one(case, deadline)
     for _ in range(STOP_RERUNS if case.timed else 0):
         if not run.stops:
             break
         run = run_one(case, deadline)
+    if run.stalled and not run.crash and not case.hung:
+        run = run_one(case, deadline + PATIENCE, PATIENCE)
     return run
 
 

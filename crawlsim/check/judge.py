@@ -214,10 +214,14 @@ def judge_threads_exit(
         )
         details = {"findings": [elsewhere.to_dict()], **elsewhere.facts["per_case"]}
         return CheckResult("threads-exit", False, text, details, "note", "L5", title, rules="leetcode")
+    hung = [name for name, run in runs.items() if evidence.ending(run) not in evidence.CAME_BACK]
+    text = "Every thread the crawl started had finished or was idle in a pool when it returned"
+    if hung:
+        text += f" (not seen in {named(hung)}, which did not return)"
     return CheckResult(
         "threads-exit",
         True,
-        "Every thread the crawl started had finished or was idle in a pool when it returned.",
+        text + ".",
         {},
         "correctness",
         "L5",
@@ -281,6 +285,9 @@ def judge_speedup(run: CaseRun, correct: bool, attempts: int) -> CheckResult:
         f"time would take {sequential:.2f} s); the best possible with max_workers={case.max_workers} is "
         f"{possible:.1f}x ({ideal:.2f} s)"
     )
+    if evidence.ending(run) != "returned":  # no wall time of a finished crawl to compare
+        text = f"Not measured: the crawl {evidence.ending(run)} on {case.name}."
+        return CheckResult("speed-up", False, text, details, "performance", "L6", title)
     if not correct:
         return CheckResult(
             "speed-up",

@@ -24,6 +24,7 @@ from crawlsim.check.findings import (
     BadReturn,
     CleanRun,
     DuplicateFetches,
+    DroppedOnHost,
     DuplicatePage,
     FragmentsReturned,
     ListedTwice,
@@ -47,9 +48,13 @@ from crawlsim.check.services import FetchRecord
 
 DETAIL_LIMIT = 20
 """At most this many entries per list in a check's details (the JSON stays readable)."""
+LINGER = 0.5
+"""Seconds a crawl ran on after a link came back, then returned without
+fetching it: long enough that it had the link and turned it away."""
 RETRIES_ALLOWED = 5
-"""A page whose fetch keeps failing may be retried this many times without
-counting as a duplicate fetch (retrying is an L6 extension, not a bug)."""
+"""A page may be retried this many times without its retries counting as
+duplicate fetches (retrying is an L6 extension, not a bug; the ``retries``
+round judges how often)."""
 
 Details = tuple[tuple[str, Any], ...]
 """Ordered ``(key, value)`` pairs for a check's ``details``."""
@@ -218,19 +223,70 @@ def _missing(run: CaseRun, missing: list[str], got: set[str]) -> tuple[Problem, 
     if spelled:
         found.append(MissedAsSpelled(tuple((m, got_pages[page_of(m)]) for m in spelled)))
     if lost:
-        found.append(_lost(run, lost))
+        found.extend(_lost(run, lost))
     return tuple(found)
 
 
-def _lost(run: CaseRun, lost: list[str]) -> Missing:
+def _lost(run: CaseRun, lost: list[str]) -> tuple[Problem, ...]:
     """Reachable pages missing under any spelling, with what explains the
-    loss: links to them that were never fetched, fetches that raised."""
+    loss: links the crawl turned away while it went on (its scope test),
+    links to them that were never fetched, fetches that raised."""
     fetched = {r.page for r in run.records}
     linked_by = _pages_that_returned_links(run.records)
     seen_link = [m for m in lost if page_of(m) not in fetched and linked_by.get(page_of(m))]
-    sources = sorted({p for m in seen_link for p in linked_by[page_of(m)]})
+    dropped = _dropped(run, seen_link)
+    unfollowed = [m for m in seen_link if m not in dropped]
+    sources = sorted({p for m in unfollowed for p in linked_by[page_of(m)]})
     failed = sorted({r.page for r in run.records if r.outcome == "error"})
-    return Missing(tuple(lost), tuple(seen_link), tuple(sources), tuple(failed))
+    missing = Missing(tuple(lost), tuple(unfollowed), tuple(sources), tuple(failed))
+    return (missing, _dropped_on_host(run, dropped, linked_by)) if dropped else (missing,)
+
+
+def _dropped(run: CaseRun, linked: list[str]) -> list[str]:
+    """Of pages linked and never fetched, those the crawl turned away.  It
+    returned with nothing in flight (an early return leaves fetches in
+    flight), and either every page it fetched starts with the start URL
+    while none of these does, or after the link came back it started other
+    fetches or stayed ``LINGER`` seconds before returning: it had the link
+    and did not follow it (an early return stops as the link arrives)."""
+    if run.in_flight_at_return or not linked:
+        return []
+    if _prefix_scope(run, linked):
+        return linked
+    went_on, lingered = _after_the_links(run, linked)
+    return [m for m in linked if went_on.get(m) or lingered.get(m) is not None]
+
+
+def _after_the_links(run: CaseRun, linked: Sequence[str]) -> tuple[dict[str, bool], dict[str, float | None]]:
+    """For each linked page: whether a fetch started after the first link to
+    it came back, and how long the crawl stayed after it (when ``LINGER`` or more)."""
+    index = _link_index(run)
+    last_start = max((r.start for r in run.records if r.start <= run.wall), default=0.0)
+    arrived = {m: index[page_of(m)][0][0] for m in linked if index.get(page_of(m))}
+    went_on = {m: at < last_start for m, at in arrived.items()}
+    lingered = {m: round(run.wall - at, 2) if run.wall - at >= LINGER else None for m, at in arrived.items()}
+    return went_on, lingered
+
+
+def _prefix_scope(run: CaseRun, urls: Sequence[str]) -> bool:
+    """Every URL fetched starts with the start URL and none of ``urls`` does."""
+    start = run.case.start
+    return all(r.url.startswith(start) for r in run.records) and not any(u.startswith(start) for u in urls)
+
+
+def _dropped_on_host(run: CaseRun, dropped: list[str], linked_by: dict[str, list[str]]) -> DroppedOnHost:
+    """The turned-away pages, and whether the scope test reads as a prefix of the start URL."""
+    parents = sorted({p for m in dropped for p in linked_by[page_of(m)]})
+    went_on, lingered = _after_the_links(run, dropped)
+    stayed = [s for s in lingered.values() if s is not None]
+    return DroppedOnHost(
+        tuple(dropped),
+        tuple(parents),
+        run.case.start,
+        _prefix_scope(run, dropped),
+        any(went_on.values()),
+        min(stayed) if stayed else None,
+    )
 
 
 def _pages_that_returned_links(records: Iterable[FetchRecord]) -> dict[str, list[str]]:
@@ -246,19 +302,24 @@ def _pages_that_returned_links(records: Iterable[FetchRecord]) -> dict[str, list
 
 
 def duplicate_fetches(run: CaseRun) -> dict[str, list[FetchRecord]]:
-    """Pages fetched more than once (retries of a failing page excepted)."""
+    """Pages fetched more than once, not counting retries: a call that
+    starts after the page's previous call failed is a retry (up to
+    ``RETRIES_ALLOWED`` of them), whatever the page is."""
     by_page: dict[str, list[FetchRecord]] = defaultdict(list)
     for r in run.records:
         by_page[r.page].append(r)
-    failing = {page_of(p) for p in run.case.failing}
     out = {}
     for page, records in by_page.items():
-        if len(records) < 2:
-            continue
-        if page in failing and len(records) <= RETRIES_ALLOWED and all(r.outcome != "ok" for r in records):
-            continue
-        out[page] = sorted(records, key=lambda r: (r.start, r.fetch_id))
+        records = sorted(records, key=lambda r: (r.start, r.fetch_id))
+        retries = sum(1 for before, after in itertools.pairwise(records) if _retried(before, after))
+        if len(records) - retries >= 2 or retries > RETRIES_ALLOWED:
+            out[page] = records
     return out
+
+
+def _retried(before: FetchRecord, after: FetchRecord) -> bool:
+    """``after`` is a retry of ``before``: it started once ``before`` had failed."""
+    return before.outcome == "error" and before.end is not None and before.end <= after.start
 
 
 def _fetches(run: CaseRun, dups: dict[str, list[FetchRecord]], start_host: str) -> Observation:

@@ -49,14 +49,16 @@ threads trade the interpreter far more often than the default 5 ms, so an
 unlocked check-then-add is much more likely to interleave."""
 
 
-def run_case_or_race(target: Target, case: Case, timeout: float, seeds: list[int] | None = None) -> CaseRun:
+def run_case_or_race(
+    target: Target, case: Case, timeout: float, seeds: list[int] | None = None, stall_after: float | None = None
+) -> CaseRun:
     """``run_case``, plus the explorer's finding for a race case."""
     if not case.race:
-        return run_case(target, case, timeout)
+        return run_case(target, case, timeout, stall_after)
     previous = sys.getswitchinterval()
     sys.setswitchinterval(RACE_SWITCH_INTERVAL)
     try:
-        run = run_case(target, case, timeout)
+        run = run_case(target, case, timeout, stall_after)
     finally:
         sys.setswitchinterval(previous)
     run.race = explore_race(target, case, list(seeds) if seeds else None)

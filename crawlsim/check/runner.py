@@ -403,21 +403,31 @@ def _quiet_abandoned_threads() -> None:
     threading.excepthook = hook
 
 
-def run_case(target: Target, case: Case, timeout: float) -> CaseRun:
-    """Call the crawler on ``case`` and collect what the service saw."""
+def run_case(target: Target, case: Case, timeout: float, stall_after: float | None = None) -> CaseRun:
+    """Call the crawler on ``case`` and collect what the service saw.
+
+    ``stall_after``: seconds with no fetch in flight, started or ended after
+    which the crawl counts as stuck (by default :func:`stall_window`)."""
     _quiet_abandoned_threads()
     service = SimService(case)
+    stall = stall_after if stall_after is not None else stall_window(timeout)
     with _ThreadDeaths(target.source_file) as deaths, _ThreadWatch(service, target.source_file) as watch:
-        run = _run_case(target, case, timeout, deaths, service, watch)
+        run = _run_case(target, CaseRun(case=case, timeout=timeout), stall, deaths, service, watch)
     run.thread_deaths = list(deaths.deaths)
     run.threads = watch.summary(run.records, 0.0 if run.timed_out else LEFTOVER_GRACE)
     return run
 
 
+def stall_window(timeout: float) -> float:
+    """How long a crawl may show no progress before it counts as stuck:
+    ``STALL_SECONDS``, or a quarter of a short deadline."""
+    return min(STALL_SECONDS, timeout / 4)
+
+
 def _run_case(
-    target: Target, case: Case, timeout: float, deaths: _ThreadDeaths, service: SimService, watch: _ThreadWatch
+    target: Target, run: CaseRun, stall: float, deaths: _ThreadDeaths, service: SimService, watch: _ThreadWatch
 ) -> CaseRun:
-    run = CaseRun(case=case, timeout=timeout)
+    case, timeout = run.case, run.timeout
     box: dict[str, Any] = {}
     finished = threading.Event()
 
@@ -443,7 +453,6 @@ def _run_case(
 
     thread = threading.Thread(target=call, name=f"crawlsim-check:{case.name}", daemon=CRAWL_THREAD_DAEMON)
     watch._original(thread)  # our own thread is not one of the crawl's
-    stall = min(STALL_SECONDS, timeout / 4)
     polled = 0.0
     while not finished.wait(POLL_SECONDS):
         watch.poll()

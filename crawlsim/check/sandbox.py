@@ -171,6 +171,7 @@ class Sandbox:
         quick: bool,
         termination_slow: float | None = None,
         seeds: list[int] | None = None,
+        stall_after: float | None = None,
     ) -> CaseRun:
         """Run one case in the child; whatever happens, return a CaseRun."""
         began = time.perf_counter()
@@ -187,6 +188,7 @@ class Sandbox:
             "timeout": timeout,
             "seeds": seeds,
             "args": list(case.args),
+            "stall_after": stall_after,
         }
         try:
             self._write(command)

@@ -26,6 +26,7 @@ from crawlsim.check.findings import (
     FragmentsReturned,
     ListedTwice,
     MissedAsSpelled,
+    DroppedOnHost,
     Missing,
     OffHostFetched,
     OffHostReturned,
@@ -105,13 +106,16 @@ def _narrow_pool(f: dict[str, Any]) -> str:
 
 
 def _threads_left(f: dict[str, Any]) -> str:
+    """Said only of cases whose call came back (``findings.threads_left``);
+    the ones that did not return are named as not counted."""
     verb = "was" if f["threads"] == 1 else "were"
+    aside = f"; not counted: {named(f['not_returned'])}, which did not return" if f["not_returned"] else ""
     return (
-        f"After the crawl returned, {counted(f['threads'], 'thread')} it started {verb} still running (in "
-        f"{f['case']}: {f['thread']} at {f['where']}; in {f['cases']} of {f['of_cases']} cases). Python waits for "
-        "such threads at exit (they are not daemon threads, or are busy in a thread pool), so a program that "
-        "calls this crawl prints its answer and never exits. Stop the workers when the crawl is done (a "
-        "sentinel per worker, or pool work items that return)."
+        f"After the crawl {f['ended']}, {counted(f['threads'], 'thread')} it started {verb} still "
+        f"running (in {f['case']}: {f['thread']} at {f['where']}; in {f['cases']} of {f['of_cases']} cases{aside}). "
+        "Python waits for such threads at exit (they are not daemon threads, or are busy in a thread pool), so a "
+        "program that calls this crawl prints its answer and never exits. Stop the workers when the crawl is done "
+        "(a sentinel per worker, or pool work items that return)."
     )
 
 
@@ -164,6 +168,14 @@ HINTS: dict[str, str] = {
     "scope": (
         "Keep a link only when urlsplit(link).hostname equals the start URL's hostname exactly: a subdomain "
         "is another host, and 'a.com' in the URL (substring or endswith) also lets in look-alikes."
+    ),
+    "narrow-scope": (
+        "Keep a link when urlsplit(link).hostname equals the start URL's hostname, wherever its path leads: "
+        "every page of the start host is in scope."
+    ),
+    "prefix-scope": (
+        "Compare hostnames, not prefixes: link.startswith(start_url) turns away every page of the start host "
+        "outside the start URL's path. Keep a link when urlsplit(link).hostname equals the start URL's hostname."
     ),
     "early-return": (
         "Return only when no fetch is in flight and nothing is queued: an empty queue alone does not mean "
@@ -336,6 +348,26 @@ def _missed_as_spelled(p: MissedAsSpelled) -> str:
     return f"The result misses {named(f'{m} (returned as {got})' for m, got in p.pairs)}."
 
 
+def _dropped_on_host(p: DroppedOnHost) -> str:
+    """Says only the evidence the finding carries: it went on fetching, it
+    stayed a while before returning, every page fetched has the start URL as
+    a prefix."""
+    them = "it" if len(p.urls) == 1 else "them"
+    evidence = []
+    if p.went_on:
+        evidence.append("went on fetching other pages afterwards")
+    if p.lingered is not None:
+        evidence.append(f"returned {p.lingered:.2f} s later with nothing in flight")
+    after = f"; the crawl {' and '.join(evidence)}" if evidence else ""
+    text = (
+        f"{named(p.urls)}, on {hostname(p.start)} like the start URL, {'was' if len(p.urls) == 1 else 'were'} "
+        f"linked from {named(p.linked_by, 3)} and never fetched{after}: its scope test turned {them} away."
+    )
+    if p.prefix:
+        text += f" Every URL it fetched starts with {p.start} and none of these does."
+    return text
+
+
 def _missing(p: Missing) -> str:
     verb = "is" if len(p.urls) == 1 else "are"
     text = f"{counted(len(p.urls), 'reachable page')} {verb} missing from the result: {named(p.urls)}."
@@ -411,6 +443,7 @@ _SENTENCE: dict[type, Callable[[Any], str | None]] = {
     Respelled: lambda p: f"The result spells {named(p.urls)} differently from the links that lead there.",
     Unreachable: _unreachable,
     MissedAsSpelled: _missed_as_spelled,
+    DroppedOnHost: _dropped_on_host,
     Missing: _missing,
     DuplicateFetches: _duplicates,
     SharedLinksDuplicated: _shared_links,
