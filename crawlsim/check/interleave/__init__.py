@@ -51,12 +51,15 @@ Design
   ``queue.Queue`` subclass.  So Condition, Event, Semaphore, Barrier,
   ``queue.Queue``, ``Future.result``, ``concurrent.futures.wait`` and
   ``ThreadPoolExecutor``'s work queue all block cooperatively: the thread is
-  marked blocked on a predicate and the baton passes on.  ``Thread.join``
+  marked blocked on a predicate and the baton passes on.  So do
+  ``multiprocessing.connection.wait`` (its selector is patched) and so
+  ``multiprocessing.pool.ThreadPool``, whose worker handler waits on a pipe.  ``Thread.join``
   waits for the joined thread's record.  A thread not registered with the
   schedule (or the watcher) gets the plain blocking behaviour, so these
   objects stay valid locks before and after a schedule.
 * **Virtual time.**  For registered threads ``time.monotonic/time/
-  perf_counter`` read a virtual clock (one microsecond per step) and
+  perf_counter`` read a virtual clock (one microsecond per step, and one
+  per read, so a stdlib loop polling it until a deadline ends) and
   ``time.sleep`` blocks until it passes; when every thread is blocked the
   clock jumps to the earliest timeout.  Timeouts are therefore
   deterministic, and simulated latency costs no real time.
