@@ -10,7 +10,6 @@ no stall, no deadlock, no schedule stopped).
 from __future__ import annotations
 
 import collections
-import functools
 import importlib.util
 from pathlib import Path
 
@@ -42,7 +41,6 @@ def _crawler(name: str, seen_class: type):
     """``crawl(start_url, get_urls, max_workers)`` of one design, with a fresh seen set per call."""
     design = designs.DESIGNS[name]
 
-    @functools.wraps(design)
     def crawl(start_url, get_urls, max_workers):
         return design(start_url, get_urls, max_workers, seen_class())
 
@@ -78,3 +76,26 @@ def test_a_locked_seen_set_passes_every_schedule_under_control(name):
         assert not schedule.nondeterministic
         found, calls = schedule.value
         assert found == PAGES and calls == dict.fromkeys(PAGES, 1)
+
+
+def test_a_search_cut_short_is_reported_as_the_explorers_limit():
+    crawl = _crawler("thread-pool-map-levels", designs.RacySeen)
+    report = il.find_duplicate_fetches(crawl, web=WEB, start_url=PAGES[0], files=[str(FIXTURE)],
+                                       max_workers=WORKERS, budget=0.0)
+    assert report.first is None and report.schedules == 1  # the calibration only
+    assert report.limit is not None and "time budget ran out after 0 of" in report.limit
+    complete = il.find_duplicate_fetches(crawl, web=WEB, start_url=PAGES[0], files=[str(FIXTURE)],
+                                         max_workers=WORKERS)
+    assert complete.limit is None and complete.first is not None
+
+
+def test_the_check_says_the_explorers_limit_is_its_own_not_the_crawlers(monkeypatch):
+    from crawlsim.check import races, run_check
+
+    monkeypatch.setattr(races, "EXPLORE_BUDGET", 0.0)
+    crawl = _crawler("thread-pool-map-levels", designs.LockedSeen)
+    report = run_check(crawl, quick=True, only=["check-then-add"], rules="leetcode")
+    check = report.check("check-then-add")
+    assert report.ok and check.passed and check.remark, check.explanation
+    assert "could not run this crawl one thread at a time (its time budget ran out after 0 of" in check.explanation
+    assert "a limit of the checker, not a fault in your code" in check.explanation

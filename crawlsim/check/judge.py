@@ -55,7 +55,7 @@ def judge_case(run: CaseRun) -> CheckResult:
             hint=" ".join(words.hints(case.name, case.lesson, seen.problems)),
         )
     clean, died = problems.clean_run(run), problems.thread_died(run)
-    remark = died is not None or not all(met for _, met in clean.groups)
+    remark = died is not None or not all(met for _, met in clean.groups) or clean.explorer_limit is not None
     return CheckResult(
         case.name, True, words.passed(clean, died), details, "correctness", case.level, case.title,
         rules=case.rules, remark=remark,

@@ -44,6 +44,12 @@ def note(text: str) -> None:
         ctl.notes.append(Note(ctl.steps, name, text))
 
 
+def default_seeds(horizon: Horizon) -> list[int]:
+    """The seeds ``seeds=None`` means: every preemptible point tried
+    :data:`SEEDS_PER_POINT` times, at least 8 schedules."""
+    return list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
+
+
 def _normalize_files(files: Collection[str]) -> frozenset[str]:
     if isinstance(files, str):
         raise TypeError("files must be a collection of paths, not a str")
@@ -125,6 +131,7 @@ def explore(
     horizon: Horizon | None = None,
     stall_timeout: float = 0.5,
     schedule_timeout: float = 60.0,
+    budget: float | None = None,
 ) -> ExploreResult[T]:
     """Run ``target()`` once per seed, its threads one at a time, switching only
     at lines of ``files`` and at blocking calls.
@@ -132,7 +139,10 @@ def explore(
     A calibration schedule (no preemptions) runs first unless ``horizon`` is
     given; ``seeds=None`` means ``range(SEEDS_PER_POINT * number of
     preemptible points)``, at least 8, so every point is tried three times.  ``target`` must build fresh
-    state on each call.  Same arguments => same schedules.
+    state on each call.  Same arguments => same schedules.  ``budget``: real
+    seconds after which no further schedule starts (the caller compares how
+    many ran with how many it asked for), so a caller with a deadline of its
+    own gets an answer in time.
     """
     if preemption_bound < 0:
         raise ValueError("preemption_bound must be >= 0")
@@ -152,12 +162,13 @@ def explore(
                 calibration, preemptible = _run_schedule(target, normalized, None, None, 0, max_steps,
                                                          stall_timeout, schedule_timeout)
                 horizon = Horizon(tuple(sorted((f, line, n) for (f, line), n in preemptible.items())))
-            chosen = list(seeds) if seeds is not None else list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
-            schedules = [
-                _run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps, stall_timeout,
-                              schedule_timeout)[0]
-                for seed in chosen
-            ]
+            chosen = list(seeds) if seeds is not None else default_seeds(horizon)
+            schedules = []
+            for seed in chosen:
+                if budget is not None and _real_perf_counter() - started >= budget:
+                    break
+                schedules.append(_run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps,
+                                               stall_timeout, schedule_timeout)[0])
     finally:
         if gc_was_enabled:
             gc.enable()
