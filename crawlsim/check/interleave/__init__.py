@@ -94,7 +94,9 @@ Design
   thread that is merely waiting for a CPU on a loaded machine is left alone)
   it is presumed blocked outside the controller (a lock created before ``explore``,
   a socket) and the baton passes on; that schedule is marked
-  ``nondeterministic``.  Stopping a schedule raises a private
+  ``nondeterministic``.  A watch during which the watcher itself woke late
+  (the process waited for a CPU) does not count towards a stall, so a
+  loaded machine does not make one.  Stopping a schedule raises a private
   ``_ScheduleAborted`` (a ``BaseException``, so ``except Exception`` does not swallow it) in
   every thread at its next blocking call or user line; all managed threads
   are daemons.  Patches are always removed when ``explore`` returns.

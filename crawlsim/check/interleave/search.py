@@ -61,6 +61,36 @@ def _normalize_files(files: Collection[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+class _StallWatch:
+    """The watcher's view of the baton holder: a holder that makes no
+    progress for ``stall_timeout`` real seconds, and is not waiting for a
+    CPU, is presumed blocked outside the controller (``on_stall``)."""
+
+    def __init__(self, ctl: _Controller, stall_timeout: float) -> None:
+        self.ctl = ctl
+        self.stall_timeout = stall_timeout
+        self.poll = max(stall_timeout / 4, 0.005)
+        """Real seconds between two looks."""
+        self.progress = -1
+        self.changed = self.woke = _real_monotonic()
+
+    def check(self, now: float) -> None:
+        """One look, at real time ``now``."""
+        ctl = self.ctl
+        # The watcher itself woke late: the whole process waited for a CPU,
+        # so no thread could progress meanwhile -- that interval says
+        # nothing about the holder and does not count towards a stall.
+        held_up = now - self.woke > self.poll + self.stall_timeout / 2
+        self.woke = now
+        progress = ctl.progress + ctl.steps
+        if progress != self.progress or held_up:
+            self.progress, self.changed = progress, now
+        elif now - self.changed >= self.stall_timeout and not ctl.aborting:
+            if not ctl.holder_runnable():
+                ctl.on_stall(now - self.changed)
+            self.changed = now
+
+
 def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | None, horizon: Horizon | None,
                   preemption_bound: int, max_steps: int, stall_timeout: float,
                   schedule_timeout: float) -> tuple[Schedule[T], dict[tuple[str, int], int]]:
@@ -77,17 +107,10 @@ def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | No
             with ctl.mutex:
                 ctl.current = main
                 main.go.release()
-            last_progress, last_change = -1, _real_monotonic()
-            poll = max(stall_timeout / 4, 0.005)
-            while not ctl.done.acquire(True, poll):
+            watch = _StallWatch(ctl, stall_timeout)
+            while not ctl.done.acquire(True, watch.poll):
                 now = _real_monotonic()
-                progress = ctl.progress + ctl.steps
-                if progress != last_progress:
-                    last_progress, last_change = progress, now
-                elif now - last_change >= stall_timeout and not ctl.aborting:
-                    if not ctl.holder_runnable():
-                        ctl.on_stall(now - last_change)
-                    last_change = now
+                watch.check(now)
                 if now - started >= schedule_timeout and not ctl.aborting:
                     pool_logger.disabled = True
                     ctl._abort("timeout", f"stopped after {schedule_timeout:g} s of real time")
