@@ -15,6 +15,7 @@ import pytest
 
 import crawlsim.check
 from crawlsim.check import CheckReport, run_check
+from crawlsim.check.cases import RULE_TEXT
 
 
 def main(argv: list[str]) -> int:
@@ -111,7 +112,7 @@ def test_each_buggy_example_fails_its_check_under_both_rule_sets(
     assert not result.passed, result.explanation
     assert phrase in result.explanation, result.explanation
     if result.kind == "correctness":
-        assert "[Required by LeetCode 1242's statement.]" in result.explanation
+        assert f"[Required by {RULE_TEXT[result.rules]}.]" in result.explanation
         assert not report.ok
 
 

@@ -510,3 +510,33 @@ def test_default_seeds_catch_the_race_on_any_complete_web(crawl, pages, workers)
 @given(**RACY_CRAWLS)
 def test_default_seeds_catch_the_race_on_any_complete_web_exhaustive(crawl, pages, workers):
     test_default_seeds_catch_the_race_on_any_complete_web.hypothesis.inner_test(crawl, pages, workers)
+
+
+def test_a_watcher_held_up_by_a_loaded_machine_never_calls_a_stall(monkeypatch):
+    """The stall fallback must not depend on machine speed: when the
+    watcher itself wakes late (here every time: its clock jumps a second per
+    read, as if the process waited that long for a CPU), no thread could run
+    meanwhile, so a holder blocked in C is not presumed stalled; the
+    schedule's real-time safety net stops it instead."""
+    from crawlsim.check.interleave import search
+
+    real = _thread.allocate_lock()
+    jumps = iter(range(1, 1_000_000))
+    monkeypatch.setattr(search, "_real_monotonic", lambda: il._real_monotonic() + next(jumps))
+
+    def target():
+        def holder():
+            with real:
+                time.sleep(1)
+
+        t = threading.Thread(target=holder)
+        t.start()
+        time.sleep(0.5)
+        with real:
+            pass
+        t.join()
+        return "done"
+
+    schedule = il.explore(target, seeds=[0], files=[__file__], stall_timeout=0.05, schedule_timeout=30).schedules[0]
+    assert schedule.outcome == "timeout"
+    assert not schedule.nondeterministic and not any("no progress" in p for p in schedule.problems)

@@ -28,17 +28,21 @@ CaseKind = Literal["correctness", "note"]
 RuleSet = Literal["leetcode", "interview", "strict"]
 RULE_SETS: tuple[RuleSet, ...] = ("leetcode", "interview", "strict")
 """Each rule set includes the ones before it: ``leetcode`` is LeetCode
-1242's statement (exact hostname; no fragments; ``get_urls`` never raises;
-never crawl a URL twice) plus the ``max_workers`` argument both signatures
-share; ``interview`` adds the interview question's rules (drop fragments, survive a
-raising ``get_urls``, stack-safe on deep chains); ``strict`` adds URL
-details neither statement spells out (ports and userinfo do not change the
-hostname)."""
+1242's statement (exact hostname; never crawl a URL twice; fragments and a
+raising ``get_urls`` are not in it; its ``crawl(startUrl, htmlParser)`` has
+no ``max_workers`` and no limit on threads); ``interview`` adds the
+interview question's rules (at most ``max_workers`` fetches in flight, drop
+fragments, survive a raising ``get_urls``, stack-safe on deep chains);
+``strict`` adds URL details neither statement spells out (ports and
+userinfo do not change the hostname)."""
 RULE_TEXT: dict[RuleSet, str] = {
-    "leetcode": "LeetCode 1242's statement",
+    "leetcode": "LeetCode 1242",
     "interview": "the interview question",
     "strict": "--rules strict",
 }
+"""Who requires a check, as a failure's "[Required by ...]" says.  LeetCode
+1242 is its statement *and* its judge: ``threads-exit`` is not in the
+statement, but a program whose threads never end is never judged."""
 
 A = "http://a.com"
 

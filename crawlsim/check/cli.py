@@ -62,9 +62,9 @@ def _parser() -> argparse.ArgumentParser:
         choices=RULE_SETS,
         default="interview",
         help=(
-            "what counts as correct: leetcode = LeetCode 1242's statement (exact hostname; no fragments and no "
-            "raising get_urls to handle); interview (default) adds the interview question's rules (fragments, "
-            "a raising get_urls, deep chains); strict adds ports and userinfo"
+            "what counts as correct: leetcode = LeetCode 1242 (exact hostname; no fragments and no "
+            "raising get_urls to handle; no limit on threads); interview (default) adds the interview question's "
+            "rules (max_workers, fragments, a raising get_urls, deep chains); strict adds ports and userinfo"
         ),
     )
     _add_schedule(parser)

@@ -507,3 +507,5 @@ class CleanRun:
     """Each group of pages meant to be in flight together (sorted) and whether they were."""
     failing: tuple[str, ...]
     """Pages whose ``get_urls`` raised on purpose (sorted)."""
+    explorer_limit: str | None = None
+    """Why the interleaving explorer could not run every schedule under its control (``races.py``)."""

@@ -384,7 +384,7 @@ def _derived_checks(
     graded = {name: run for name, run in correctness.items() if graded_by(run.case.rules, rules)}
     ungraded = {name: run for name, run in correctness.items() if name not in graded}
     if graded:
-        derived.append(judge.judge_max_workers(graded, rules))
+        derived.append(judge.judge_max_workers(graded))
         derived.append(judge.judge_threads_exit(graded, ungraded, rules))
     if speedup_runs:
         first = runs["slow-service"]

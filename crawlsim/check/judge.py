@@ -55,7 +55,7 @@ def judge_case(run: CaseRun) -> CheckResult:
             hint=" ".join(words.hints(case.name, case.lesson, seen.problems)),
         )
     clean, died = problems.clean_run(run), problems.thread_died(run)
-    remark = died is not None or not all(met for _, met in clean.groups)
+    remark = died is not None or not all(met for _, met in clean.groups) or clean.explorer_limit is not None
     return CheckResult(
         case.name, True, words.passed(clean, died), details, "correctness", case.level, case.title,
         rules=case.rules, remark=remark,
@@ -85,18 +85,12 @@ def _judge_note(run: CaseRun) -> CheckResult:
 # ---------------------------------------------------------------- derived checks
 
 
-FIXED_POOL_MAX = 16
-"""The most fetches in flight that still reads as a fixed pool (LeetCode
-answers use 4 to 16 threads) rather than a thread per page: a web as wide as
-``diamond-50`` offers 49 pages at once to a crawl with no bound."""
-
-
-def judge_max_workers(runs: dict[str, CaseRun], rules: str = "interview") -> CheckResult:
+def judge_max_workers(runs: dict[str, CaseRun]) -> CheckResult:
     """Peak fetches in flight never above ``max_workers``, in any case.
 
-    LeetCode 1242's signature has no ``max_workers``: under ``leetcode`` a
-    fixed pool (never more than :data:`FIXED_POOL_MAX` in flight) is a note,
-    while a crawl with no bound still fails."""
+    An interview rule: LeetCode 1242's ``crawl(startUrl, htmlParser)`` has no
+    ``max_workers`` and sets no limit on threads, so under ``--rules
+    leetcode`` this check is a note, whatever the crawl's pool (``apply_rules``)."""
     over = [r for r in runs.values() if r.peak > r.case.max_workers]
     widest = max(runs.values(), key=lambda r: r.peak / r.case.max_workers)
     details = {name: {"peak": r.peak, "max_workers": r.case.max_workers} for name, r in runs.items()}
@@ -107,22 +101,14 @@ def judge_max_workers(runs: dict[str, CaseRun], rules: str = "interview") -> Che
             f"Up to {worst.peak} fetches were in flight at once in {worst.case.name} with max_workers="
             f"{worst.case.max_workers} (over the limit in {named(r.case.name for r in over)}). {HINTS['workers']}"
         )
-        peak = max(r.peak for r in runs.values())
-        if rules == "leetcode" and peak <= FIXED_POOL_MAX:
-            text = (
-                f"Not graded under --rules leetcode: LeetCode 1242's statement has no max_workers, and this crawl "
-                f"keeps a fixed pool (never more than {peak} fetches in flight in any case); --rules interview "
-                f"would fail it. {text}"
-            )
-            return CheckResult("max-workers", False, text, details, "note", "L4", title, rules="leetcode")
         return CheckResult(
-            "max-workers", False, text, details, "correctness", "L4", title, rules="leetcode", cause="workers"
+            "max-workers", False, text, details, "correctness", "L4", title, rules="interview", cause="workers"
         )
     text = (
         f"Never more than max_workers fetches in flight (busiest: {widest.peak} of {widest.case.max_workers} "
         f"in {widest.case.name})."
     )
-    return CheckResult("max-workers", True, text, details, "correctness", "L4", title, rules="leetcode")
+    return CheckResult("max-workers", True, text, details, "correctness", "L4", title, rules="interview")
 
 
 def idle_cause(run: CaseRun) -> str | None:

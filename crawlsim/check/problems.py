@@ -449,8 +449,10 @@ def _race(run: CaseRun, timed_run_duplicated: bool) -> Observation:
     the timed run on real threads showed the duplicate too."""
     if not run.race:
         return NOTHING
-    found = findings.race_caught(run)
     details: Details = (("race", run.race),)
+    if "limit" in run.race:  # nothing caught; the explorer's limit is said on the pass (clean_run)
+        return Observation(details)
+    found = findings.race_caught(run)
     if found is None:
         return Observation(details)
     return Observation(details + (("findings", [found.to_dict()]),), (RaceCaught(found, timed_run_duplicated),))
@@ -477,4 +479,5 @@ def clean_run(run: CaseRun) -> CleanRun:
         wall=run.wall,
         groups=tuple((tuple(sorted(group)), group in run.groups_met) for group in case.groups),
         failing=tuple(sorted(case.failing)),
+        explorer_limit=run.race.get("limit") if run.race else None,
     )

@@ -43,6 +43,13 @@ from crawlsim.check.services import SimService
 
 DEFAULT_SEEDS = tuple(range(1, 33))
 """Seeds explored when ``--seed`` is not given."""
+EXPLORE_BUDGET = 15.0
+"""Real seconds within which the explorer's schedules of one race case may
+start; with :data:`SCHEDULE_TIMEOUT` for the last one, the answer comes well
+inside the sandbox's allowance (``sandbox.EXPLORE_ALLOWANCE``), so the
+checker's own search never looks like a crawler that stopped answering."""
+SCHEDULE_TIMEOUT = 10.0
+"""Real seconds one explored schedule may take (its safety net)."""
 RACE_SWITCH_INTERVAL = 1e-5
 """GIL switch interval (seconds) while a race case runs on real threads:
 threads trade the interpreter far more often than the default 5 ms, so an
@@ -73,10 +80,13 @@ def _untimed(case: Case) -> Case:
 
 def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[str, Any] | None:
     """The first schedule that fetched a page twice, as plain data
-    (``{"seed", "pages", "text", "switches", "schedules", "seconds"}``), or
-    ``None`` when the explorer is not installed, the crawler's file is
-    unknown, or no schedule raced.  ``seeds=None`` lets the explorer choose
-    (every preemptible point, twice); ``--seed N`` gives ``[N]``."""
+    (``{"seed", "pages", "text", "switches", "schedules", "seconds"}``);
+    ``{"limit", "schedules", "seconds"}`` when none did but the explorer
+    could not run every schedule under its control (its limit, said on the
+    passing check, never the crawler's fault); or ``None`` when the explorer
+    is not installed, the crawler's file is unknown, or no schedule raced.
+    ``seeds=None`` lets the explorer choose (every preemptible point, three
+    times); ``--seed N`` gives ``[N]``."""
     try:
         from crawlsim.check import interleave  # type: ignore[attr-defined]
     except ImportError:
@@ -94,10 +104,14 @@ def explore_race(target: Target, case: Case, seeds: list[int] | None) -> dict[st
                 files=[target.source_file],
                 max_workers=untimed.max_workers,
                 seeds=seeds,
+                budget=EXPLORE_BUDGET,
+                schedule_timeout=SCHEDULE_TIMEOUT,
             )
         first = report.first
         if first is None:
-            return None
+            if report.limit is None:
+                return None
+            return {"limit": report.limit, "schedules": report.schedules, "seconds": round(report.seconds, 2)}
         return {
             "seed": first.seed,
             "pages": [first.url],

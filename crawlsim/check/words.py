@@ -481,4 +481,9 @@ def passed(clean: CleanRun, died: ThreadDied | None) -> str:
     if died is not None:
         more = f" (and {died.others} more)" if died.others else ""
         text += f" It passed, but a thread of the crawl died{more}: {died.death}."
+    if clean.explorer_limit:
+        text += (
+            f" The interleaving explorer could not run this crawl one thread at a time ({clean.explorer_limit}), "
+            "so this verdict rests on the run on real threads: a limit of the checker, not a fault in your code."
+        )
     return text

@@ -1,8 +1,9 @@
 """A correct answer to LeetCode 1242 (Web Crawler Multithreaded), in this signature.
 
-LeetCode's statement promises that URLs carry no fragments and that
-``getUrls`` never raises, so this answer handles neither -- and is right to
-by those rules:
+LeetCode's statement never mentions fragments (its URLs are all ``http``, no port)
+and guarantees that ``getUrls`` returns within 15 ms, so this answer
+handles neither a fragment nor a raising ``get_urls`` -- and is right to by
+those rules:
 
     crawlsim check examples/interview/leetcode_answer.py --rules leetcode    # exit 0
     crawlsim check examples/interview/leetcode_answer.py                     # interview rules: exit 1

@@ -51,12 +51,15 @@ Design
   ``queue.Queue`` subclass.  So Condition, Event, Semaphore, Barrier,
   ``queue.Queue``, ``Future.result``, ``concurrent.futures.wait`` and
   ``ThreadPoolExecutor``'s work queue all block cooperatively: the thread is
-  marked blocked on a predicate and the baton passes on.  ``Thread.join``
+  marked blocked on a predicate and the baton passes on.  So do
+  ``multiprocessing.connection.wait`` (its selector is patched) and so
+  ``multiprocessing.pool.ThreadPool``, whose worker handler waits on a pipe.  ``Thread.join``
   waits for the joined thread's record.  A thread not registered with the
   schedule (or the watcher) gets the plain blocking behaviour, so these
   objects stay valid locks before and after a schedule.
 * **Virtual time.**  For registered threads ``time.monotonic/time/
-  perf_counter`` read a virtual clock (one microsecond per step) and
+  perf_counter`` read a virtual clock (one microsecond per step, and one
+  per read, so a stdlib loop polling it until a deadline ends) and
   ``time.sleep`` blocks until it passes; when every thread is blocked the
   clock jumps to the earliest timeout.  Timeouts are therefore
   deterministic, and simulated latency costs no real time.
@@ -91,7 +94,9 @@ Design
   thread that is merely waiting for a CPU on a loaded machine is left alone)
   it is presumed blocked outside the controller (a lock created before ``explore``,
   a socket) and the baton passes on; that schedule is marked
-  ``nondeterministic``.  Stopping a schedule raises a private
+  ``nondeterministic``.  A watch during which the watcher itself woke late
+  (the process waited for a CPU) does not count towards a stall, so a
+  loaded machine does not make one.  Stopping a schedule raises a private
   ``_ScheduleAborted`` (a ``BaseException``, so ``except Exception`` does not swallow it) in
   every thread at its next blocking call or user line; all managed threads
   are daemons.  Patches are always removed when ``explore`` returns.

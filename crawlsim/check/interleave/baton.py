@@ -113,6 +113,15 @@ class _Baton:
     def vnow(self) -> float:
         return self.mono0 + self.steps * QUANTUM + self.jumped
 
+    def read_clock(self) -> float:
+        """The virtual time a managed thread reads (``time.monotonic`` and
+        friends): reading it takes one quantum, so a loop in code outside
+        ``files`` that polls until a deadline (``multiprocessing.connection.wait``
+        with ``timeout=0``, as a ``ThreadPool``'s handler thread calls it) sees
+        the deadline pass instead of spinning on a stopped clock."""
+        self.jumped += QUANTUM
+        return self.vnow()
+
     def loc(self, key: tuple[str, int] | None) -> Location | None:
         if key is None:
             return None

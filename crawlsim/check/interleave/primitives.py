@@ -1,4 +1,4 @@
-"""The cooperative stand-ins for threading, queue, time, concurrent.futures and asyncio.
+"""The cooperative stand-ins for threading, queue, time, concurrent.futures, multiprocessing.pool and asyncio.
 
 While a schedule runs, ``_patched`` swaps them in process-wide: a managed
 thread that would block (a lock, a queue, ``Thread.join``, ``time.sleep``, an
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio.base_events as _aio_base
 import concurrent.futures._base as _cf_base
+import multiprocessing.connection as _mp_connection
 import queue
 import selectors
 import threading
@@ -36,6 +37,7 @@ _orig_future_init = _cf_base.Future.__init__
 _orig_thread_init = threading.Thread.__init__
 _orig_run_once = _aio_base.BaseEventLoop._run_once
 _RealSelector = selectors.DefaultSelector
+_RealWaitSelector = _mp_connection._WaitSelector
 
 
 class CoopLock:
@@ -91,21 +93,31 @@ class _CoopSimpleQueue(queue.Queue):  # type: ignore[type-arg]
         super().__init__()
 
 
-class _CoopSelector(_RealSelector):  # type: ignore[misc,valid-type]
-    """An event loop's selector whose waits are virtual: a timeout lets the
-    other threads run and the clock jump; fd readiness is polled."""
+class _CoopSelect:
+    """A selector whose waits are virtual: a timeout lets the other threads
+    run and the clock jump; fd readiness is polled.  Mixed into the selector
+    classes the patches replace (an event loop's, ``multiprocessing.connection.wait``'s)."""
 
     def select(self, timeout: float | None = None) -> list[Any]:
+        poll = super().select  # type: ignore[misc]
         rec = _managed()
         if rec is None or (timeout is not None and timeout <= 0):
-            return super().select(timeout)
-        ready = super().select(0)
+            return poll(timeout)  # type: ignore[no-any-return]
+        ready = poll(0)
         if ready:
-            return ready
+            return ready  # type: ignore[no-any-return]
         ctl = rec.ctl
-        poll = super().select
         ctl.block_until(rec, lambda: bool(poll(0)), None if timeout is None else ctl.vnow() + timeout)
-        return super().select(0)
+        return poll(0)  # type: ignore[no-any-return]
+
+
+class _CoopSelector(_CoopSelect, _RealSelector):  # type: ignore[misc,valid-type]
+    """An event loop's selector (loops made under control get it)."""
+
+
+class _CoopWaitSelector(_CoopSelect, _RealWaitSelector):  # type: ignore[misc,valid-type]
+    """``multiprocessing.connection.wait``'s selector: a ``ThreadPool``'s
+    worker handler waits on its change-notifier pipe with it."""
 
 
 def _run_once(self: Any) -> None:
@@ -158,17 +170,17 @@ def _patched_join(self: threading.Thread, timeout: float | None = None) -> None:
 
 def _vmonotonic() -> float:
     rec = _managed()
-    return rec.ctl.vnow() if rec else _real_monotonic()
+    return rec.ctl.read_clock() if rec else _real_monotonic()
 
 
 def _vtime() -> float:
     rec = _managed()
-    return rec.ctl.wall0 + rec.ctl.vnow() if rec else _real_time()
+    return rec.ctl.wall0 + rec.ctl.read_clock() if rec else _real_time()
 
 
 def _vperf_counter() -> float:
     rec = _managed()
-    return rec.ctl.vnow() if rec else _real_perf_counter()
+    return rec.ctl.read_clock() if rec else _real_perf_counter()
 
 
 def _vsleep(secs: float) -> None:
@@ -233,6 +245,7 @@ def _patched() -> Iterator[None]:
         (threading.Thread, "__init__", _thread_init),
         (threading.Thread, "__hash__", _seq_hash),
         (selectors, "DefaultSelector", _CoopSelector),
+        (_mp_connection, "_WaitSelector", _CoopWaitSelector),
         (_aio_base.BaseEventLoop, "_run_once", _run_once),
     ]
     saved = [(obj, name, obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name))

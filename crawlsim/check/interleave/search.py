@@ -44,6 +44,12 @@ def note(text: str) -> None:
         ctl.notes.append(Note(ctl.steps, name, text))
 
 
+def default_seeds(horizon: Horizon) -> list[int]:
+    """The seeds ``seeds=None`` means: every preemptible point tried
+    :data:`SEEDS_PER_POINT` times, at least 8 schedules."""
+    return list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
+
+
 def _normalize_files(files: Collection[str]) -> frozenset[str]:
     if isinstance(files, str):
         raise TypeError("files must be a collection of paths, not a str")
@@ -53,6 +59,36 @@ def _normalize_files(files: Collection[str]) -> frozenset[str]:
         out.add(os.path.abspath(f))
         out.add(os.path.realpath(f))
     return frozenset(out)
+
+
+class _StallWatch:
+    """The watcher's view of the baton holder: a holder that makes no
+    progress for ``stall_timeout`` real seconds, and is not waiting for a
+    CPU, is presumed blocked outside the controller (``on_stall``)."""
+
+    def __init__(self, ctl: _Controller, stall_timeout: float) -> None:
+        self.ctl = ctl
+        self.stall_timeout = stall_timeout
+        self.poll = max(stall_timeout / 4, 0.005)
+        """Real seconds between two looks."""
+        self.progress = -1
+        self.changed = self.woke = _real_monotonic()
+
+    def check(self, now: float) -> None:
+        """One look, at real time ``now``."""
+        ctl = self.ctl
+        # The watcher itself woke late: the whole process waited for a CPU,
+        # so no thread could progress meanwhile -- that interval says
+        # nothing about the holder and does not count towards a stall.
+        held_up = now - self.woke > self.poll + self.stall_timeout / 2
+        self.woke = now
+        progress = ctl.progress + ctl.steps
+        if progress != self.progress or held_up:
+            self.progress, self.changed = progress, now
+        elif now - self.changed >= self.stall_timeout and not ctl.aborting:
+            if not ctl.holder_runnable():
+                ctl.on_stall(now - self.changed)
+            self.changed = now
 
 
 def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | None, horizon: Horizon | None,
@@ -71,17 +107,10 @@ def _run_schedule(target: Callable[[], T], files: frozenset[str], seed: int | No
             with ctl.mutex:
                 ctl.current = main
                 main.go.release()
-            last_progress, last_change = -1, _real_monotonic()
-            poll = max(stall_timeout / 4, 0.005)
-            while not ctl.done.acquire(True, poll):
+            watch = _StallWatch(ctl, stall_timeout)
+            while not ctl.done.acquire(True, watch.poll):
                 now = _real_monotonic()
-                progress = ctl.progress + ctl.steps
-                if progress != last_progress:
-                    last_progress, last_change = progress, now
-                elif now - last_change >= stall_timeout and not ctl.aborting:
-                    if not ctl.holder_runnable():
-                        ctl.on_stall(now - last_change)
-                    last_change = now
+                watch.check(now)
                 if now - started >= schedule_timeout and not ctl.aborting:
                     pool_logger.disabled = True
                     ctl._abort("timeout", f"stopped after {schedule_timeout:g} s of real time")
@@ -126,6 +155,7 @@ def explore(
     stall_timeout: float = 0.5,
     schedule_timeout: float = 60.0,
     record_lines: bool = False,
+    budget: float | None = None,
 ) -> ExploreResult[T]:
     """Run ``target()`` once per seed, its threads one at a time, switching only
     at lines of ``files`` and at blocking calls.
@@ -134,7 +164,10 @@ def explore(
     given; ``seeds=None`` means ``range(SEEDS_PER_POINT * number of
     preemptible points)``, at least 8, so every point is tried three times.  ``target`` must build fresh
     state on each call.  Same arguments => same schedules.  ``record_lines`` keeps every user line each
-    seed's schedule ran (``Schedule.lines``; the calibration's are not kept).
+    seed's schedule ran (``Schedule.lines``; the calibration's are not kept).  ``budget``: real
+    seconds after which no further schedule starts (the caller compares how
+    many ran with how many it asked for), so a caller with a deadline of its
+    own gets an answer in time.
     """
     if preemption_bound < 0:
         raise ValueError("preemption_bound must be >= 0")
@@ -154,12 +187,13 @@ def explore(
                 calibration, preemptible = _run_schedule(target, normalized, None, None, 0, max_steps,
                                                          stall_timeout, schedule_timeout)
                 horizon = Horizon(tuple(sorted((f, line, n) for (f, line), n in preemptible.items())))
-            chosen = list(seeds) if seeds is not None else list(range(max(8, SEEDS_PER_POINT * len(horizon.points))))
-            schedules = [
-                _run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps, stall_timeout,
-                              schedule_timeout, record_lines)[0]
-                for seed in chosen
-            ]
+            chosen = list(seeds) if seeds is not None else default_seeds(horizon)
+            schedules = []
+            for seed in chosen:
+                if budget is not None and _real_perf_counter() - started >= budget:
+                    break
+                schedules.append(_run_schedule(target, normalized, seed, horizon, preemption_bound, max_steps,
+                                               stall_timeout, schedule_timeout, record_lines)[0])
     finally:
         if gc_was_enabled:
             gc.enable()
