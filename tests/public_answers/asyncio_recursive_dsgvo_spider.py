@@ -11,7 +11,7 @@ Adapted: restated with the same design and bugs. get_urls(url) stands for the ai
          and returns visited_urls; the progress prints dropped.
 """
 # style: asyncio, recursive task per link (create_task + as_completed), asyncio.Semaphore misused
-# racy: no (single event loop; the double fetch depends on two responses landing in one tick)
+# racy: yes (one event loop, but whether two responses land in one tick varies from run to run)
 # verdict-leetcode: fail host-scope,max-workers
 # also-leetcode: seen-race,check-then-add,basic,diamond-50,large-graph,slow-service,termination,cycle,pool-2,pool-3,many-hosts
 # verdict-interview: fail host-scope,max-workers,fragments,fetch-error

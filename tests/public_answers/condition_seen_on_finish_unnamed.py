@@ -10,7 +10,7 @@ Adapted: restated with the same design and bugs; LeetCode's interface (the notes
 """
 # style: threading.Condition + deque + active-worker count, 4 fixed threads, a second Lock for
 #   `visited`; seen marked when the fetch finishes
-# racy: no (the double fetch is forced by the grader's held pages, not left to a switch)
+# racy: yes (seen-race and basic are forced by the grader's held pages; the double fetches elsewhere vary with timing)
 # verdict-leetcode: fail basic,seen-race
 # also-leetcode: diamond-50,check-then-add,slow-service,large-graph,many-hosts,termination,cycle,deep-chain,pool-2,pool-3
 # verdict-interview: fail basic,seen-race,fragments,fetch-error,max-workers,threads-exit
