@@ -64,14 +64,6 @@ def answer_files() -> list[Path]:
     return sorted(p for p in ANSWERS.glob("*.py") if p.stem not in HELPERS)
 
 
-THREADPOOL_STALL = (
-    "checker fault (issue 41, point 1): multiprocessing.pool.ThreadPool stalls the interleaving explorer, "
-    "so seen-race and check-then-add report 'stopped answering for 38 s' on a race-free answer"
-)
-FIXED_POOL_RULE = (
-    "checker fault (issue 41, point 5): a fixed pool over 16 threads fails max-workers under --rules leetcode, "
-    "whose statement sets no thread limit"
-)
 BUSY_WAIT_UNEXPLORED = (
     "checker fault (not among the known ones): a main thread spinning on `while running > 0: pass` makes every "
     "explorer schedule stop at its step limit ('calibration: ... livelock'), and check-then-add then passes "
@@ -79,21 +71,13 @@ BUSY_WAIT_UNEXPLORED = (
 )
 
 CHECKER_FAULTS: dict[tuple[str, str], str] = {
-    ("threadpool_map_unnamed", "leetcode"): f"{THREADPOOL_STALL}; {FIXED_POOL_RULE}",
-    ("threadpool_map_unnamed", "interview"): THREADPOOL_STALL,
-    ("first_completed_robinali34", "leetcode"): FIXED_POOL_RULE,
     ("busy_wait_momoko606", "leetcode"): BUSY_WAIT_UNEXPLORED,
     ("busy_wait_momoko606", "interview"): BUSY_WAIT_UNEXPLORED,
 }
 """(answer, rules) -> the checker fault that makes it disagree with the written verdict.
 
-The first two are faults other branches are fixing (issue 41); the lead
-removes an entry when its fix is merged and the strict xfail turns into a pass.
-The busy-wait one is reported to the lead with its diagnosis."""
-
-SLOW_WHILE_FAULTY = {"threadpool_map_unnamed"}
-"""Answers whose check takes minutes only because of a checker fault (each
-stalled race case waits 38 s): graded in the exhaustive run until it is fixed."""
+A strict xfail: the fix that removes the fault turns it into a pass that
+fails the suite until its entry is removed here."""
 
 DESIGN_TWINS = {
     "queue_join_darkalexwang": "queue_join_hzhu3142",
@@ -113,7 +97,7 @@ def _param(path: Path, rules: str, run: int) -> object:
     fault = CHECKER_FAULTS.get((path.stem, rules))
     if fault:
         marks.append(pytest.mark.xfail(strict=True, reason=fault))
-    if run > 1 or path.stem in SLOW_WHILE_FAULTY or path.stem in DESIGN_TWINS:
+    if run > 1 or path.stem in DESIGN_TWINS:
         marks.append(pytest.mark.exhaustive)
     return pytest.param(path, rules, id=f"{path.stem}-{rules}" + (f"-run{run}" if run > 1 else ""), marks=marks)
 
