@@ -1,0 +1,427 @@
+"""A running crawl's time left: a lower bound from what is known now, and an estimate.
+
+The bounds of :mod:`crawlsim.sim.bounds` are proven after the fact, from a
+finished run's figures.  The same proofs hold from any moment ``t`` of a
+crawl, over the pages known at ``t`` (``docs/explanation/bounds.md``, "Time
+left from a state"): a page not yet discovered cannot be bounded, so the
+lower bound counts only the pages queued, in flight or waiting for a retry.
+The busiest-host term is one function, :func:`host_left`, which the
+after-the-fact bound calls with its run's figures (the state at time 0 of a
+finished crawl's known web) and :class:`TimeLeft` with a live host's.
+
+:class:`TimeLeft` reads a crawl's events as they come -- from the simulator,
+the real crawler's coordinator, or the Scrapy recorder -- so every driver
+shares one computation; it reads no clock (``now`` is passed in).
+
+The latency floor: the live bound assumes no fetch on a host is faster than
+``floor`` (by default the fastest seen on that host so far, else the fastest
+seen anywhere).  The politeness part -- holds, spacing, the token bucket --
+needs no such assumption; :attr:`Lower.proven` is the bound with a floor of
+0, and :attr:`Lower.margin` what the floor adds.  In the simulation the
+run's fastest fetch per host is a true floor, and the bound is exact
+(``tests/test_time_left_properties.py``).
+
+The estimate models the crawl so far: each page fetched revealed, on average,
+``growth`` new pages (the discovery rate, over the whole crawl and over its
+recent quarter); the pages still unknown are estimated from it as a
+geometric series, and the time from the recent fetch rate and from each
+host's queue at its nominal spacing.  It is a guess, stated as one, with the
+range the two rates give.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from crawlsim.core.options import CrawlOptions
+from crawlsim.core.politeness import least_span
+from crawlsim.trace.events import (
+    Discovered,
+    Done,
+    Event,
+    FetchFailed,
+    FetchFinished,
+    FetchStarted,
+    HostDeferred,
+    RetryScheduled,
+    RobotsLoaded,
+    Skipped,
+)
+
+SHARE_CAP = 0.9
+"""The largest share of new links the estimate extrapolates: when nearly every
+link leads somewhere new the web's end cannot be seen yet, so the estimate
+assumes at most nine pages unknown per page found."""
+
+RECENT_SHARE = 0.25
+"""The recent window of the estimate: the last quarter of the pages fetched."""
+
+_Floor = Callable[[str], float]
+"""A host -> the latency no fetch on it is assumed to beat."""
+
+
+def host_limit(options: CrawlOptions) -> int:
+    """Fetches one host may have in flight: its per-host limit, capped by the workers."""
+    return min(options.per_host or options.workers, options.workers)
+
+
+def host_left(
+    options: CrawlOptions,
+    wait: float,
+    starts: int,
+    spacing: float,
+    held: Sequence[float],
+    fastest: float,
+    busy: float,
+) -> tuple[float, bool]:
+    """The least time one host still needs: ``wait + max(busy / c, span + fastest)``,
+    and whether the spaced starts (rather than the busy time) set it.
+
+    ``wait``: until its first remaining page may start (its robots.txt time
+    after the fact; its current hold live); ``starts`` page starts, each
+    ``spacing`` apart at least, ``held`` the Retry-After holds between them
+    (:func:`~crawlsim.core.politeness.least_span`); ``busy`` the seconds of
+    those fetches, at most ``c`` at a time; the last takes ``fastest``.  Just
+    ``wait`` with no start left.  The busiest-host bound's proof, from any
+    state (module docstring).
+    """
+    if starts <= 0:
+        return wait, False
+    busy_term = busy / host_limit(options)
+    spacing_term = least_span(options, starts, spacing, held) + fastest
+    return wait + max(busy_term, spacing_term), spacing_term > busy_term
+
+
+@dataclass(frozen=True)
+class Lower:
+    """At least ``seconds`` more, set by ``holder`` for ``reason``, over the pages known now."""
+
+    seconds: float
+    proven: float
+    """The same bound with no latency assumed (a floor of 0): politeness alone."""
+    holder: str
+    """A host, ``in flight``, ``retry`` or ``workers``: what sets the bound."""
+    reason: str
+    """``b.com has 156 queued at one per 2 s (Crawl-delay)``."""
+    known: int
+    """Pages known and still to fetch: queued, in flight or waiting for a retry."""
+
+    @property
+    def margin(self) -> float:
+        """What the latency floor adds to the politeness-only bound."""
+        return self.seconds - self.proven
+
+    def sentence(self) -> str:
+        """``at least 312 s more: b.com has 156 queued at one per 2 s (Crawl-delay); known pages only``."""
+        if self.known == 0:
+            return "nothing known is left to fetch"
+        return f"at least {_secs(self.seconds)} more: {self.reason}; known pages only"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """About ``seconds`` more (``low`` to ``high``): a model of the crawl so far."""
+
+    seconds: float
+    low: float
+    high: float
+    share: float
+    """The share of links that led to a page not found before, lately (the discovery rate)."""
+    unknown: int
+    """Pages not yet discovered that the estimate assumes."""
+
+    def sentence(self) -> str:
+        """``about 420 s more (300 s-610 s), guessing 80 pages not yet found (12% of links new lately)``."""
+        return (
+            f"about {_secs(self.seconds)} more ({_secs(self.low)}-{_secs(self.high)}), guessing "
+            f"{self.unknown:,} pages not yet found from the discovery rate ({self.share:.0%} of links new lately)"
+        )
+
+
+@dataclass
+class _Host:
+    """What is known of one host now."""
+
+    queued: set[str] = field(default_factory=set)
+    retries: dict[str, float] = field(default_factory=dict)
+    """URL -> when its retry may start."""
+    until: float = 0.0
+    """Its ready time: no fetch starts on it before (the latest ``HostDeferred``)."""
+    held_by: str = "gap"
+    crawl_delay: float = 0.0
+    robots_loaded: bool = False
+    fastest: float = float("inf")
+    """Its fastest page fetch seen so far."""
+    busy: float = 0.0
+    fetched: int = 0
+
+
+@dataclass(frozen=True)
+class _Term:
+    seconds: float
+    holder: str
+    reason: str
+
+
+class TimeLeft:
+    """A crawl's time left, from its events so far.
+
+    Feed it every event in order (:meth:`see`); ask :meth:`lower` and
+    :meth:`estimate` at any ``now``.  ``floor`` maps a host to a latency no
+    fetch on it can beat (None: the fastest seen so far, an assumption the
+    margin states).
+    """
+
+    def __init__(self, options: CrawlOptions, floor: Mapping[str, float] | None = None) -> None:
+        self.options = options
+        self._floor = floor
+        self._hosts: dict[str, _Host] = defaultdict(_Host)
+        self._in_flight: dict[int, FetchStarted] = {}
+        self._kind: dict[str, str] = {}
+        self._done = False
+        self._discovered = 0
+        self._links = [0, 0]
+        """Links so far that led to a page not found before, and to one found before."""
+        self._fetched: list[tuple[float, int, int]] = []
+        """Per page response processed: its time, and the two link counts then."""
+
+    def see(self, event: Event) -> None:
+        """One more event of the crawl."""
+        kind = type(event)
+        if kind is Discovered:
+            self._hosts[event.host].queued.add(event.url)  # type: ignore[attr-defined]
+            self._discovered += 1
+            self._links[0] += int(event.parent is not None)  # type: ignore[attr-defined]
+        elif kind is FetchStarted:
+            self._started(event)  # type: ignore[arg-type]
+        elif kind is FetchFinished or kind is FetchFailed:
+            self._ended(event)  # type: ignore[arg-type]
+        elif kind is RetryScheduled:
+            if self._kind.get(event.url) == "page":  # type: ignore[attr-defined]
+                self._hosts[event.host].retries[event.url] = event.at  # type: ignore[attr-defined]
+        elif kind is HostDeferred:
+            host = self._hosts[event.host]  # type: ignore[attr-defined]
+            host.until, host.held_by = event.until, event.reason  # type: ignore[attr-defined]
+        elif kind is RobotsLoaded:
+            host = self._hosts[event.host]  # type: ignore[attr-defined]
+            host.crawl_delay, host.robots_loaded = event.crawl_delay or 0.0, True  # type: ignore[attr-defined]
+        elif kind is Skipped:
+            self._skipped(event)  # type: ignore[arg-type]
+        elif kind is Done:
+            self._done = True
+
+    def see_all(self, events: Iterable[Event]) -> TimeLeft:
+        for event in events:
+            self.see(event)
+        return self
+
+    def _skipped(self, event: Skipped) -> None:
+        if event.reason == "seen" and event.parent is not None:
+            self._links[1] += 1
+        elif event.reason == "robots":  # a queued URL its robots.txt now forbids
+            for host in self._hosts.values():
+                host.queued.discard(event.url)
+
+    def _started(self, event: FetchStarted) -> None:
+        self._in_flight[event.fetch_id] = event
+        self._kind[event.url] = event.kind
+        if event.kind == "page":
+            host = self._hosts[event.host]
+            host.queued.discard(event.url)
+            host.retries.pop(event.url, None)
+
+    def _ended(self, event: FetchFinished | FetchFailed) -> None:
+        start = self._in_flight.pop(event.fetch_id, None)
+        if start is None or event.kind != "page":
+            return
+        host = self._hosts[event.host]
+        took = event.t - start.t
+        host.fastest = min(host.fastest, took)
+        host.busy += took
+        host.fetched += 1
+        if isinstance(event, FetchFinished):
+            self._fetched.append((event.t, *self._links))
+
+    # -- the lower bound ------------------------------------------------------
+
+    def floor(self, host: str) -> float:
+        """The latency no fetch on ``host`` is assumed to beat."""
+        if self._floor is not None:
+            return self._floor.get(host, 0.0)
+        own = self._hosts[host].fastest if host in self._hosts else float("inf")
+        if own == float("inf"):
+            own = min((h.fastest for h in self._hosts.values()), default=float("inf"))
+        return 0.0 if own == float("inf") else own
+
+    def least_spacing(self, host: str) -> float:
+        """The least seconds between two starts on ``host`` from now on: its gap
+        or Crawl-delay, at its smallest randomized draw (half)."""
+        spacing = max(self.options.gap, self._hosts[host].crawl_delay)
+        return spacing * 0.5 if self.options.randomize_gap else spacing
+
+    def _certain(self, host: _Host) -> int:
+        """The page starts ``host`` will surely make: none while its robots.txt
+        is awaited (it may forbid every queued page)."""
+        if self.options.robots and not host.robots_loaded:
+            return 0
+        return len(host.queued) + len(host.retries)
+
+    def known(self) -> int:
+        """Pages known and still to fetch."""
+        waiting = sum(len(h.queued) + len(h.retries) for h in self._hosts.values())
+        return waiting + sum(1 for _ in self._pages_in_flight())
+
+    def _pages_in_flight(self) -> Iterable[FetchStarted]:
+        return (f for f in self._in_flight.values() if f.kind == "page")
+
+    def lower(self, now: float) -> Lower:
+        """At least this much more, from the pages known at ``now``."""
+        if self._done:
+            return Lower(0.0, 0.0, "", "the crawl is done", 0)
+        best = self._largest(now, self.floor)
+        proven = self._largest(now, lambda _host: 0.0)
+        return Lower(best.seconds, min(proven.seconds, best.seconds), best.holder, best.reason, self.known())
+
+    def _largest(self, now: float, floor: _Floor) -> _Term:
+        terms = [_Term(0.0, "", "nothing known is left to fetch"), *self._host_terms(now, floor)]
+        terms.append(self._work_term(now, floor))
+        terms.extend(self._flight_terms(now, floor))
+        return max(terms, key=lambda term: term.seconds)
+
+    def _host_terms(self, now: float, floor: _Floor) -> Iterable[_Term]:
+        for name, host in self._hosts.items():
+            starts = self._certain(host)
+            if starts == 0:
+                continue
+            fastest, spacing = floor(name), self.least_spacing(name)
+            wait = max(0.0, host.until - now)
+            seconds, spaced = host_left(self.options, wait, starts, spacing, (), fastest, starts * fastest)
+            for at in host.retries.values():
+                seconds = max(seconds, at - now + fastest)
+            yield _Term(seconds, name, self._host_reason(name, host, starts, spacing if spaced else None))
+
+    def _host_reason(self, name: str, host: _Host, starts: int, spacing: float | None) -> str:
+        if spacing is None or spacing <= 0:
+            return f"{name} has {starts:,} queued, {host_limit(self.options)} at a time"
+        rule = "Crawl-delay" if host.crawl_delay > self.options.gap else "gap"
+        return f"{name} has {starts:,} queued at one per {_secs(spacing)} ({rule})"
+
+    def _work_term(self, now: float, floor: _Floor) -> _Term:
+        busy = sum(self._certain(h) * floor(name) for name, h in self._hosts.items())
+        busy += sum(max(0.0, f.t + floor(f.host) - now) for f in self._pages_in_flight())
+        workers = self.options.workers
+        return _Term(busy / workers, "workers", f"{self.known():,} fetches left over {workers} workers")
+
+    def _flight_terms(self, now: float, floor: _Floor) -> Iterable[_Term]:
+        for fetch in self._pages_in_flight():
+            yield _Term(max(0.0, fetch.t + floor(fetch.host) - now), "in flight", f"{fetch.url} is in flight")
+
+    # -- the estimate ---------------------------------------------------------
+
+    def estimate(self, now: float) -> Estimate:
+        """About this much more: the known pages, and the unknown ones guessed
+        from the share of links that were new lately (module docstring)."""
+        lower = self.lower(now).seconds
+        if self._done or not self._fetched:
+            return Estimate(lower, lower, lower, 0.0, 0)
+        window = max(1, math.ceil(len(self._fetched) * RECENT_SHARE))
+        t0, new0, seen0 = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0, 0)
+        _, new, seen = self._fetched[-1]
+        speed = window / max(now - t0, 1e-9)
+        share, low_share, high_share = _wilson(new - new0, (new - new0) + (seen - seen0))
+        guess, low, high = (max(lower, self._guess(now, p, speed)) for p in (share, low_share, high_share))
+        unknown = round(self._unknown(share))
+        return Estimate(guess, min(low, guess), max(high, guess), share, unknown)
+
+    def _unknown(self, share: float) -> float:
+        """Pages not yet found, guessed from ``share`` (never past ``max_pages``)."""
+        unknown = self._discovered * _unknown_per_known(share)
+        cap = self.options.max_pages
+        return unknown if cap is None else min(unknown, max(0.0, cap - self._discovered))
+
+    def _guess(self, now: float, share: float, speed: float) -> float:
+        """Seconds left if a share ``share`` of the web is still unknown and pages are
+        fetched ``speed`` a second, or each host paces its share at its nominal spacing."""
+        unknown = self._unknown(share)
+        known = self.known()
+        scale = 1.0 + unknown / known if known else 1.0
+        by_rate = (known + unknown) / speed if speed > 0 else 0.0
+        by_host = 0.0
+        for name, host in self._hosts.items():
+            starts = round((len(host.queued) + len(host.retries)) * scale)
+            typical = host.busy / host.fetched if host.fetched else self.floor(name)
+            spacing = max(self.options.gap, host.crawl_delay)
+            wait = max(0.0, host.until - now)
+            seconds, _ = host_left(self.options, wait, starts, spacing, (), typical, starts * typical)
+            by_host = max(by_host, seconds)
+        return max(by_rate, by_host)
+
+
+@dataclass(frozen=True)
+class Moment:
+    """The two figures at one instant of a crawl, beside the truth once it is known."""
+
+    t: float
+    lower: float
+    proven: float
+    estimate: float
+    low: float
+    high: float
+
+
+def time_left_series(
+    options: CrawlOptions, events: Iterable[Event], floor: Mapping[str, float] | None = None, points: int = 200
+) -> list[Moment]:
+    """The bound and the estimate as they stood during a recorded crawl: at
+    each instant once all its events are in (a start's hold is emitted before
+    the start), at most ``points`` instants evenly spread in time.  The true
+    time left at ``t`` is the crawl's finish less ``t``."""
+    events = list(events)
+    if not events:
+        return []
+    left = TimeLeft(options, floor)
+    step = events[-1].t / points if points > 0 else 0.0
+    out: list[Moment] = []
+    next_t = 0.0
+    for i, event in enumerate(events):
+        left.see(event)
+        last = i + 1 == len(events)
+        if (last or events[i + 1].t != event.t) and (event.t >= next_t or last):
+            lower, guess = left.lower(event.t), left.estimate(event.t)
+            out.append(Moment(event.t, lower.seconds, lower.proven, guess.seconds, guess.low, guess.high))
+            next_t = event.t + step
+    return out
+
+
+def _unknown_per_known(share: float) -> float:
+    """Pages not yet found per page found, when a share ``share`` of the links lately
+    led to a page not found before: with links drawn evenly from ``N`` pages of
+    which ``D`` are found, ``share = (N - D) / N``, so ``(N - D) / D = share / (1 - share)``
+    (capture-recapture; ``share`` capped at :data:`SHARE_CAP`)."""
+    p = min(max(share, 0.0), SHARE_CAP)
+    return p / (1.0 - p)
+
+
+def _wilson(hits: int, trials: int, z: float = 1.28) -> tuple[float, float, float]:
+    """``hits / trials`` and its Wilson score interval (80%: ``z = 1.28``)."""
+    if trials <= 0:
+        return 0.0, 0.0, SHARE_CAP
+    p = hits / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _secs(value: float) -> str:
+    """``312 s``, ``2 s``, ``0.25 s``, ``1.5 s``: few figures, as a person says a time left."""
+    if value >= 10:
+        return f"{value:,.0f} s"
+    return f"{value:.2g} s" if value < 1 else f"{value:.1f} s".replace(".0 s", " s")
+
+
+__all__ = [
+    "Moment",
+    "time_left_series","SHARE_CAP", "Estimate", "Lower", "TimeLeft", "host_left", "host_limit"]

@@ -1,0 +1,87 @@
+"""The live lower bound on a crawl's time left never exceeds the true time left.
+
+In the simulation the truth is exact: the finish time is known, and so is a
+true latency floor per host (the run's fastest page fetch there).  At every
+event of a random crawl, the bound computed from the events so far is at
+most ``finish - t``; with no latency assumed at all (the politeness part,
+``proven``) it holds too.  The random scenarios are the bounds property's
+(robots.txt, Crawl-delay, failures, Retry-After, retries, randomized gaps,
+token buckets, FIFO, caps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from crawlsim.scenario.files import load_scenario, scenario_from_dict
+from crawlsim.sim.driver import simulate
+from crawlsim.sim.time_left import TimeLeft
+from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted
+from tests.test_bounds_properties import random_scenarios
+
+
+def true_floor(trace: Any) -> dict[str, float]:
+    """Per host, the fastest page fetch of the whole run: no fetch there was faster."""
+    started: dict[int, float] = {}
+    floor: dict[str, float] = {}
+    for event in trace:
+        if isinstance(event, FetchStarted) and event.kind == "page":
+            started[event.fetch_id] = event.t
+        elif isinstance(event, FetchFinished | FetchFailed) and event.fetch_id in started:
+            took = event.t - started.pop(event.fetch_id)
+            floor[event.host] = min(floor.get(event.host, took), took)
+    return floor
+
+
+def check_time_left(data: dict[str, Any]) -> None:
+    s = scenario_from_dict(data, path="<random>")
+    run = simulate(s, series=False)
+    finish = run.finish_time
+    left = TimeLeft(run.options, floor=true_floor(run.trace))
+    for t in instants(run.trace, left):
+        lower = left.lower(t)
+        assert lower.seconds <= finish - t + 1e-9, (t, lower, finish)
+        assert 0.0 <= lower.proven <= lower.seconds + 1e-12
+        estimate = left.estimate(t)
+        assert estimate.low <= estimate.seconds <= estimate.high
+        assert estimate.low >= lower.seconds
+
+
+def instants(trace: Any, left: TimeLeft) -> Any:
+    """Feed ``left`` the events, yielding each instant once all its events are in
+    (a start's hold is emitted before the start itself: the state at ``t`` is
+    the one after every event at ``t``)."""
+    events = list(trace)
+    for i, event in enumerate(events):
+        left.see(event)
+        if i + 1 == len(events) or events[i + 1].t != event.t:
+            yield event.t
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_scenarios())
+def test_the_live_lower_bound_never_exceeds_the_time_left(data: dict[str, Any]) -> None:
+    check_time_left(data)
+
+
+@pytest.mark.exhaustive
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_scenarios())
+def test_the_live_lower_bound_never_exceeds_the_time_left_exhaustive(data: dict[str, Any]) -> None:
+    check_time_left(data)
+
+
+def test_a_crawl_delay_host_names_itself_and_its_rule() -> None:
+    s = load_scenario("polite")
+    run = simulate(s, series=False)
+    left = TimeLeft(run.options)
+    names = set()
+    for t in instants(run.trace, left):
+        lower = left.lower(t)
+        names.add(lower.holder)
+        assert lower.sentence().endswith("known pages only") or lower.known == 0
+    assert left.lower(run.finish_time).known == 0
+    assert names & set(run.host_fetches), names
