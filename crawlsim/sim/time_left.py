@@ -32,9 +32,10 @@ range the two rates give.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import least_span
@@ -57,7 +58,10 @@ link leads somewhere new the web's end cannot be seen yet, so the estimate
 assumes at most nine pages unknown per page found."""
 
 RECENT_SHARE = 0.25
-"""The recent window of the estimate: the last quarter of the pages fetched."""
+"""The recent window of the estimate: the last quarter of the crawl's time so far."""
+
+WINDOW_LINKS = 30
+"""The fewest links the estimate's share is read from, when the crawl has seen that many."""
 
 _Floor = Callable[[str], float]
 """A host -> the latency no fetch on it is assumed to beat."""
@@ -185,8 +189,10 @@ class TimeLeft:
         self._discovered = 0
         self._links = [0, 0]
         """Links so far that led to a page not found before, and to one found before."""
-        self._fetched: list[tuple[float, int, int]] = []
-        """Per page response processed: its time, and the two link counts then."""
+        self._found_on: list[str] = []
+        """The host of each page found by a link, in order."""
+        self._fetched: list[tuple[float, int, int, int]] = []
+        """Per page response processed: its time, the two link counts then, and how many pages links had found."""
 
     def see(self, event: Event) -> None:
         """One more event of the crawl."""
@@ -194,7 +200,9 @@ class TimeLeft:
         if kind is Discovered:
             self._hosts[event.host].queued.add(event.url)  # type: ignore[attr-defined]
             self._discovered += 1
-            self._links[0] += int(event.parent is not None)  # type: ignore[attr-defined]
+            if event.parent is not None:  # type: ignore[attr-defined]
+                self._links[0] += 1
+                self._found_on.append(event.host)  # type: ignore[attr-defined]
         elif kind is FetchStarted:
             self._started(event)  # type: ignore[arg-type]
         elif kind is FetchFinished or kind is FetchFailed:
@@ -243,7 +251,7 @@ class TimeLeft:
         host.busy += took
         host.fetched += 1
         if isinstance(event, FetchFinished):
-            self._fetched.append((event.t, *self._links))
+            self._fetched.append((event.t, self._links[0], self._links[1], len(self._found_on)))
 
     # -- the lower bound ------------------------------------------------------
 
@@ -286,10 +294,16 @@ class TimeLeft:
         return Lower(best.seconds, min(proven.seconds, best.seconds), best.holder, best.reason, self.known())
 
     def _largest(self, now: float, floor: _Floor) -> _Term:
-        terms = [_Term(0.0, "", "nothing known is left to fetch"), *self._host_terms(now, floor)]
+        terms = [_Term(0.0, "", self._nothing_certain()), *self._host_terms(now, floor)]
         terms.append(self._work_term(now, floor))
         terms.extend(self._flight_terms(now, floor))
         return max(terms, key=lambda term: term.seconds)
+
+    def _nothing_certain(self) -> str:
+        """Why the bound is 0: nothing known is left, or robots.txt may yet forbid what is."""
+        if any(h.queued for h in self._hosts.values()):
+            return "robots.txt not yet read: the pages queued may all be forbidden"
+        return "nothing known is left to fetch"
 
     def _host_terms(self, now: float, floor: _Floor) -> Iterable[_Term]:
         for name, host in self._hosts.items():
@@ -319,6 +333,32 @@ class TimeLeft:
         for fetch in self._pages_in_flight():
             yield _Term(max(0.0, fetch.t + floor(fetch.host) - now), "in flight", f"{fetch.url} is in flight")
 
+    # -- what a running crawl says ---------------------------------------------
+
+    def figures(self, now: float) -> dict[str, Any]:
+        """The two figures at ``now`` as one record (``--json`` progress, Scrapy's stats)."""
+        lower, guess = self.lower(now), self.estimate(now)
+        return {
+            "t": round(now, 3),
+            "time_left_lower": round(lower.seconds, 3),
+            "time_left_margin": round(lower.margin, 3),
+            "time_left_holder": lower.holder,
+            "time_left_reason": lower.reason,
+            "time_left_estimate": round(guess.seconds, 3),
+            "time_left_range": [round(guess.low, 3), round(guess.high, 3)],
+            "pages_known_left": lower.known,
+            "pages_unknown_guess": guess.unknown,
+        }
+
+    def line(self, now: float) -> str:
+        """``time left: at least 312 s more: b.com has ...; known pages only; about 420 s more (...)``."""
+        if self._done:
+            return "time left: none, the crawl is done"
+        lower = self.lower(now)
+        if lower.known == 0:
+            return "time left: nothing known is left to fetch"
+        return f"time left: {lower.sentence()}; {self.estimate(now).sentence()}"
+
     # -- the estimate ---------------------------------------------------------
 
     def estimate(self, now: float) -> Estimate:
@@ -327,14 +367,30 @@ class TimeLeft:
         lower = self.lower(now).seconds
         if self._done or not self._fetched:
             return Estimate(lower, lower, lower, 0.0, 0)
-        window = max(1, math.ceil(len(self._fetched) * RECENT_SHARE))
-        t0, new0, seen0 = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0, 0)
-        _, new, seen = self._fetched[-1]
+        window = self._window(now)
+        t0, new0, seen0, found0 = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0, 0, 0)
+        _, new, seen, _ = self._fetched[-1]
         speed = window / max(now - t0, 1e-9)
-        share, low_share, high_share = _wilson(new - new0, (new - new0) + (seen - seen0))
-        guess, low, high = (max(lower, self._guess(now, p, speed)) for p in (share, low_share, high_share))
-        unknown = round(self._unknown(share))
-        return Estimate(guess, min(low, guess), max(high, guess), share, unknown)
+        where = Counter(self._found_on[found0:])
+        hits, trials = new - new0, (new - new0) + (seen - seen0)
+        share, high_share = hits / max(trials, 1), _wilson_high(hits, trials)
+        low_share = 0.0  # the known pages alone, found nothing more
+        guess, low, high = (max(lower, self._guess(now, p, speed, where)) for p in (share, low_share, high_share))
+        return Estimate(guess, min(low, guess), max(high, guess), share, round(self._unknown(share)))
+
+    def _window(self, now: float) -> int:
+        """How many of the latest responses the estimate reads: those of the
+        last quarter of the time so far, widened back until their links number
+        :data:`WINDOW_LINKS` (or all of them)."""
+        fetched = self._fetched
+        since = now * (1.0 - RECENT_SHARE)
+        _, new, seen, _ = fetched[-1]
+        window = 1
+        while window < len(fetched) and (
+            fetched[-window - 1][0] >= since or sum(fetched[-window - 1][1:3]) > new + seen - WINDOW_LINKS
+        ):
+            window += 1
+        return window
 
     def _unknown(self, share: float) -> float:
         """Pages not yet found, guessed from ``share`` (never past ``max_pages``)."""
@@ -342,16 +398,15 @@ class TimeLeft:
         cap = self.options.max_pages
         return unknown if cap is None else min(unknown, max(0.0, cap - self._discovered))
 
-    def _guess(self, now: float, share: float, speed: float) -> float:
-        """Seconds left if a share ``share`` of the web is still unknown and pages are
-        fetched ``speed`` a second, or each host paces its share at its nominal spacing."""
+    def _guess(self, now: float, share: float, speed: float, where: Counter[str]) -> float:
+        """Seconds left if a share ``share`` of the web is still unknown, spread over
+        the hosts as the recent discoveries were (``where``), and pages are fetched
+        ``speed`` a second, or each host paces its pages at its nominal spacing."""
         unknown = self._unknown(share)
-        known = self.known()
-        scale = 1.0 + unknown / known if known else 1.0
-        by_rate = (known + unknown) / speed if speed > 0 else 0.0
-        by_host = 0.0
+        by_rate = (self.known() + unknown) / speed if speed > 0 else 0.0
+        by_host, found = 0.0, where.total()
         for name, host in self._hosts.items():
-            starts = round((len(host.queued) + len(host.retries)) * scale)
+            starts = len(host.queued) + len(host.retries) + (round(unknown * where[name] / found) if found else 0)
             typical = host.busy / host.fetched if host.fetched else self.floor(name)
             spacing = max(self.options.gap, host.crawl_delay)
             wait = max(0.0, host.until - now)
@@ -405,14 +460,14 @@ def _unknown_per_known(share: float) -> float:
     return p / (1.0 - p)
 
 
-def _wilson(hits: int, trials: int, z: float = 1.28) -> tuple[float, float, float]:
-    """``hits / trials`` and its Wilson score interval (80%: ``z = 1.28``)."""
+def _wilson_high(hits: int, trials: int, z: float = 1.28) -> float:
+    """The high end of the Wilson score interval of ``hits / trials`` (80%: ``z = 1.28``)."""
     if trials <= 0:
-        return 0.0, 0.0, SHARE_CAP
+        return SHARE_CAP
     p = hits / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    return min(1.0, centre + half)
 
 
 def _secs(value: float) -> str:
