@@ -1,7 +1,7 @@
 """The live lower bound on a crawl's time left never exceeds the true time left.
 
 In the simulation the truth is exact: the finish time is known, and so is a
-true latency floor per host (the run's fastest page fetch there).  At every
+true latency floor per host (the run's fastest page fetch there, ``SimRun.host_page_min_latency``).  At every
 event of a random crawl, the bound computed from the events so far is at
 most ``finish - t``; with no latency assumed at all (the politeness part,
 ``proven``) it holds too.  The random scenarios are the bounds property's
@@ -19,28 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from crawlsim.scenario.files import load_scenario, scenario_from_dict
 from crawlsim.sim.driver import simulate
 from crawlsim.sim.time_left import TimeLeft
-from crawlsim.trace.events import FetchFailed, FetchFinished, FetchStarted
 from tests.test_bounds_properties import random_scenarios
-
-
-def true_floor(trace: Any) -> dict[str, float]:
-    """Per host, the fastest page fetch of the whole run: no fetch there was faster."""
-    started: dict[int, float] = {}
-    floor: dict[str, float] = {}
-    for event in trace:
-        if isinstance(event, FetchStarted) and event.kind == "page":
-            started[event.fetch_id] = event.t
-        elif isinstance(event, FetchFinished | FetchFailed) and event.fetch_id in started:
-            took = event.t - started.pop(event.fetch_id)
-            floor[event.host] = min(floor.get(event.host, took), took)
-    return floor
 
 
 def check_time_left(data: dict[str, Any]) -> None:
     s = scenario_from_dict(data, path="<random>")
     run = simulate(s, series=False)
     finish = run.finish_time
-    left = TimeLeft(run.options, floor=true_floor(run.trace))
+    left = TimeLeft(run.options, floor=run.host_page_min_latency)  # no page fetch on a host was faster
     for t in instants(run.trace, left):
         lower = left.lower(t)
         assert lower.seconds <= finish - t + 1e-9, (t, lower, finish)

@@ -161,6 +161,8 @@ class _Host:
     """Its fastest page fetch seen so far."""
     busy: float = 0.0
     fetched: int = 0
+    found: int = 0
+    """Its URLs found so far."""
 
 
 @dataclass(frozen=True)
@@ -187,22 +189,18 @@ class TimeLeft:
         self._kind: dict[str, str] = {}
         self._done = False
         self._discovered = 0
-        self._links = [0, 0]
-        """Links so far that led to a page not found before, and to one found before."""
-        self._found_on: list[str] = []
-        """The host of each page found by a link, in order."""
-        self._fetched: list[tuple[float, int, int, int]] = []
-        """Per page response processed: its time, the two link counts then, and how many pages links had found."""
+        self._host_of: dict[str, str] = {}
+        """Every URL found -> its host."""
+        self._linked: list[tuple[str, bool]] = []
+        """Every link read, in order: the host it leads to, and whether it found a new page."""
+        self._fetched: list[tuple[float, int]] = []
+        """Per page response processed: its time, and how many links had been read then."""
 
     def see(self, event: Event) -> None:
         """One more event of the crawl."""
         kind = type(event)
         if kind is Discovered:
-            self._hosts[event.host].queued.add(event.url)  # type: ignore[attr-defined]
-            self._discovered += 1
-            if event.parent is not None:  # type: ignore[attr-defined]
-                self._links[0] += 1
-                self._found_on.append(event.host)  # type: ignore[attr-defined]
+            self._found(event)  # type: ignore[arg-type]
         elif kind is FetchStarted:
             self._started(event)  # type: ignore[arg-type]
         elif kind is FetchFinished or kind is FetchFailed:
@@ -226,9 +224,20 @@ class TimeLeft:
             self.see(event)
         return self
 
+    def _found(self, event: Discovered) -> None:
+        host = self._hosts[event.host]
+        host.queued.add(event.url)
+        host.found += 1
+        self._discovered += 1
+        self._host_of[event.url] = event.host
+        if event.parent is not None:
+            self._linked.append((event.host, True))
+
     def _skipped(self, event: Skipped) -> None:
         if event.reason == "seen" and event.parent is not None:
-            self._links[1] += 1
+            host = self._host_of.get(event.url)
+            if host is not None:
+                self._linked.append((host, False))
         elif event.reason == "robots":  # a queued URL its robots.txt now forbids
             for host in self._hosts.values():
                 host.queued.discard(event.url)
@@ -251,7 +260,7 @@ class TimeLeft:
         host.busy += took
         host.fetched += 1
         if isinstance(event, FetchFinished):
-            self._fetched.append((event.t, self._links[0], self._links[1], len(self._found_on)))
+            self._fetched.append((event.t, len(self._linked)))
 
     # -- the lower bound ------------------------------------------------------
 
@@ -363,20 +372,22 @@ class TimeLeft:
 
     def estimate(self, now: float) -> Estimate:
         """About this much more: the known pages, and the unknown ones guessed
-        from the share of links that were new lately (module docstring)."""
+        from the links of the responses lately (module docstring)."""
         lower = self.lower(now).seconds
         if self._done or not self._fetched:
             return Estimate(lower, lower, lower, 0.0, 0)
         window = self._window(now)
-        t0, new0, seen0, found0 = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0, 0, 0)
-        _, new, seen, _ = self._fetched[-1]
+        t0, first = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0)
         speed = window / max(now - t0, 1e-9)
-        where = Counter(self._found_on[found0:])
-        hits, trials = new - new0, (new - new0) + (seen - seen0)
-        share, high_share = hits / max(trials, 1), _wilson_high(hits, trials)
-        low_share = 0.0  # the known pages alone, found nothing more
-        guess, low, high = (max(lower, self._guess(now, p, speed, where)) for p in (share, low_share, high_share))
-        return Estimate(guess, min(low, guess), max(high, guess), share, round(self._unknown(share)))
+        links = self._linked[first:]
+        new = Counter(host for host, is_new in links if is_new)
+        seen = Counter(host for host, is_new in links if not is_new)
+        growth = new.total() / window
+        mid = self._unknown(new, seen, growth, high=False)
+        top = self._unknown(new, seen, growth + 1.28 * math.sqrt(max(growth, 1.0) / window), high=True)
+        guess, low, high = (max(lower, self._guess(now, unknown, speed)) for unknown in (mid, {}, top))
+        share = new.total() / max(1, len(links))
+        return Estimate(guess, min(low, guess), max(high, guess), share, round(sum(mid.values())))
 
     def _window(self, now: float) -> int:
         """How many of the latest responses the estimate reads: those of the
@@ -384,29 +395,44 @@ class TimeLeft:
         :data:`WINDOW_LINKS` (or all of them)."""
         fetched = self._fetched
         since = now * (1.0 - RECENT_SHARE)
-        _, new, seen, _ = fetched[-1]
+        links = len(self._linked)
         window = 1
         while window < len(fetched) and (
-            fetched[-window - 1][0] >= since or sum(fetched[-window - 1][1:3]) > new + seen - WINDOW_LINKS
+            fetched[-window - 1][0] >= since or fetched[-window - 1][1] > links - WINDOW_LINKS
         ):
             window += 1
         return window
 
-    def _unknown(self, share: float) -> float:
-        """Pages not yet found, guessed from ``share`` (never past ``max_pages``)."""
-        unknown = self._discovered * _unknown_per_known(share)
+    def _unknown(self, new: Counter[str], seen: Counter[str], growth: float, *, high: bool) -> dict[str, float]:
+        """Pages not yet found, per host: the smaller of two guesses (never past
+        ``max_pages`` in all).  Capture-recapture: a share ``p`` of the links to
+        the host lately led to a page not found before, so ``D_h * p / (1 - p)``
+        are unknown (right when links go anywhere on the host, too high on a
+        tree, whose links all lead somewhere new); a branching process: each
+        known page to fetch finds ``growth`` new ones, each as many more, the
+        host taking its share of the recent finds (right on a tree, too high
+        when links go anywhere).  ``high``: the top of the 80% interval of ``p``."""
+        branching = self.known() * _unknown_per_known(growth)
+        found = new.total()
+        unknown: dict[str, float] = {}
+        for name in new:
+            hits, trials = new[name], new[name] + seen[name]
+            p = _wilson_high(hits, trials) if high else hits / trials
+            unknown[name] = min(self._hosts[name].found * _unknown_per_known(p), branching * hits / found)
         cap = self.options.max_pages
-        return unknown if cap is None else min(unknown, max(0.0, cap - self._discovered))
+        if cap is not None and unknown:
+            room = max(0.0, cap - self._discovered) / max(sum(unknown.values()), 1e-9)
+            unknown = {h: n * min(1.0, room) for h, n in unknown.items()}
+        return unknown
 
-    def _guess(self, now: float, share: float, speed: float, where: Counter[str]) -> float:
-        """Seconds left if a share ``share`` of the web is still unknown, spread over
-        the hosts as the recent discoveries were (``where``), and pages are fetched
-        ``speed`` a second, or each host paces its pages at its nominal spacing."""
-        unknown = self._unknown(share)
-        by_rate = (self.known() + unknown) / speed if speed > 0 else 0.0
-        by_host, found = 0.0, where.total()
+    def _guess(self, now: float, unknown: Mapping[str, float], speed: float) -> float:
+        """Seconds left if ``unknown`` pages per host are still to be found and
+        pages are fetched ``speed`` a second, or each host paces its pages at its
+        nominal spacing and typical fetch."""
+        by_rate = (self.known() + sum(unknown.values())) / speed if speed > 0 else 0.0
+        by_host = 0.0
         for name, host in self._hosts.items():
-            starts = len(host.queued) + len(host.retries) + (round(unknown * where[name] / found) if found else 0)
+            starts = len(host.queued) + len(host.retries) + round(unknown.get(name, 0.0))
             typical = host.busy / host.fetched if host.fetched else self.floor(name)
             spacing = max(self.options.gap, host.crawl_delay)
             wait = max(0.0, host.until - now)
@@ -452,10 +478,10 @@ def time_left_series(
 
 
 def _unknown_per_known(share: float) -> float:
-    """Pages not yet found per page found, when a share ``share`` of the links lately
-    led to a page not found before: with links drawn evenly from ``N`` pages of
-    which ``D`` are found, ``share = (N - D) / N``, so ``(N - D) / D = share / (1 - share)``
-    (capture-recapture; ``share`` capped at :data:`SHARE_CAP`)."""
+    """``share / (1 - share)``, ``share`` capped at :data:`SHARE_CAP`.  With links
+    drawn evenly from ``N`` pages of which ``D`` are found, a share ``(N - D) / N``
+    of them lead somewhere new, and ``(N - D) / D`` is this; a page to fetch that
+    finds ``g`` new pages, each finding ``g`` more, finds ``g / (1 - g)`` in all."""
     p = min(max(share, 0.0), SHARE_CAP)
     return p / (1.0 - p)
 
