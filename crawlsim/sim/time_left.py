@@ -163,6 +163,15 @@ class _Host:
     fetched: int = 0
     found: int = 0
     """Its URLs found so far."""
+    flying: int = 0
+    active_since: float = 0.0
+    active: float = 0.0
+    """Seconds it had a fetch in flight (fetches that overlap count once)."""
+
+    def per_page(self) -> float:
+        """Seconds of the host's time each page took so far: its time with a fetch
+        in flight over its pages (its mean fetch when they never overlap)."""
+        return self.active / self.fetched if self.fetched else 0.0
 
 
 @dataclass(frozen=True)
@@ -245,16 +254,24 @@ class TimeLeft:
     def _started(self, event: FetchStarted) -> None:
         self._in_flight[event.fetch_id] = event
         self._kind[event.url] = event.kind
+        host = self._hosts[event.host]
+        if host.flying == 0:
+            host.active_since = event.t
+        host.flying += 1
         if event.kind == "page":
-            host = self._hosts[event.host]
             host.queued.discard(event.url)
             host.retries.pop(event.url, None)
 
     def _ended(self, event: FetchFinished | FetchFailed) -> None:
         start = self._in_flight.pop(event.fetch_id, None)
-        if start is None or event.kind != "page":
+        if start is None:
             return
         host = self._hosts[event.host]
+        host.flying -= 1
+        if host.flying == 0:
+            host.active += event.t - host.active_since
+        if event.kind != "page":
+            return
         took = event.t - start.t
         host.fastest = min(host.fastest, took)
         host.busy += took
@@ -427,17 +444,18 @@ class TimeLeft:
 
     def _guess(self, now: float, unknown: Mapping[str, float], speed: float) -> float:
         """Seconds left if ``unknown`` pages per host are still to be found and
-        pages are fetched ``speed`` a second, or each host paces its pages at its
-        nominal spacing and typical fetch."""
+        pages are fetched ``speed`` a second, or each host takes its pages at the
+        pace it kept so far (:meth:`_Host.per_page`), spaced as politeness asks."""
         by_rate = (self.known() + sum(unknown.values())) / speed if speed > 0 else 0.0
         by_host = 0.0
         for name, host in self._hosts.items():
             starts = len(host.queued) + len(host.retries) + round(unknown.get(name, 0.0))
-            typical = host.busy / host.fetched if host.fetched else self.floor(name)
+            if starts == 0:
+                continue
+            each = host.per_page() or self.floor(name)
             spacing = max(self.options.gap, host.crawl_delay)
-            wait = max(0.0, host.until - now)
-            seconds, _ = host_left(self.options, wait, starts, spacing, (), typical, starts * typical)
-            by_host = max(by_host, seconds)
+            spaced = least_span(self.options, starts, spacing) + each
+            by_host = max(by_host, max(0.0, host.until - now) + max(starts * each, spaced))
         return max(by_rate, by_host)
 
 
