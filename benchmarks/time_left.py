@@ -32,34 +32,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_web import Web, docs_web  # noqa: E402
+from model_fidelity import SPIDER  # noqa: E402
 
 from crawlsim.core.options import CrawlOptions  # noqa: E402
 from crawlsim.trace.jsonl import read_trace  # noqa: E402
 from crawlsim.views.time_left import CHECKPOINTS, TimeLeftReport, report_of  # noqa: E402
 
 CRAWL_FLAGS = ["--scope", "any", "--workers", "4", "--per-host", "1", "--gap", "0"]
-SPIDER = """
-import json, sys
-import scrapy
-from scrapy.crawler import CrawlerProcess
-
-class Site(scrapy.Spider):
-    name = "docs"
-    start_urls = [sys.argv[1]]
-
-    def parse(self, response):
-        for href in response.css("a::attr(href)").getall():
-            yield response.follow(href, self.parse)
-
-process = CrawlerProcess({
-    "EXTENSIONS": {"crawlsim.integrations.scrapy.TraceRecorder": 500},
-    "CRAWLSIM_TRACE": sys.argv[2], "LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": 5, "TELNETCONSOLE_ENABLED": False,
-    "ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0,
-    "RETRY_HTTP_CODES": [429, 500, 502, 503, 504],
-})
-process.crawl(Site)
-process.start()
-"""
+SCRAPY_SETTINGS = {
+    "LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": 5, "CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+    "DOWNLOAD_DELAY": 0, "RETRY_HTTP_CODES": [429, 500, 502, 503, 504],
+}  # fmt: skip
 
 
 def crawlsim_crawl(web: Web, tmp: Path) -> Path:
@@ -76,8 +59,8 @@ def scrapy_crawl(web: Web, tmp: Path) -> Path:
     trace, spider = tmp / "scrapy.jsonl", tmp / "spider.py"
     spider.write_text(SPIDER)
     web.restart()
-    done = subprocess.run([sys.executable, str(spider), web.start, str(trace)], check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(spider), web.start, str(trace), json.dumps(SCRAPY_SETTINGS)],
+                          check=True, capture_output=True, text=True)
     for line in done.stderr.splitlines():
         if "crawlsim: time left" in line:
             print("  scrapy log:", line.split("crawlsim: ", 1)[1][:160], file=sys.stderr)

@@ -365,7 +365,9 @@ def _run(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | None, 
             writer.close()
 
 
-def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter | None) -> Any | None:
+def _crawl_watched_live(
+    crawl: Callable[..., Any], url: str, writer: TraceWriter | None, options: CrawlOptions, every: float
+) -> Any | None:
     """Run the crawl on a background thread (its own event loop) while the
     terminal app follows its events live; the crawl's result, or None when
     the app was closed first (the daemon thread dies with the process)."""
@@ -377,10 +379,15 @@ def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter
     feed = LiveFeed(url)
     outcome: list[Any] = []
 
-    def on_event(event: Event) -> None:
+    def then(event: Event) -> None:
         if writer is not None:
             writer(event)
         feed.events.append(event)
+
+    def say(left: Any, t: float) -> None:
+        feed.time_left = left.line(t)
+
+    on_event = LiveTimeLeft(options, say, min(every, 1.0) if every > 0 else 0.0, then=then)
 
     def work() -> None:
         try:
@@ -423,7 +430,7 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         retry_after_sent=writer.retry_after_sent if isinstance(writer, _CpuStampedWriter) else None,
     )
     if args.tui:
-        result = _crawl_watched_live(crawl, url, writer)
+        result = _crawl_watched_live(crawl, url, writer, options, args.progress)
         if result is None:
             print("crawlsim crawl: the app was closed before the crawl ended; crawl stopped", file=sys.stderr)
             return EXIT_INTERRUPTED

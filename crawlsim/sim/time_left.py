@@ -60,6 +60,10 @@ assumes at most nine pages unknown per page found."""
 RECENT_SHARE = 0.25
 """The recent window of the estimate: the last quarter of the crawl's time so far."""
 
+FLOOR_FETCHES = 5
+"""Page fetches seen before their fastest is taken as the latency floor: the
+first fetch alone (a cold connection, a slow start) would be a floor far too high."""
+
 WINDOW_LINKS = 30
 """The fewest links the estimate's share is read from, when the crawl has seen that many."""
 
@@ -282,13 +286,17 @@ class TimeLeft:
     # -- the lower bound ------------------------------------------------------
 
     def floor(self, host: str) -> float:
-        """The latency no fetch on ``host`` is assumed to beat."""
+        """The latency no fetch on ``host`` is assumed to beat: given, or the fastest
+        page fetch seen on it once it has :data:`FLOOR_FETCHES`, else the fastest seen
+        anywhere once the crawl has as many (else 0: nothing assumed)."""
         if self._floor is not None:
             return self._floor.get(host, 0.0)
-        own = self._hosts[host].fastest if host in self._hosts else float("inf")
-        if own == float("inf"):
-            own = min((h.fastest for h in self._hosts.values()), default=float("inf"))
-        return 0.0 if own == float("inf") else own
+        own = self._hosts.get(host)
+        if own is not None and own.fetched >= FLOOR_FETCHES:
+            return own.fastest
+        if sum(h.fetched for h in self._hosts.values()) >= FLOOR_FETCHES:
+            return min(h.fastest for h in self._hosts.values())
+        return 0.0
 
     def least_spacing(self, host: str) -> float:
         """The least seconds between two starts on ``host`` from now on: its gap
