@@ -14,19 +14,21 @@ the real crawler's coordinator, or the Scrapy recorder -- so every driver
 shares one computation; it reads no clock (``now`` is passed in).
 
 The latency floor: the live bound assumes no fetch on a host is faster than
-``floor`` (by default the fastest seen on that host so far, else the fastest
-seen anywhere).  The politeness part -- holds, spacing, the token bucket --
+``floor`` (by default the fastest seen on that host once it has five fetches,
+else the fastest seen anywhere).  The politeness part -- holds, spacing, the token bucket --
 needs no such assumption; :attr:`Lower.proven` is the bound with a floor of
 0, and :attr:`Lower.margin` what the floor adds.  In the simulation the
 run's fastest fetch per host is a true floor, and the bound is exact
 (``tests/test_time_left_properties.py``).
 
-The estimate models the crawl so far: each page fetched revealed, on average,
-``growth`` new pages (the discovery rate, over the whole crawl and over its
-recent quarter); the pages still unknown are estimated from it as a
-geometric series, and the time from the recent fetch rate and from each
-host's queue at its nominal spacing.  It is a guess, stated as one, with the
-range the two rates give.
+The estimate models the crawl so far (the last quarter of its time, at least
+30 links): per host, the pages still unknown from the share of its recent
+links that led somewhere new (capture-recapture), capped by a branching
+guess; then each host at the pace it kept so far, spaced as politeness asks,
+and the crawl at its recent fetch rate, whichever is slower.  It is a guess,
+stated as one ("guessing N pages not yet found from the discovery rate"),
+with a range from the known pages alone to the top of an 80% interval of
+that share (:meth:`TimeLeft._unknown`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from crawlsim.trace.events import (
     RobotsLoaded,
     Skipped,
 )
+from crawlsim.words import counted
 
 SHARE_CAP = 0.9
 """The largest share of new links the estimate extrapolates: when nearly every
@@ -145,7 +148,7 @@ class Estimate:
         """``about 420 s more (300 s-610 s), guessing 80 pages not yet found (12% of links new lately)``."""
         return (
             f"about {_secs(self.seconds)} more ({_secs(self.low)}-{_secs(self.high)}), guessing "
-            f"{self.unknown:,} pages not yet found from the discovery rate ({self.share:.0%} of links new lately)"
+            f"{counted(self.unknown, 'page')} not yet found from the discovery rate ({self.share:.0%} of links new lately)"
         )
 
 
@@ -163,7 +166,6 @@ class _Host:
     robots_loaded: bool = False
     fastest: float = float("inf")
     """Its fastest page fetch seen so far."""
-    busy: float = 0.0
     fetched: int = 0
     found: int = 0
     """Its URLs found so far."""
@@ -278,7 +280,6 @@ class TimeLeft:
             return
         took = event.t - start.t
         host.fastest = min(host.fastest, took)
-        host.busy += took
         host.fetched += 1
         if isinstance(event, FetchFinished):
             self._fetched.append((event.t, len(self._linked)))
