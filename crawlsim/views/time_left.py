@@ -116,7 +116,7 @@ def picture(report: TimeLeftReport, width: int = 60, height: int = 10) -> list[s
             if mark == "." or grid[row][col] == " ":
                 grid[row][col] = mark
     axis = f"{_secs(top):>8} |"
-    rows = [(axis if i == 0 else " " * 9 + "|") + "".join(cells) for i, cells in enumerate(grid)]
+    rows = [((axis if i == 0 else " " * 9 + "|") + "".join(cells)).rstrip() for i, cells in enumerate(grid)]
     rows.append(" " * 9 + "+" + "-" * width)
     rows.append(" " * 10 + f"0 s{_secs(report.finish):>{width - 3}}")
     rows.append(" " * 10 + ". real time left   e estimate (capped at the top)   L lower bound")
