@@ -65,9 +65,13 @@ def test_a_crawl_delay_host_names_itself_and_its_rule() -> None:
     run = simulate(s, series=False)
     left = TimeLeft(run.options)
     names = set()
+    margins: list[float] = []
     for t in instants(run.trace, left):
         lower = left.lower(t)
         names.add(lower.holder)
-        assert lower.sentence().endswith("known pages only") or lower.known == 0
+        assert "; known pages only" in lower.sentence() or lower.known == 0
+        assert ("(margin " in lower.sentence()) == (lower.margin > 0 and lower.known > 0)
+        margins.append(lower.margin)
     assert left.lower(run.finish_time).known == 0
     assert names & set(run.host_fetches), names
+    assert max(margins) > 0  # the live floor, the fastest fetch so far, adds to the bound and says so

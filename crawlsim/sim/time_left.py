@@ -126,10 +126,14 @@ class Lower:
         return self.seconds - self.proven
 
     def sentence(self) -> str:
-        """``at least 312 s more: b.com has 156 queued at one per 2 s (Crawl-delay); known pages only``."""
+        """``at least 312 s more: b.com has 156 queued at one per 2 s (Crawl-delay); known pages only``,
+        and, when the latency floor adds to it, ``(margin 3.1 s: no fetch faster than the fastest so far)``."""
         if self.known == 0:
             return "nothing known is left to fetch"
-        return f"at least {_secs(self.seconds)} more: {self.reason}; known pages only"
+        said = f"at least {_secs(self.seconds)} more: {self.reason}; known pages only"
+        if self.margin > 0:
+            said += f" (margin {_secs(self.margin)}: no fetch faster than the fastest so far)"
+        return said
 
 
 @dataclass(frozen=True)
