@@ -48,6 +48,12 @@ WORDS: tuple[Word, ...] = (
     Word("work", "the bound of busy worker-seconds divided by the workers"),
     Word("binding", "the largest of the bounds: what holds the crawl, and so the knob to turn"),
     Word("efficiency", "the binding bound divided by the finish time, at most 100%"),
+    Word(
+        "time left",
+        "how long a running crawl still needs: a lower bound over the pages known so far (`time_left_lower`) "
+        "and an estimate that guesses the pages not yet found from the discovery rate (`time_left_estimate`)",
+        ("ETA",),
+    ),
     Word("off", "normalization mode: URLs keyed as written"),
     Word("fragment", "normalization mode: drop the #fragment"),
     Word("rfc3986", "normalization mode: the safe steps (lowercase, default_port, dot_segments, fragment)"),

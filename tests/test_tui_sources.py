@@ -63,7 +63,11 @@ def test_a_live_source_shows_each_new_prefix_of_the_feed(see_it_trace) -> None:
     assert update is not None and update.latest and "crawling live" in (update.message or "")
     assert len(update.result.replay.events) == half
     assert source.poll() is None  # nothing arrived since
-    feed.events.extend(see_it_trace[half:])
+    feed.time_left = "time left: at least 3 s more: b.com has 3 queued at one per 1 s (gap); known pages only"
+    feed.events.append(see_it_trace[half])
+    update = source.poll()  # the crawl's latest time-left line rides on the status message
+    assert update is not None and (update.message or "").endswith(feed.time_left)
+    feed.events.extend(see_it_trace[half + 1 :])
     feed.done = True
     update = source.poll()
     assert update is not None and update.message == "crawl finished"

@@ -45,6 +45,7 @@ from crawlsim.real.flags import (
     politeness_line,
 )
 from crawlsim.real.loopwatch import watch_waits
+from crawlsim.real.progress import PROGRESS_SECONDS, LiveTimeLeft
 from crawlsim.trace.jsonl import TraceWriter
 
 EXIT_INTERRUPTED = 130
@@ -91,6 +92,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="watch the crawl live in the terminal app (a folder crawl is replayed when done)",
     )
     add_trace_out_flag(parser, "the crawl's trace", "-o")
+    parser.add_argument(
+        "--progress",
+        type=float,
+        default=PROGRESS_SECONDS,
+        metavar="SECONDS",
+        help=f"say the time left every SECONDS as the crawl runs: a lower bound over the pages known so far and "
+        f"an estimate (default {PROGRESS_SECONDS:g}; 0: never; with --json, JSON lines on stderr)",
+    )
+    parser.add_argument(
+        "--time-left-png",
+        metavar="FILE",
+        help="after the crawl, draw how the time-left bound and estimate moved against the real time left (PNG)",
+    )
     net = parser.add_argument_group("network")
     net.add_argument(
         "--resolve",
@@ -171,8 +185,12 @@ def _check_limits(args: argparse.Namespace) -> None:
     check_seconds("--max-time", args.max_time)
     check_int("--max-bytes", args.max_bytes, 1, MAX_BODY_BYTES)
     check_int("--max-redirects", args.max_redirects, 0, MAX_REDIRECTS)
+    if args.progress != 0:
+        check_seconds("--progress", args.progress)
     if args.trace_out is not None:
         check_writable(args.trace_out)
+    if args.time_left_png is not None:
+        check_writable(args.time_left_png)
 
 
 def _folder_options(
@@ -347,7 +365,9 @@ def _run(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | None, 
             writer.close()
 
 
-def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter | None) -> Any | None:
+def _crawl_watched_live(
+    crawl: Callable[..., Any], url: str, writer: TraceWriter | None, options: CrawlOptions, every: float
+) -> Any | None:
     """Run the crawl on a background thread (its own event loop) while the
     terminal app follows its events live; the crawl's result, or None when
     the app was closed first (the daemon thread dies with the process)."""
@@ -359,10 +379,15 @@ def _crawl_watched_live(crawl: Callable[..., Any], url: str, writer: TraceWriter
     feed = LiveFeed(url)
     outcome: list[Any] = []
 
-    def on_event(event: Event) -> None:
+    def then(event: Event) -> None:
         if writer is not None:
             writer(event)
         feed.events.append(event)
+
+    def say(left: Any, t: float) -> None:
+        feed.time_left = left.line(t)
+
+    on_event = LiveTimeLeft(options, say, min(every, 1.0) if every > 0 else 0.0, then=then)
 
     def work() -> None:
         try:
@@ -405,20 +430,55 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         retry_after_sent=writer.retry_after_sent if isinstance(writer, _CpuStampedWriter) else None,
     )
     if args.tui:
-        result = _crawl_watched_live(crawl, url, writer)
+        result = _crawl_watched_live(crawl, url, writer, options, args.progress)
         if result is None:
             print("crawlsim crawl: the app was closed before the crawl ended; crawl stopped", file=sys.stderr)
             return EXIT_INTERRUPTED
     else:
-        result = asyncio.run(crawl(on_event=writer))
+        result = asyncio.run(crawl(on_event=LiveTimeLeft(options, _sayer(args, out), args.progress, then=writer)))
+    report = _time_left_report(result, args)
     if args.json:
-        print(json.dumps(_web_json(result, url), indent=2))
+        print(json.dumps({**_web_json(result, url), "time_left": report.as_dict() if report else None}, indent=2))
     else:
         _print_result(result, url, out)
+        from crawlsim.views.time_left import section
+
+        print("\n".join(section(report)), file=out)
     if result.stats.pages_fetched == 0 and not result.stopped:
         print("crawlsim crawl: no page could be fetched (see the reasons above)", file=sys.stderr)
         return 1
     return 0
+
+
+def _sayer(args: argparse.Namespace, out: IO[str]) -> Callable[[Any, float], None]:
+    """How the running crawl says its time left: a JSON line on stderr with
+    ``--json``; one line rewritten in place on a terminal; else a plain line each time."""
+    if args.json:
+        return lambda left, t: print(json.dumps({"progress": left.figures(t)}), file=sys.stderr, flush=True)
+    if out.isatty():
+        width = max(20, os.get_terminal_size(out.fileno()).columns - 1)
+
+        def rewrite(left: Any, t: float) -> None:
+            end = "\n" if left.lower(t).known == 0 else ""
+            out.write(f"\r\x1b[K{f'[{t:,.1f} s] ' + left.line(t)}"[: width + 4] + end)
+            out.flush()
+
+        return rewrite
+    return lambda left, t: print(f"[{t:,.1f} s] {left.line(t)}", file=out, flush=True)
+
+
+def _time_left_report(result: Any, args: argparse.Namespace) -> Any:
+    """How the time left moved against the truth (None without events), and its PNG."""
+    from crawlsim.views.time_left import report_of
+
+    report = report_of(result.options, result.events) if result.events and not result.stopped else None
+    if args.time_left_png:
+        if report is None:
+            raise UsageError("no time-left picture: the crawl was stopped or fetched nothing")
+        from crawlsim.views.plots import write_time_left_png
+
+        write_time_left_png(report, args.time_left_png, title="time left as the crawl went", clock="seconds")
+    return report
 
 
 def _web_json(result: Any, url: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ plain text in a pipe); ``--json`` prints one JSON object instead, the dict of
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -26,10 +27,12 @@ from crawlsim.commands.common import (
 )
 from crawlsim.views.summary import render_summary, summary_dict
 from crawlsim.errors import UsageError
+from crawlsim.outfile import check_writable
 from crawlsim.sim.coverage import coverage_of
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
+    from crawlsim.sim.driver import SimRun
 
 NARRATE_LIMIT = 20_000
 """``--narrate`` refuses a web declaring more pages than this (unless max_pages caps the crawl within it)."""
@@ -57,6 +60,11 @@ def build_parser() -> ArgumentParser:
             f"(webs of at most {NARRATE_LIMIT:,} pages, or a max_pages within that)"
         ),
     )
+    parser.add_argument(
+        "--time-left-png",
+        metavar="FILE",
+        help="draw how the live time-left bound and estimate moved against the real time left (PNG)",
+    )
     add_seed_argument(parser)
     add_advise_argument(parser)
     add_crawler_flags(parser)
@@ -70,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         return list_shipped()
     if args.narrate and args.json:
         raise UsageError("--narrate prints sentences, --json one object: choose one")
+    if args.time_left_png:
+        check_writable(args.time_left_png)
     scenario = load(args.scenario, overrides_from_args(args), args.seed)
     if args.narrate:
         return narrate(scenario)
@@ -85,7 +95,24 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("\n")
     else:
         stdout_console().print(render_summary(data))
+    time_left(scenario, run, args)
     return 0
+
+
+def time_left(scenario: Scenario, run: SimRun, args: argparse.Namespace) -> None:
+    """The time-left section after the summary (the figures a live crawl would
+    have shown, against the real time left), and its PNG with ``--time-left-png``."""
+    from crawlsim.views.time_left import report_of, section
+
+    report = report_of(run.options, run.trace) if run.trace else None
+    if not args.json:
+        print("\n".join(section(report)))
+    if args.time_left_png:
+        if report is None:
+            raise UsageError(f"{scenario.name}: no events recorded, so no time-left picture to draw")
+        from crawlsim.views.plots import write_time_left_png
+
+        write_time_left_png(report, args.time_left_png, title=f"{scenario.name}: time left as the crawl went")
 
 
 def narrate(scenario: Scenario) -> int:

@@ -59,6 +59,7 @@ from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
 from crawlsim.trace.arrival import arrival_span, estimate, watch_waits
 from crawlsim.trace.jsonl import trace_line, trace_line_with_options
+from crawlsim.integrations.scrapy_time_left import ScrapyTimeLeft
 
 with needs("scrapy", "crawlsim.integrations.scrapy (the Scrapy TraceRecorder)"):
     import scrapy
@@ -244,6 +245,8 @@ class TraceRecorder:
         self.busy: float | None = None
         """Seconds Scrapy's loop was busy from the spider's opening to its last fetch's
         end, when it was watched."""
+        self.time_left: ScrapyTimeLeft | None = None
+        """The crawl's time left, logged and put in Scrapy's stats every ``LOGSTATS_INTERVAL``."""
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> TraceRecorder:
@@ -275,6 +278,7 @@ class TraceRecorder:
             logger.error("crawlsim: cannot write trace %s: %s; not recording", self.path, err.strerror or err)
         self._watch_scraper()
         self._watch_depth()
+        self._start_time_left()
 
     def request_scheduled(self, request: Any) -> None:
         fid = request.meta.get(FETCH_META)
@@ -323,6 +327,8 @@ class TraceRecorder:
     def spider_closed(self, spider: Any, reason: str) -> None:
         self.loop.stop()
         done = self.log.close()
+        if self.time_left is not None:
+            self.time_left.stop()
         if self.failed is not None:
             logger.error("crawlsim: trace %s is cut short: writing it failed: %s", self.path, self.failed)
         if self.file is None:
@@ -338,8 +344,23 @@ class TraceRecorder:
     # -- writing as the crawl goes ----------------------------------------------------
 
     def _write(self, event: Any) -> None:
+        if self.time_left is not None:
+            self.time_left.see(event)
         if self.file is not None:
             self.file(event)
+
+    def _start_time_left(self) -> None:
+        """Say the time left at Scrapy's ``LOGSTATS_INTERVAL`` (its own log line's pace)."""
+        from twisted.internet import task
+
+        from crawlsim.core.options import CrawlOptions
+
+        every = self.crawler.settings.getfloat("LOGSTATS_INTERVAL")
+        options = CrawlOptions.from_mapping(crawl_options(self.crawler.settings, self.allowed, self._jitter()))
+        self.time_left = ScrapyTimeLeft(options, self.crawler.stats, self.now)
+        if every > 0 and getattr(self.crawler, "engine", None) is not None:  # a crawl Scrapy runs
+            self.time_left.loop = task.LoopingCall(self.time_left.say)
+            self.time_left.loop.start(every, now=False)
 
     def _maybe_flush(self) -> None:
         """Write what has settled, at most every ``CRAWLSIM_TRACE_FLUSH`` seconds."""

@@ -114,8 +114,9 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from crawlsim.trace.events import Discovered, Event, FetchFinished, FetchStarted, HostDeferred, Skipped
-from crawlsim.core.politeness import least_span
 from crawlsim.sim.driver import SimRun
+from crawlsim.sim.time_left import host_left
+from crawlsim.sim.time_left import host_limit as options_host_limit
 
 if TYPE_CHECKING:
     from crawlsim.sim.inputs import SimInput
@@ -154,12 +155,8 @@ class Bounds:
 
 
 def host_limit(run: SimRun) -> int:
-    """Fetches one host may have in flight: its per-host limit, capped by the workers
-    (the workers alone with download slots, which may start more than the limit: (F1))."""
-    opts = run.options
-    if opts.frontier.startswith("download-slots"):
-        return opts.workers
-    return min(opts.per_host or opts.workers, opts.workers)
+    """Fetches one host may have in flight: its per-host limit, capped by the workers."""
+    return options_host_limit(run.options)
 
 
 def host_bound(run: SimRun, host: str) -> float:
@@ -177,13 +174,9 @@ def _host_terms(run: SimRun, host: str, held: Sequence[float]) -> tuple[float, b
     """The host's bound, and whether the gap-spaced starts set it."""
     robots = run.host_robots_busy.get(host, 0.0)
     pages = run.host_page_fetches.get(host, 0)
-    if pages <= 0:
-        return robots, False
     page_busy = run.host_busy.get(host, 0.0) - robots
-    busy_term = page_busy / host_limit(run)
     fastest = run.host_page_min_latency.get(host, 0.0)
-    spacing_term = least_span(run.options, pages, run.host_gap.get(host, 0.0), held) + fastest
-    return robots + max(busy_term, spacing_term), spacing_term > busy_term
+    return host_left(run.options, robots, pages, run.host_gap.get(host, 0.0), held, fastest, page_busy)
 
 
 def retry_after_held(trace: Iterable[Event]) -> dict[str, list[float]]:

@@ -248,6 +248,8 @@ class LiveSource(TraceSource):
             message = f"crawl failed: {feed.error}"
         else:
             message = "crawl finished" if done else "crawling live (space pauses the view, not the crawl)"
+            if feed.time_left and not done:
+                message += f"; {feed.time_left}"
         return Update(trace_result(self.events), message, latest=True)
 
 

@@ -404,6 +404,9 @@ def series_from(points: Iterable[Mapping[str, Any]], label: str) -> SweepSeries:
 
 
 __all__ = [
+    "TIME_LEFT_GID",
+    "draw_time_left",
+    "write_time_left_png",
     "BOUND_COLOURS",
     "BOUND_KEYS",
     "BOUND_STYLES",
@@ -432,3 +435,45 @@ __all__ = [
     "worker_name",
     "workers_axis",
 ]
+
+
+TIME_LEFT_GID = "crawlsim-time-left"
+"""``gid`` of the time-left chart's lines: ``crawlsim-time-left:truth|lower|estimate``."""
+
+
+def draw_time_left(ax: Axes, report: Any, *, title: str = "", clock: str = TIME_AXIS) -> None:
+    """How a crawl's time-left figures moved against the real time left (a
+    :class:`~crawlsim.views.time_left.TimeLeftReport`): the truth in the
+    finish's near-black, the lower bound in the busiest host's purple dashes
+    (it is that bound, from a state), the estimate in a series colour with
+    its range shaded."""
+    ts = [m.t for m in report.moments]
+    ax.plot(ts, [report.truth(m) for m in report.moments], color=FINISH_COLOUR, linewidth=2,
+            label="real time left", gid=f"{TIME_LEFT_GID}:truth")
+    ax.fill_between(ts, [m.low for m in report.moments], [m.high for m in report.moments],
+                    color=SERIES_COLOURS[1], alpha=0.15, label="estimate's range")
+    ax.plot(ts, [m.estimate for m in report.moments], color=SERIES_COLOURS[1], linewidth=1.5,
+            label="estimate", gid=f"{TIME_LEFT_GID}:estimate")
+    ax.plot(ts, [m.lower for m in report.moments], color=BOUND_COLOURS["busiest_host"],
+            linestyle=BOUND_STYLES["busiest_host"], linewidth=BOUND_WIDTH,
+            label="lower bound (known pages)", gid=f"{TIME_LEFT_GID}:lower")
+    ax.set_ylim(0, max(report.finish, max((m.lower for m in report.moments), default=0.0)) * 1.6 or 1.0)
+    ax.set_xlim(0, report.finish or 1.0)
+    ax.set_xlabel(clock)
+    ax.set_ylabel("time left (seconds)")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper right", frameon=False)
+
+
+def write_time_left_png(report: Any, path: str, *, title: str = "", clock: str = TIME_AXIS) -> None:
+    """:func:`draw_time_left` as a PNG at ``path`` (whole or not at all)."""
+    from matplotlib.figure import Figure
+
+    from crawlsim.outfile import replaced
+
+    figure = Figure(figsize=(8, 4.5), dpi=110)
+    draw_time_left(figure.add_subplot(), report, title=title, clock=clock)
+    figure.tight_layout()
+    with replaced(path) as temp:
+        figure.savefig(temp, format="png")

@@ -512,6 +512,8 @@ class LiveFeed:
     events: list[Event] = field(default_factory=list)
     done: bool = False
     error: str = ""
+    time_left: str = ""
+    """The crawl's latest time-left line (:class:`crawlsim.sim.time_left.TimeLeft`), or ""."""
 
 
 def default_speed(finish: float) -> float:
