@@ -12,7 +12,8 @@ Adapted: restated with the same design and bugs. get_urls(url) stands for the ai
 """
 # style: asyncio, recursive task per link (create_task + as_completed), asyncio.Semaphore misused
 # racy: yes (one event loop, but whether two responses land in one tick varies from run to run)
-# verdict-leetcode: fail host-scope,max-workers
+# verdict-leetcode: fail host-scope
+# revised: max-workers dropped from verdict-leetcode when it became an interview rule (LeetCode's statement has no max_workers)
 # also-leetcode: seen-race,check-then-add,basic,diamond-50,large-graph,slow-service,termination,cycle,pool-2,pool-3,many-hosts
 # verdict-interview: fail host-scope,max-workers,fragments,fetch-error
 # also-interview: seen-race,check-then-add,basic,diamond-50,large-graph,slow-service,termination,cycle,pool-2,pool-3,many-hosts,deep-chain
