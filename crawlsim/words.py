@@ -48,6 +48,11 @@ WORDS: tuple[Word, ...] = (
     Word("work", "the bound of busy worker-seconds divided by the workers"),
     Word("binding", "the largest of the bounds: what holds the crawl, and so the knob to turn"),
     Word("efficiency", "the binding bound divided by the finish time, at most 100%"),
+    Word(
+        "margin",
+        "how far the real site may land from the figures of a model of a recorded crawl (its bounds are the "
+        "model's): from the recording's own spread",
+    ),
     Word("off", "normalization mode: URLs keyed as written"),
     Word("fragment", "normalization mode: drop the #fragment"),
     Word("rfc3986", "normalization mode: the safe steps (lowercase, default_port, dot_segments, fragment)"),

@@ -117,6 +117,37 @@ def test_the_model_keeps_statuses_robots_and_measured_latency(
     assert sorted(data["pages"]["http://a.test/p0"]["links"]) == ["http://a.test/", "http://a.test/p1"]
 
 
+def test_a_models_bounds_are_the_models_within_the_recordings_margin(
+    recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import statistics
+    import tomllib
+
+    trace, _ = recorded
+    site = tmp_path / "site.toml"
+    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    times = [spec["latency"] for spec in tomllib.loads(site.read_text())["pages"].values()]  # one host, a.test
+    margin = 2 * statistics.stdev(times) / statistics.mean(times) / len(times) ** 0.5
+    capsys.readouterr()
+    assert cli(["run", str(site), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["model_margin"]
+    assert said["share"] == pytest.approx(margin, abs=1e-4) and "standard error" in said["basis"]
+    assert cli(["run", str(site)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "lower bounds on the model's finish time" in text
+    assert f"proven for the model; the real site may land {margin:.1%} either way" in text
+    assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
+    assert "model_margin" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    assert recorded_margin({"http://a.test/": {"latency": 2.0}, "http://b.test/": {"latency": 0.1}}) is None
+    pages = {"http://a.test/": {"latency": 1.0}, "http://a.test/x": {"latency": 3.0}, "http://b.test/": {"latency": 3.5}}
+    assert recorded_margin(pages) == pytest.approx(2 * 2**0.5 / 2 / 2**0.5, abs=1e-4)
+
+
 SEED_LINE = '{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n'
 
 
