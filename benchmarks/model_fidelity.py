@@ -376,13 +376,15 @@ def table(rows: list[Row], tmp: Path, reruns: int) -> None:
         real = crawls[len(crawls) // 2]
         same = all(c.pages == simulated_pages(tmp, flags) for c in crawls)
         named = dict(predicted["busiest_host"])["host"]  # type: ignore[call-overload]
+        binding = str(predicted["binding_bound"])
         bound = max(float(v) for v in dict(predicted["bounds"]).values())  # type: ignore[call-overload]
         margin = predicted.get("model_margin")
         share = float(dict(margin)["share"]) if margin else 0.0  # type: ignore[call-overload]
         verdict = "below" if bound <= real.finish else "covered" if bound <= real.finish * (1 + share) else "ABOVE"
         print(f"| `{shown}` | {finish:.2f} s | {real.finish:.2f} s | {crawls[0].finish:.2f}-{crawls[-1].finish:.2f} s "
               f"| {100 * (finish - real.finish) / real.finish:+.1f} % | {'yes' if same else 'no'} "
-              f"| {short(named)} / {short(real.last_host)}{'' if named == real.last_host else ' (differ)'} "
+              f"| {short(named)} / {short(real.last_host)}{'' if named == real.last_host else ' (differ)'}"
+              f"{'' if binding == 'busiest_host' else f' ({binding} binds)'} "
               f"| {bound:.2f} s / {real.finish:.2f} s ({share:.1%}): {verdict} |")
 
 
