@@ -182,3 +182,46 @@ def test_a_trace_too_large_to_model_is_refused_with_its_estimate(
     big.write_text("x" * 1000)
     assert cli(["model", str(big), "-o", str(tmp_path / "out.toml")]) == 2
     assert "too large to model in memory: about" in capsys.readouterr().err
+
+
+def contended(per_host: int, links: int = 44) -> dict[str, object]:
+    """One host: a start page linking to ``links`` pages, 1 s each alone, each other fetch
+    in flight to the host adding half."""
+    pages: dict[str, object] = {"http://a.test/": [f"/p{i}" for i in range(links)]}
+    return {"start": "http://a.test/", "crawl": {"workers": 4, "per_host": per_host, "robots": False},
+            "hosts": {"a.test": {"latency": 1.0, "contention": 0.5}}, "pages": pages}
+
+
+def test_a_host_that_shares_itself_slows_each_fetch_by_the_others_in_flight() -> None:
+    from crawlsim.scenario.files import scenario_from_dict
+    from crawlsim.sim.driver import simulate
+
+    # the start page alone (1 s), then its two links together, each with one other: 1 + 0.5 = 1.5 s
+    together = scenario_from_dict(contended(2, links=2), path="<test>")
+    assert simulate(together, series=False).finish_time == pytest.approx(1 + 1.5)
+    alone = scenario_from_dict(contended(1, links=2), path="<test>")
+    assert simulate(alone, series=False).finish_time == pytest.approx(1 + 1 + 1)
+
+
+def test_the_model_learns_contention_where_fetches_shared_a_host(tmp_path: Path) -> None:
+    import tomllib
+
+    import tomli_w
+
+    from crawlsim.scenario.files import scenario_from_dict
+    from crawlsim.scenario.from_trace import model_from_trace
+    from crawlsim.sim.driver import simulate
+
+    for per_host, learnt in ((3, 0.5), (1, None)):
+        site, trace = tmp_path / f"site{per_host}.toml", tmp_path / f"rec{per_host}.jsonl"
+        site.write_text(tomli_w.dumps(contended(per_host)))
+        assert cli(["trace", str(site), "-o", str(trace)]) == 0  # a recording of the contended host
+        model = tomllib.loads(model_from_trace(str(trace)))
+        assert model["hosts"]["a.test"].get("contention") == learnt
+        if learnt is None:  # every fetch alone on its host: nothing to learn, and the model says so
+            assert "cannot be learnt" in model["assumes"]
+            continue
+        assert all(page["latency"] == pytest.approx(1.0) for page in model["pages"].values())
+        rerun = scenario_from_dict(model, path="<model>").with_options(per_host=2)
+        truth = scenario_from_dict(contended(2), path="<test>")
+        assert simulate(rerun, series=False).finish_time == pytest.approx(simulate(truth, series=False).finish_time)

@@ -75,6 +75,7 @@ class Builder(CrawlTable, HostsTable, PagesTable, WebTable, TrapsTable):
             data=dict(data),
             size=size,
             page_latency=self.page_latency,
+            host_contention=self.host_contention,
             client_cost=self.number(data.get("client_cost", 0.0), "client_cost"),
             cluster=cluster,
         )
