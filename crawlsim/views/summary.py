@@ -133,12 +133,21 @@ def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, An
         assumes = getattr(scenario, "data", {}).get("assumes")
         if assumes:  # a model of a recorded crawl says what it assumed (crawlsim model)
             data["assumes"] = assumes
-            data["model_margin"] = {"share": scenario.data.get("margin"), "basis": MARGIN_BASIS}
+            data["model_margin"] = model_margin(scenario)
         if seeds is None:
             seeds = getattr(scenario, "seeds", None)
     if seeds is not None:
         data["start"] = list(seeds)
     return data
+
+
+def model_margin(scenario: Any) -> dict[str, Any] | None:
+    """A model of a recorded crawl's margin (``share`` None: unknown) and its basis;
+    None for a scenario that is no model (no ``assumes``: written by hand)."""
+    data = getattr(scenario, "data", None) or {}
+    if not data.get("assumes"):
+        return None
+    return {"share": data.get("margin"), "basis": MARGIN_BASIS}
 
 
 def _coverage_fields(coverage: Any) -> dict[str, Any]:
@@ -516,4 +525,4 @@ def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
     return buffer.getvalue()
 
 
-__all__ = ["BOUND_LABELS", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
