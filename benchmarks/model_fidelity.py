@@ -45,6 +45,17 @@ own fixed time (lognormal across pages, median 50 ms): nginx's
 pages under ``--rate`` bytes come back in well under a millisecond, and a
 Scrapy crawl of them measures only Scrapy.
 
+``--web docs`` crawls a web nobody here wrote instead: four Debian
+documentation sets on four loopback hosts, one slow, one fast, one with a
+Crawl-delay, one answering some pages 429 with Retry-After first
+(``docs_web.py``; ``--pages-per-host`` pages each).  crawlsim records it at
+:data:`DOCS_RECORD` (with ``--scrapy``, Scrapy at :data:`DOCS_SCRAPY_RECORD`),
+and each row also names the host the model's ``run`` calls busiest against
+the host whose last page finished last in the median real crawl, and the
+model's largest lower bound against the real finish with the model's stated
+margin: a bound of a model is a bound of the model, not of the real site.
+nginx restarts before every crawl, so each crawl meets the same 429s.
+
 Needs ``/usr/sbin/nginx``.  Wall-clock figures: run it on a quiet machine.
 """
 
@@ -56,12 +67,14 @@ import os
 import random
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 RECORD = ["--workers", "4", "--per-host", "4", "--gap", "0"]
@@ -73,6 +86,19 @@ SETTINGS = [
     ["--workers", "8", "--per-host", "2", "--gap", "0"],
     ["--workers", "4", "--per-host", "4", "--gap", "0.05"],
 ]
+
+DOCS_RECORD = ["--workers", "4", "--per-host", "1", "--gap", "0"]
+DOCS_SETTINGS = [
+    DOCS_RECORD,
+    ["--workers", "1", "--per-host", "1", "--gap", "0"],
+    ["--workers", "2", "--per-host", "1", "--gap", "0"],
+    ["--workers", "8", "--per-host", "1", "--gap", "0"],
+    ["--workers", "16", "--per-host", "1", "--gap", "0"],
+    ["--workers", "8", "--per-host", "2", "--gap", "0"],
+    ["--workers", "4", "--per-host", "1", "--gap", "0.1"],
+]
+DOCS_CRAWL = ["--scope", "any"]
+"""The docs web's portal links to the other hosts: every crawl of it leaves the start host."""
 
 
 def make_site(root: Path, pages: int, seed: int = 1) -> None:
@@ -188,6 +214,16 @@ process.crawl(Site)
 process.start()
 """
 SCRAPY_RECORD = {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "DOWNLOAD_DELAY": 0}
+DOCS_SCRAPY_RECORD = {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0}
+DOCS_SCRAPY_SETTINGS = [
+    DOCS_SCRAPY_RECORD,
+    {"CONCURRENT_REQUESTS": 1, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 2, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 8, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 8, "CONCURRENT_REQUESTS_PER_DOMAIN": 2, "DOWNLOAD_DELAY": 0},
+    {"CONCURRENT_REQUESTS": 4, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0.1},
+]
 SCRAPY_SETTINGS = [
     SCRAPY_RECORD,
     {"CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0},
@@ -205,28 +241,42 @@ def as_flags(setting: dict[str, float]) -> list[str]:
             str(setting["CONCURRENT_REQUESTS_PER_DOMAIN"]), "--gap", str(setting["DOWNLOAD_DELAY"])]
 
 
-def scrapy_crawl(tmp: Path, url: str, setting: dict[str, float], name: str) -> tuple[float, set[str]]:
-    """A real Scrapy crawl: (its finish, the pages it fetched), from its trace."""
+class Crawl(NamedTuple):
+    """One real crawl, read from its trace."""
+
+    finish: float
+    pages: frozenset[str]
+    """The pages it fetched (status below 400)."""
+    last_host: str
+    """The host whose last page fetch finished last: the host that set the end."""
+
+
+def crawl_of(trace: Path) -> Crawl:
     from crawlsim.trace.events import FetchFinished
     from crawlsim.trace.jsonl import read_trace
 
+    events = read_trace(trace).events
+    finished = [e for e in events if isinstance(e, FetchFinished) and e.kind == "page"]
+    return Crawl(events[-1].t, frozenset(e.url for e in finished if e.status < 400), finished[-1].host)
+
+
+def scrapy_crawl(tmp: Path, url: str, setting: dict[str, float], name: str) -> Crawl:
+    """A real Scrapy crawl, from its trace."""
     spider, trace = tmp / "spider.py", tmp / f"{name}.jsonl"
     spider.write_text(SPIDER)
     subprocess.run([sys.executable, str(spider), url, str(trace), json.dumps(setting)], check=True)
-    events = read_trace(trace).events
-    pages = {e.url for e in events if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
-    return events[-1].t, pages
+    return crawl_of(trace)
 
 
-def simulated_pages(tmp: Path, flags: list[str]) -> set[str]:
+def simulated_pages(tmp: Path, flags: list[str]) -> frozenset[str]:
     from crawlsim.trace.events import FetchFinished
     from crawlsim.trace.jsonl import read_trace
 
     out = tmp / "sim.jsonl"
     subprocess.run([sys.executable, "-m", "crawlsim", "trace", str(tmp / "site.toml"), *flags, "-o", str(out)],
                    check=True, capture_output=True)
-    return {e.url for e in read_trace(out).events
-            if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
+    return frozenset(e.url for e in read_trace(out).events
+                     if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400)
 
 
 def scrapy_scenario(port: int, pages: int, seed: int = 1) -> dict[str, object]:
@@ -242,7 +292,7 @@ def scrapy_scenario(port: int, pages: int, seed: int = 1) -> dict[str, object]:
     return {"start": urls[0], "crawl": {"scope": "any"}, "hosts": {"*": {"latency": latency}}, "pages": table}
 
 
-def scrapy_rows(tmp: Path, pages: int) -> None:
+def scrapy_rows(tmp: Path, pages: int, reruns: int) -> None:
     """Record a Scrapy crawl, model it, predict each Scrapy setting, rerun it for real."""
     from crawlsim.real.server import ServerProcess
     from crawlsim.scenario.files import scenario_from_dict
@@ -250,78 +300,125 @@ def scrapy_rows(tmp: Path, pages: int) -> None:
     port = free_port()
     data = scrapy_scenario(port, pages)
     with ServerProcess(scenario_from_dict(data, name="scrapy-site")):
-        scrapy_table(tmp, str(data["start"]))
+        scrapy_table(tmp, str(data["start"]), SCRAPY_RECORD, SCRAPY_SETTINGS, reruns, "3 hosts, crawlsim's server")
 
 
-def scrapy_table(tmp: Path, url: str) -> None:
-    scrapy_crawl(tmp, url, SCRAPY_RECORD, "warm")  # the first crawl pays for cold caches
-    finish, pages = scrapy_crawl(tmp, url, SCRAPY_RECORD, "rec")
-    subprocess.run([sys.executable, "-m", "crawlsim", "model", str(tmp / "rec.jsonl"), "-o", str(tmp / "site.toml")],
+def scrapy_table(tmp: Path, url: str, record: dict[str, float], settings: list[dict[str, float]], reruns: int,
+                 web: str, fresh: Callable[[], None] = lambda: None) -> None:
+    """Record Scrapy at ``record`` (the median of ``reruns`` recordings), model it, and
+    print the table of ``settings`` (each Scrapy setting asked of the model as crawlsim flags)."""
+    fresh()
+    scrapy_crawl(tmp, url, record, "warm")  # the first crawl pays for cold caches
+    recordings = []
+    for i in range(reruns):
+        fresh()
+        recordings.append((scrapy_crawl(tmp, url, record, f"rec{i}"), i))
+    recorded, i = sorted(recordings)[len(recordings) // 2]
+    model(tmp / f"rec{i}.jsonl", tmp)
+    print(f"Scrapy recorded at {record} (the median of {reruns} recordings): {recorded.finish:.2f} s, "
+          f"{len(recorded.pages)} pages ({web})")
+    count = iter(range(len(settings) * reruns))
+
+    def rerun(setting: dict[str, float]) -> Crawl:
+        fresh()
+        return scrapy_crawl(tmp, url, setting, f"rerun{next(count)}")
+
+    table([(", ".join(f"{k}={v}" for k, v in setting.items()), as_flags(setting), partial(rerun, setting))
+           for setting in settings], tmp, reruns)
+
+
+def model(trace: Path, tmp: Path) -> None:
+    """``crawlsim model TRACE -o tmp/site.toml``."""
+    subprocess.run([sys.executable, "-m", "crawlsim", "model", str(trace), "-o", str(tmp / "site.toml")],
                    check=True, capture_output=True)
-    print(f"Scrapy recorded at {SCRAPY_RECORD}: {finish:.2f} s, {len(pages)} pages (3 hosts, crawlsim's server)")
-    print("| Scrapy setting | crawlsim flags | predicted finish | real Scrapy finish | error | same pages |")
-    print("|---|---|---|---|---|---|")
-    for i, setting in enumerate(SCRAPY_SETTINGS):
-        flags = as_flags(setting)
-        predicted = float(crawlsim("run", str(tmp / "site.toml"), *flags, "--json")["finish_time"])  # type: ignore[arg-type]
-        real, real_pages = scrapy_crawl(tmp, url, setting, f"rerun{i}")
-        same = "yes" if simulated_pages(tmp, flags) == real_pages else "no"
-        shown = ", ".join(f"{k}={v}" for k, v in setting.items())
-        print(f"| {shown} | `{' '.join(flags)}` | {predicted:.2f} s | {real:.2f} s "
-              f"| {100 * (predicted - real) / real:+.1f} % | {same} |")
 
 
-def record_median(tmp: Path, url: str, times: int) -> tuple[Path, dict[str, object]]:
-    """Record ``times`` crawls at :data:`RECORD` and keep the one whose finish is their
+def record_median(tmp: Path, url: str, times: int, record: list[str] = RECORD,
+                  fresh: Callable[[], None] = lambda: None) -> tuple[Path, Crawl]:
+    """Record ``times`` crawls at ``record`` and keep the one whose finish is their
     median: a recording made while the shared machine was busiest (its server slow, its
     crawler slow) would make every prediction of the model slow alike."""
     runs = []
     for i in range(times):
         rec = tmp / f"rec{i}.jsonl"
-        runs.append((float(crawlsim("crawl", url, *RECORD, "--json", "-o", str(rec))["finish_time"]), i, rec))  # type: ignore[arg-type]
-    _, _, rec = sorted(runs)[len(runs) // 2]
-    return rec, crawlsim_json_of(rec)
+        fresh()
+        crawlsim("crawl", url, *record, "--json", "-o", str(rec))
+        runs.append((crawl_of(rec), i, rec))
+    recorded, _, rec = sorted(runs)[len(runs) // 2]
+    return rec, recorded
 
 
-def crawlsim_json_of(rec: Path) -> dict[str, object]:
-    """The recorded crawl's finish and pages, from its trace."""
-    from crawlsim.trace.jsonl import read_trace
-
-    events = read_trace(rec).events
-    return {"finish_time": events[-1].t, "pages_fetched": getattr(events[-1], "pages", 0)}
-
-
-def real_crawl(tmp: Path, url: str, setting: list[str]) -> tuple[float, set[str]]:
-    """One real crawl at ``setting``: its finish and the pages it fetched."""
-    from crawlsim.trace.events import FetchFinished
-    from crawlsim.trace.jsonl import read_trace
-
+def real_crawl(tmp: Path, url: str, setting: list[str], fresh: Callable[[], None] = lambda: None) -> Crawl:
+    """One real crawl at ``setting``."""
     out = tmp / "real.jsonl"
-    finish = float(crawlsim("crawl", url, *setting, "--json", "-o", str(out))["finish_time"])  # type: ignore[arg-type]
-    return finish, {e.url for e in read_trace(out).events
-                    if isinstance(e, FetchFinished) and e.kind == "page" and e.status < 400}
+    fresh()
+    crawlsim("crawl", url, *setting, "--json", "-o", str(out))
+    return crawl_of(out)
 
 
-def nginx_rows(tmp: Path, url: str, reruns: int) -> None:
-    """Predict each setting from the recording's model, crawl it ``reruns`` times for
-    real, and print the prediction against the real crawls' median finish (and their
-    range: on a shared machine one crawl's own speed varies from the next)."""
-    print(f"| setting | predicted finish | real finish (median of {reruns}) | real range | error "
-          "| same pages |")
-    print("|---|---|---|---|---|---|")
-    for setting in SETTINGS:
-        predicted = float(crawlsim("run", str(tmp / "site.toml"), *setting, "--json")["finish_time"])  # type: ignore[arg-type]
-        crawls = [real_crawl(tmp, url, setting) for _ in range(reruns)]
-        finishes = sorted(finish for finish, _ in crawls)
-        real = statistics.median(finishes)
-        same = all(pages == simulated_pages(tmp, setting) for _, pages in crawls)
-        print(f"| `{' '.join(setting)}` | {predicted:.3f} s | {real:.3f} s | {finishes[0]:.3f}-{finishes[-1]:.3f} s "
-              f"| {100 * (predicted - real) / real:+.1f} % | {'yes' if same else 'no'} |")
+Row = tuple[str, list[str], Callable[[], Crawl]]
+"""A row of the table: the setting as shown, the crawlsim flags that ask the model, one real crawl at it."""
+
+
+def table(rows: list[Row], tmp: Path, reruns: int) -> None:
+    """Predict each row from the model (``tmp/site.toml``), crawl it ``reruns`` times
+    for real, and print the prediction against the real crawls' median finish (and
+    their range: on a shared machine one crawl's own speed varies from the next), the
+    busiest host the model names against the host that set the real end, and the
+    model's largest lower bound against the real finish, with the model's margin."""
+    print(f"| setting | predicted finish | real finish (median of {reruns}) | real range | error | same pages "
+          "| busiest host: model / real | model's bound / real finish (margin) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for shown, flags, crawl in rows:
+        predicted = crawlsim("run", str(tmp / "site.toml"), *flags, "--json")
+        finish = float(predicted["finish_time"])  # type: ignore[arg-type]
+        crawls = sorted(crawl() for _ in range(reruns))
+        real = crawls[len(crawls) // 2]
+        same = all(c.pages == simulated_pages(tmp, flags) for c in crawls)
+        named = dict(predicted["busiest_host"])["host"]  # type: ignore[call-overload]
+        binding = str(predicted["binding_bound"])
+        bound = max(float(v) for v in dict(predicted["bounds"]).values())  # type: ignore[call-overload]
+        margin = predicted.get("model_margin")
+        share = float(dict(margin)["share"]) if margin else 0.0  # type: ignore[call-overload]
+        verdict = "below" if bound <= real.finish else "covered" if bound <= real.finish * (1 + share) else "ABOVE"
+        print(f"| `{shown}` | {finish:.2f} s | {real.finish:.2f} s | {crawls[0].finish:.2f}-{crawls[-1].finish:.2f} s "
+              f"| {100 * (finish - real.finish) / real.finish:+.1f} % | {'yes' if same else 'no'} "
+              f"| {short(named)} / {short(real.last_host)}{'' if named == real.last_host else ' (differ)'}"
+              f"{'' if binding == 'busiest_host' else f' ({binding} binds)'} "
+              f"| {bound:.2f} s / {real.finish:.2f} s ({share:.1%}): {verdict} |")
+
+
+def short(host: str | None) -> str:
+    """A loopback host without its port (every host of a table shares it)."""
+    return str(host).rsplit(":", 1)[0]
+
+
+def docs_rows(tmp: Path, pages_per_host: int, reruns: int, scrapy: bool) -> None:
+    """The table on the docs web (``docs_web.py``): crawlsim's, or Scrapy's."""
+    from docs_web import describe, docs_web
+
+    with docs_web(pages_per_host) as web:
+        print(describe(web))
+        if scrapy:
+            scrapy_table(tmp, web.start, DOCS_SCRAPY_RECORD, DOCS_SCRAPY_SETTINGS, reruns, "the docs web",
+                         web.restart)
+            return
+        record = [*DOCS_RECORD, *DOCS_CRAWL]
+        crawlsim("crawl", web.start, *record, "--json")  # warm up: the first crawl pays for cold caches
+        rec, recorded = record_median(tmp, web.start, reruns, record, web.restart)
+        model(rec, tmp)
+        print(f"recorded at {' '.join(record)} (the median of {reruns} recordings): {recorded.finish:.2f} s, "
+              f"{len(recorded.pages)} pages")
+        table([(" ".join(flags), flags, partial(real_crawl, tmp, web.start, [*flags, *DOCS_CRAWL], web.restart))
+               for flags in DOCS_SETTINGS], tmp, reruns)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--web", choices=["generated", "docs"], default="generated",
+                        help="generated: --pages pages of our own; docs: four real documentation sets (docs_web.py)")
     parser.add_argument("--pages", type=int, default=80)
+    parser.add_argument("--pages-per-host", type=int, default=200, help="--web docs: pages of each documentation set")
     parser.add_argument("--server", choices=["think", "loopback"], default="think",
                         help="think: each page delayed by its own server time; loopback: plain nginx, nothing delayed")
     parser.add_argument("--think", type=float, default=0.03, help="median server time per page (s), --server think")
@@ -329,37 +426,42 @@ def main() -> int:
     parser.add_argument("--rate", default=None, help="nginx limit_rate (bytes/s per connection); off by default")
     parser.add_argument("--scrapy", action="store_true", help="record and rerun with Scrapy (needs crawlsim[scrapy])")
     args = parser.parse_args()
-    if args.scrapy:
-        with tempfile.TemporaryDirectory(prefix="crawlsim-fidelity-") as name:
-            scrapy_rows(Path(name), args.pages)
-        return 0
-    if not Path(NGINX).exists():
-        print("nginx not found (apt-get install nginx)", file=sys.stderr)
-        return 1
+    load_at_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="crawlsim-fidelity-") as name:
         tmp = Path(name)
-        site = tmp / "site"
-        site.mkdir()
-        make_site(site, args.pages)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/index.html"
-        proc = start_nginx(tmp, site, port, args.server, args.think, args.rate)
-        load_at_start = os.getloadavg()[0]
-        try:
-            crawlsim("crawl", url, *RECORD, "--json")  # warm up: the first crawl pays for cold caches
-            rec, recorded = record_median(tmp, url, args.reruns)
-            subprocess.run([sys.executable, "-m", "crawlsim", "model", str(rec), "-o", str(tmp / "site.toml")],
-                           check=True, capture_output=True)
-            served = "nothing delayed" if args.server == "loopback" else f"pages delayed {args.think:g} s median"
-            print(f"site: {args.pages} pages, nginx, {served}; recorded at {' '.join(RECORD)} (the median of "
-                  f"{args.reruns} recordings): {float(recorded['finish_time']):.3f} s, {fetched(recorded)} pages")  # type: ignore[arg-type]
-            nginx_rows(tmp, url, args.reruns)
-            print("machine load (1-minute average), at the start / at the end: "
-                  f"{load_at_start:.1f} / {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+        if args.web == "docs":
+            docs_rows(tmp, args.pages_per_host, args.reruns, args.scrapy)
+        elif args.scrapy:
+            scrapy_rows(tmp, args.pages, args.reruns)
+        elif not Path(NGINX).exists():
+            print("nginx not found (apt-get install nginx)", file=sys.stderr)
+            return 1
+        else:
+            generated_rows(tmp, args)
+    print("machine load (1-minute average), at the start / at the end: "
+          f"{load_at_start:.1f} / {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
+
+
+def generated_rows(tmp: Path, args: argparse.Namespace) -> None:
+    """The table on a generated site served by nginx (``--server``)."""
+    site = tmp / "site"
+    site.mkdir()
+    make_site(site, args.pages)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/index.html"
+    proc = start_nginx(tmp, site, port, args.server, args.think, args.rate)
+    try:
+        crawlsim("crawl", url, *RECORD, "--json")  # warm up: the first crawl pays for cold caches
+        rec, recorded = record_median(tmp, url, args.reruns)
+        model(rec, tmp)
+        served = "nothing delayed" if args.server == "loopback" else f"pages delayed {args.think:g} s median"
+        print(f"site: {args.pages} pages, nginx, {served}; recorded at {' '.join(RECORD)} (the median of "
+              f"{args.reruns} recordings): {recorded.finish:.3f} s, {len(recorded.pages)} pages")
+        table([(" ".join(flags), flags, partial(real_crawl, tmp, url, flags)) for flags in SETTINGS], tmp, args.reruns)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

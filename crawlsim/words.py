@@ -54,6 +54,12 @@ WORDS: tuple[Word, ...] = (
         "and an estimate that guesses the pages not yet found from the discovery rate (`time_left_estimate`)",
         ("ETA",),
     ),
+    Word(
+        "margin",
+        "how far a bound resting on something measured may sit above the real finish or time left: for a model "
+        "of a recorded crawl, from the recording's own spread (its bounds are the model's); for a running "
+        "crawl's time left, what the latency floor it assumes adds (`time_left_margin`)",
+    ),
     Word("off", "normalization mode: URLs keyed as written"),
     Word("fragment", "normalization mode: drop the #fragment"),
     Word("rfc3986", "normalization mode: the safe steps (lowercase, default_port, dot_segments, fragment)"),

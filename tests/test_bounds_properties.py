@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from crawlsim.scenario.files import load_scenario, scenario_from_dict
 from crawlsim.sim.bounds import compute_bounds, host_bound
 from crawlsim.sim.driver import simulate
+from crawlsim.views.summary import summary_dict
 
 HOSTS = ("a.com", "b.com", "c.com")
 
@@ -159,3 +160,51 @@ def test_every_bound_is_a_lower_bound(data: dict[str, Any]) -> None:
 @given(random_scenarios())
 def test_every_bound_is_a_lower_bound_exhaustive(data: dict[str, Any]) -> None:
     check_bounds(data)
+
+
+@st.composite
+def pushback_webs(draw: st.DrawFn) -> tuple[dict[str, Any], float]:
+    """A web whose 429 host sets the end: c.com refuses each of its 4-8 pages once
+    with Retry-After, so at 1 fetch per host at least ``(pages - 1) * retry_after``
+    seconds of holds lie between its starts (the last hold may come after its last
+    start, when no retry is left), at least 3 s; a.com and b.com finish within 2.2 s
+    (robots.txt, the start page and 8 pages each, at most 0.2 s a fetch, never
+    waiting for a worker: 3 workers or more).  Returns the scenario and that hold."""
+    held_pages, retry_after = draw(st.integers(4, 8)), draw(st.sampled_from([1, 2, 5]))
+    pages: dict[str, list[str]] = {"http://a.com/": []}
+    for host, count in (("a.com", draw(st.integers(0, 8))), ("b.com", draw(st.integers(1, 8))), ("c.com", held_pages)):
+        urls = [f"http://{host}/p{i}" for i in range(count)]
+        pages["http://a.com/"] += urls
+        for url in urls:
+            pages[url] = draw(st.lists(st.sampled_from(urls), max_size=3))
+    fast = st.sampled_from([0.0, 0.05, 0.1, 0.2])
+    hosts: dict[str, Any] = {host: {"latency": draw(fast)} for host in ("a.com", "b.com")}
+    hosts["c.com"] = {
+        "latency": draw(fast),
+        "throttle": {"status": 429, "retry_after": retry_after, "rate": 1.0, "attempts": 1},
+    }
+    crawl = {
+        "scope": "any",
+        "workers": draw(st.integers(3, 6)),
+        "per_host": 1,
+        "robots": draw(st.booleans()),
+        "max_retries": draw(st.integers(0, 3)),
+        "order": draw(st.sampled_from(["bfs", "dfs"])),
+        "frontier": draw(st.sampled_from(["per-host", "fifo"])),
+        "retry_statuses": [429],
+    }
+    web = {"start": "http://a.com/", "seed": draw(st.integers(0, 10_000)), "crawl": crawl, "hosts": hosts, "pages": pages}
+    return web, (held_pages - 1) * retry_after
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pushback_webs())
+def test_the_host_that_pushes_back_is_named_when_it_sets_the_end(case: tuple[dict[str, Any], float]) -> None:
+    data, least_hold = case
+    s = scenario_from_dict(data, path="<random>")
+    run = simulate(s, series=False)
+    bounds = compute_bounds(s, run)
+    assert least_hold <= host_bound(run, "c.com") <= run.finish_time + 1e-9
+    assert max(bounds.values().values()) <= run.finish_time + 1e-9
+    assert bounds.busiest_host_name == "c.com"
+    assert summary_dict(run, bounds)["busiest_host"]["host"] == "c.com"

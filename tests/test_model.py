@@ -117,6 +117,37 @@ def test_the_model_keeps_statuses_robots_and_measured_latency(
     assert sorted(data["pages"]["http://a.test/p0"]["links"]) == ["http://a.test/", "http://a.test/p1"]
 
 
+def test_a_models_bounds_are_the_models_within_the_recordings_margin(
+    recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import statistics
+    import tomllib
+
+    trace, _ = recorded
+    site = tmp_path / "site.toml"
+    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    times = [spec["latency"] for spec in tomllib.loads(site.read_text())["pages"].values()]  # one host, a.test
+    margin = 2 * statistics.stdev(times) / statistics.mean(times) / len(times) ** 0.5
+    capsys.readouterr()
+    assert cli(["run", str(site), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["model_margin"]
+    assert said["share"] == pytest.approx(margin, abs=1e-4) and "standard error" in said["basis"]
+    assert cli(["run", str(site)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "lower bounds on the model's finish time" in text
+    assert f"proven for the model; the real site may land {margin:.1%} either way" in text
+    assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
+    assert "model_margin" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    assert recorded_margin({"http://a.test/": {"latency": 2.0}, "http://b.test/": {"latency": 0.1}}) is None
+    pages = {"http://a.test/": {"latency": 1.0}, "http://a.test/x": {"latency": 3.0}, "http://b.test/": {"latency": 3.5}}
+    assert recorded_margin(pages) == pytest.approx(2 * 2**0.5 / 2 / 2**0.5, abs=1e-4)
+
+
 SEED_LINE = '{"type": "Discovered", "t": 0.0, "url": "http://a.test/", "host": "a.test", "depth": 0, "parent": null}\n'
 
 
@@ -151,3 +182,46 @@ def test_a_trace_too_large_to_model_is_refused_with_its_estimate(
     big.write_text("x" * 1000)
     assert cli(["model", str(big), "-o", str(tmp_path / "out.toml")]) == 2
     assert "too large to model in memory: about" in capsys.readouterr().err
+
+
+def contended(per_host: int, links: int = 44) -> dict[str, object]:
+    """One host: a start page linking to ``links`` pages, 1 s each alone, each other fetch
+    in flight to the host adding half."""
+    pages: dict[str, object] = {"http://a.test/": [f"/p{i}" for i in range(links)]}
+    return {"start": "http://a.test/", "crawl": {"workers": 4, "per_host": per_host, "robots": False},
+            "hosts": {"a.test": {"latency": 1.0, "contention": 0.5}}, "pages": pages}
+
+
+def test_a_host_that_shares_itself_slows_each_fetch_by_the_others_in_flight() -> None:
+    from crawlsim.scenario.files import scenario_from_dict
+    from crawlsim.sim.driver import simulate
+
+    # the start page alone (1 s), then its two links together, each with one other: 1 + 0.5 = 1.5 s
+    together = scenario_from_dict(contended(2, links=2), path="<test>")
+    assert simulate(together, series=False).finish_time == pytest.approx(1 + 1.5)
+    alone = scenario_from_dict(contended(1, links=2), path="<test>")
+    assert simulate(alone, series=False).finish_time == pytest.approx(1 + 1 + 1)
+
+
+def test_the_model_learns_contention_where_fetches_shared_a_host(tmp_path: Path) -> None:
+    import tomllib
+
+    import tomli_w
+
+    from crawlsim.scenario.files import scenario_from_dict
+    from crawlsim.scenario.from_trace import model_from_trace
+    from crawlsim.sim.driver import simulate
+
+    for per_host, learnt in ((3, 0.5), (1, None)):
+        site, trace = tmp_path / f"site{per_host}.toml", tmp_path / f"rec{per_host}.jsonl"
+        site.write_text(tomli_w.dumps(contended(per_host)))
+        assert cli(["trace", str(site), "-o", str(trace)]) == 0  # a recording of the contended host
+        model = tomllib.loads(model_from_trace(str(trace)))
+        assert model["hosts"]["a.test"].get("contention") == learnt
+        if learnt is None:  # every fetch alone on its host: nothing to learn, and the model says so
+            assert "cannot be learnt" in model["assumes"]
+            continue
+        assert all(page["latency"] == pytest.approx(1.0) for page in model["pages"].values())
+        rerun = scenario_from_dict(model, path="<model>").with_options(per_host=2)
+        truth = scenario_from_dict(contended(2), path="<test>")
+        assert simulate(rerun, series=False).finish_time == pytest.approx(simulate(truth, series=False).finish_time)

@@ -28,7 +28,7 @@ from crawlsim.sim.web import Web
 
 TOP_KEYS = (
     "title", "description", "assumes", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster",
-    "client_cost",
+    "client_cost", "margin",
 )
 
 
@@ -40,6 +40,7 @@ class Builder(CrawlTable, HostsTable, PagesTable, WebTable, TrapsTable):
         title = self.string(data.get("title", name), "title")
         description = self.string(data.get("description", ""), "description")
         self.string(data.get("assumes", ""), "assumes")
+        self.number(data.get("margin", 0.0), "margin")  # the summary reads it (a model's, crawlsim model)
         tips = tuple(self.strings(data.get("try", []), "try"))
         seed = self.integer(data.get("seed", 0), "seed", minimum=None)
         latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)
@@ -74,6 +75,7 @@ class Builder(CrawlTable, HostsTable, PagesTable, WebTable, TrapsTable):
             data=dict(data),
             size=size,
             page_latency=self.page_latency,
+            host_contention=self.host_contention,
             client_cost=self.number(data.get("client_cost", 0.0), "client_cost"),
             cluster=cluster,
         )

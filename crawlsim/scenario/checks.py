@@ -66,6 +66,7 @@ class Checks:
     def __init__(self, path: str) -> None:
         self.path = path
         self.page_latency: dict[str, float] = {}
+        self.host_contention: dict[str, float] = {}
         """Page identity -> its own fetch time ([pages] and [hosts] both give some)."""
         self._trap_of: dict[str, int] = {}
         self._traps: list[tuple[str, str]] = []

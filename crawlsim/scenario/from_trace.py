@@ -22,7 +22,14 @@ The model is the web *as recorded*, nothing guessed where the trace knows:
   median of its measured fetch times;
 * the recording's options as ``[crawl]`` (from the trace's Done line), so
   ``crawlsim run SITE.toml`` reproduces the recorded finish before any knob
-  is turned.
+  is turned;
+* each host's ``contention`` where its fetch time grew with the fetches
+  in flight to it (:func:`learnt_contention`), each page's time brought
+  back to what it takes alone; a recording that never had two fetches in
+  flight to a host cannot tell, and the model assumes no growth;
+* a ``margin``: how far the real site may land from the model's figures,
+  from the recording's own spread (:func:`recorded_margin`): the bounds
+  ``run`` proves are the model's, and the summary says so with it.
 
 Pages discovered but never fetched (a cap, a time limit, robots) get no
 entry: the simulator then answers them 200 with no links and the host's
@@ -151,6 +158,13 @@ class Recording:
     the trace does not say, and then a host held for ``retry-after`` at the retry's time tells."""
     held: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Host -> its last ``retry-after`` hold (when, until)."""
+    open: dict[str, int] = field(default_factory=dict)
+    """Host -> its fetches in flight now."""
+    crowd: dict[int, int] = field(default_factory=dict)
+    """Fetch id -> the other fetches in flight to its host when it started (those that
+    started at the same instant included, as the simulator starts a batch)."""
+    batch: dict[str, tuple[float, list[int]]] = field(default_factory=dict)
+    """Host -> its latest start time and the fetches that started then, no fetch to it ending between."""
 
     source: str = "the trace"
     """The trace's name, for messages."""
@@ -182,6 +196,15 @@ class Recording:
         wake-ups are a heap, so a trace of F fetches and W deferrals costs
         O(F + W log W), not a scan of every wake-up per fetch."""
         self.fetches += 1
+        self.crowd[e.fetch_id] = self.open.get(e.host, 0)
+        self.open[e.host] = self.crowd[e.fetch_id] + 1
+        same = self.batch.get(e.host)
+        if same is not None and same[0] == e.t:
+            for other in same[1]:
+                self.crowd[other] += 1
+            same[1].append(e.fetch_id)
+        else:
+            self.batch[e.host] = (e.t, [e.fetch_id])
         if e.kind == "robots":
             self.robots_start.setdefault(e.host, e.t)
         else:
@@ -201,6 +224,9 @@ class Recording:
             raise UsageError(f"{self.source}: fetch {e.fetch_id} of {show_value(e.url)} ends at {e.t:g} s, before "
                              f"it started at {start.t:g} s: a fetch's time cannot be measured backwards")
         wire = e.t - start.t if start is not None else 0.0
+        if start is not None:
+            self.open[e.host] -= 1
+            self.batch.pop(e.host, None)  # a start after this one is not of the same batch
         took = wire + self.lag.pop(e.fetch_id, 0.0)
         self.host_times.setdefault(e.host, []).append(took)
         self.host_wire.setdefault(e.host, []).append(wire)
@@ -358,6 +384,7 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
             f"; the crawler's own work is {1000 * rec.client_cost:.2f} ms per response, one at a time "
             "(the recording's busy event loop over its fetches), on a machine as loaded as the recording's"
         )
+    text += _contention_assumption(rec)
     if recorder:
         said = [str(d) for d in recorder.get("differences", ()) if isinstance(d, str)]
         text += f"; recorded by {recorder.get('tool', 'another crawler')}" + "".join(f"; {d}" for d in said)
@@ -367,6 +394,15 @@ def _assumptions(rec: Recording, recorder: Mapping[str, Any] | None = None) -> s
             "answer 200 with no links in their host's median time"
         )
     return text
+
+
+def _contention_assumption(rec: Recording) -> str:
+    """Whether a host's fetch time grows with the fetches in flight to it, as learnt (or not)."""
+    if not shared_hosts(rec):
+        return ("; no two fetches were in flight to one host at once, so how a host's fetch time grows "
+                "with connections to it cannot be learnt: the model assumes it does not")
+    return "".join(f"; {host}'s fetches take {share:.0%} longer per other fetch in flight to it (learnt)"
+                   for host, share in sorted(learnt_contention(rec).items()))
 
 
 def _page_time_assumption(rec: Recording) -> str:
@@ -400,15 +436,19 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
     if recorder and isinstance(recorder.get("settings"), Mapping):
         comments.append(f"[crawl] read from {recorder.get('tool', 'the recorder')}'s settings: "
                         f"{json.dumps(recorder['settings'])}")
+    contention = learnt_contention(rec)
+    pages = _page_tables(rec, source, contention)
+    margin = recorded_margin(pages)
     data: dict[str, Any] = {
         "title": "Model of " + printable(Path(source).name),
         "description": _description(rec),
         "assumes": _assumptions(rec, recorder),
         "start": _start(rec),
         **({"client_cost": round(rec.client_cost, 6)} if rec.client_cost else {}),
+        **({"margin": margin} if margin is not None else {}),
         "crawl": _crawl_table(options or {}, source),
-        "hosts": _host_tables(rec, source),
-        "pages": _page_tables(rec, source),
+        "hosts": _host_tables(rec, source, contention),
+        "pages": pages,
     }
     try:
         return scenario_toml(data, comments, path="the model")
@@ -447,7 +487,7 @@ def _seconds(seconds: float, what: str, source: str) -> float:
     return round(seconds, 6)
 
 
-def _host_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
+def _host_tables(rec: Recording, source: str, contention: Mapping[str, float]) -> dict[str, dict[str, Any]]:
     out = {}
     for host, times in sorted(rec.host_times.items()):
         served = [
@@ -461,6 +501,8 @@ def _host_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
         robots = _robots(rec, host)
         if robots is not None:
             table["robots"] = robots
+        if contention.get(host):
+            table["contention"] = contention[host]
         out[host] = table
     return out
 
@@ -473,12 +515,17 @@ def _answer(status: int, retry_after: float | None) -> dict[str, Any]:
     return {"status": status}
 
 
-def _page_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
+def _page_tables(rec: Recording, source: str, contention: Mapping[str, float]) -> dict[str, dict[str, Any]]:
+    """Each fetched page's table; its time is what it takes alone on its host (the
+    recorded time over its host's contention at the fetches it shared the host with)."""
     out = {}
     for url, page in rec.pages.items():
         what = f"fetch {page.fetch_id} (of {show_value(url)})"
-        spec: dict[str, Any] = {"links": page.links,
-                                "latency": _seconds(rec.server_time(page.took, page.wire, page.fetch_id), what, source)}
+        took = rec.server_time(page.took, page.wire, page.fetch_id)
+        found = _host_and_path(url)
+        if found is not None and contention.get(found[0]):
+            took /= 1.0 + contention[found[0]] * rec.crowd.get(page.fetch_id, 0)
+        spec: dict[str, Any] = {"links": page.links, "latency": _seconds(took, what, source)}
         if page.status != 200:
             spec["status"] = page.status
         if page.retry_after is not None and page.status in (429, 503):
@@ -489,6 +536,71 @@ def _page_tables(rec: Recording, source: str) -> dict[str, dict[str, Any]]:
             spec["before"] = [_answer(status, after) for status, after in page.earlier]
         out[url] = spec
     return out
+
+
+MIN_CONTENTION = 0.05
+"""A learnt contention below this (5% longer per other fetch in flight) is not written."""
+SURE = 5.0
+"""Standard errors the rise must stand above zero: pages whose times differ for good can line up
+with the fetches in flight by chance, and a slope that chance explains is not learnt."""
+LEAST_PAGES = 40
+"""Page fetches a host needs before its contention is learnt (a few pages that happen to be
+slower when fetched together are the pages, not the host)."""
+
+
+def learnt_contention(rec: Recording) -> dict[str, float]:
+    """Per host, how much longer its page fetches took per other fetch in flight to it
+    when they started: the least-squares line ``time = a + b * others`` over its page
+    fetches, as ``b / a`` (the slowdown per other fetch, relative to a fetch alone).
+    A host whose fetches all started with as many others in flight (every one alone,
+    at 1 per host) cannot tell, and is left out, as is a host with fewer than
+    :data:`LEAST_PAGES` pages or a line that does not rise by :data:`MIN_CONTENTION`
+    and by :data:`SURE` standard errors of its slope."""
+    pairs: dict[str, list[tuple[float, float]]] = {}
+    for url, page in rec.pages.items():
+        found = _host_and_path(url)
+        if found is not None and page.fetch_id in rec.crowd:
+            took = rec.server_time(page.took, page.wire, page.fetch_id)
+            pairs.setdefault(found[0], []).append((float(rec.crowd[page.fetch_id]), took))
+    learnt = {}
+    for host, points in pairs.items():
+        others, times = [k for k, _ in points], [t for _, t in points]
+        if len(points) < LEAST_PAGES or len(set(others)) < 2:
+            continue
+        fit = statistics.linear_regression(others, times)
+        spread = sum((k - statistics.fmean(others)) ** 2 for k in others)
+        misfit = sum((t - fit.intercept - fit.slope * k) ** 2 for k, t in points) / (len(points) - 2)
+        sure = fit.slope > SURE * (misfit / spread) ** 0.5
+        if sure and fit.intercept > 0 and fit.slope / fit.intercept >= MIN_CONTENTION:
+            learnt[host] = round(fit.slope / fit.intercept, 4)
+    return learnt
+
+
+def shared_hosts(rec: Recording) -> bool:
+    """Whether any two fetches were ever in flight to one host at once (else no contention can be learnt)."""
+    return any(rec.crowd.values())
+
+
+def recorded_margin(pages: Mapping[str, Mapping[str, Any]]) -> float | None:
+    """How far a rerun of the real site may land from the model's figures, as a share:
+    twice the relative standard error of the summed page times of the host whose
+    summed time is largest (``2 * stdev / mean / sqrt(n)`` of its pages' times).
+
+    The recording saw each page once; a rerun fetches it again and its time comes out
+    otherwise, while the model replays the recorded time.  If a page's next time is
+    as far from its last as the host's pages are from each other (an upper end: on a
+    server whose pages differ for good, less), the host's sum -- what holds the
+    crawl when that host does -- is off by this much or less 19 times in 20.  None
+    when that host has fewer than two pages, or took no time."""
+    times: dict[str, list[float]] = {}
+    for url, spec in pages.items():
+        found = _host_and_path(url)
+        if found is not None:
+            times.setdefault(found[0], []).append(float(spec["latency"]))
+    busiest = max(times.values(), key=sum, default=[])
+    if len(busiest) < 2 or sum(busiest) <= 0:
+        return None
+    return round(2 * statistics.stdev(busiest) / statistics.mean(busiest) / len(busiest) ** 0.5, 4)
 
 
 def _check_size(path: str) -> None:
@@ -576,4 +688,4 @@ def _told_retry_after(options: Mapping[str, Any], path: str | Path) -> frozenset
     return frozenset(given)
 
 
-__all__ = ["Recording", "model_from_trace", "scenario_text"]
+__all__ = ["Recording", "learnt_contention", "model_from_trace", "recorded_margin", "scenario_text"]

@@ -12,6 +12,7 @@ from crawlsim.sim.policies import HostPolicies, HostPolicy, Throttle
 
 HOST_KEYS = (
     "latency", "robots_latency", "robots", "fail_rate", "fail_status", "dead_rate", "throttle", "mirror_of", "pages",
+    "contention",
 )
 THROTTLE_KEYS = ("status", "retry_after", "rate", "attempts", "every", "duration")
 
@@ -36,6 +37,7 @@ class HostsTable(Checks):
                 else:
                     latencies[host] = model
             self.robots_latency(spec, host, raw)
+            self.contention(spec, host, raw)
             policy = self.policy(spec, raw)
             if host == "*":
                 default_policy = policy
@@ -61,6 +63,18 @@ class HostsTable(Checks):
         seconds = self.number(spec["robots_latency"], key)
         for scheme in ("http", "https"):
             self.page_latency[f"{scheme}://{host}/robots.txt"] = seconds
+
+    def contention(self, spec: Mapping[str, Any], host: str, raw: str) -> None:
+        """How much a host's fetches slow down while others to it are in flight (``crawlsim model``
+        learns it from a recording): a fetch that starts with ``k`` others in flight to the host
+        takes ``1 + contention * k`` times its latency -- a server sharing its bandwidth or its
+        CPU between connections."""
+        if "contention" not in spec:
+            return
+        key = key_path("hosts", raw, "contention")
+        if host == "*":
+            raise self.fail(key, 'a learnt contention belongs to one host, e.g. [hosts."a.com"]')
+        self.host_contention[host] = self.number(spec["contention"], key, maximum=100.0)
 
     def policy(self, spec: Mapping[str, Any], raw: str) -> HostPolicy:
         def key(*rest: str) -> str:

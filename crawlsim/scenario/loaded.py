@@ -90,6 +90,9 @@ class Scenario:
     """Page identity -> its own fetch time in seconds (a ``[pages]`` entry's
     ``latency``, as ``crawlsim model`` writes what a real crawl measured);
     it replaces the host's model for that page's fetches."""
+    host_contention: Mapping[str, float] = field(default_factory=dict, repr=False, compare=False)
+    """Host -> how much its fetches slow down per other fetch in flight to it (a ``[hosts]``
+    table's ``contention``, as ``crawlsim model`` learns it; see :mod:`crawlsim.sim.driver`)."""
     client_cost: float = 0.0
     """Seconds of the crawler's own work per response, one response at a time
     (``client_cost``, as ``crawlsim model`` writes what a real crawl's CPU

@@ -62,7 +62,10 @@ busiest host
     with ``span_h = least_span(options, P_h, g_h, held_h)``.
     **host(h) = R_h + max(B_h / c, span_h + m_h) <= F** (just
     ``R_h`` for a host with no page fetch); the busiest host is the one with
-    the largest.  (The old formula counted the robots.txt fetch as one of the
+    the largest.  Every hold politeness knows (``DEFER_REASONS``) is in
+    ``span_h``: gap and Crawl-delay in ``g_h``, Retry-After in ``held_h``, the
+    token bucket in its own term; a retry's backoff holds only its URL, not
+    the host, and so is not one.  (The old formula counted the robots.txt fetch as one of the
     gap-spaced starts, and so was above the finish on ``polite``.)
 
 depth

@@ -8,7 +8,7 @@ from crawlsim.core.scheduler cimport Scheduler
 cdef class _HostTally:
     cdef public object sample
     cdef public Py_ssize_t fetches, robots_fetches
-    cdef public object page_busy, robots_busy, fastest, fastest_page, smallest_gap, last_page_start
+    cdef public object page_busy, robots_busy, fastest, fastest_page, smallest_gap, last_page_start, contention
 
 
 cdef class _Lane:
@@ -17,7 +17,7 @@ cdef class _Lane:
 
 
 cdef class _Crawl:
-    cdef public object opts, env, rng, latency_for, page_latency
+    cdef public object opts, env, rng, latency_for, page_latency, contention
     cdef public Scheduler sched
     cdef public bint tracing, series, measure_gaps, dedup_content
     cdef public dict tallies, samplers, host_states

@@ -137,6 +137,7 @@ class _HostTally:
     """
 
     __slots__ = (
+        "contention",
         "fastest",
         "fastest_page",
         "fetches",
@@ -148,9 +149,11 @@ class _HostTally:
         "smallest_gap",
     )
 
-    def __init__(self, sample: Callable[[], float]) -> None:
+    def __init__(self, sample: Callable[[], float], contention: float = 0.0) -> None:
         self.sample = sample
         """Draws one fetch's latency from the host's model (with the crawl's generator)."""
+        self.contention = contention
+        """How much longer a fetch takes per other fetch in flight to the host when it starts."""
         self.fetches = 0
         """Fetches started, robots.txt included."""
         self.robots_fetches = 0
@@ -210,6 +213,8 @@ class _Crawl:
         self.latency_for = sim.latency_for
         self.page_latency: Mapping[str, float] | None = getattr(sim, "page_latency", None) or None
         """A page's own measured fetch time, replacing its host's draw (a model of a recorded crawl)."""
+        self.contention: Mapping[str, float] = getattr(sim, "host_contention", None) or {}
+        """Host -> its fetches' slowdown per other fetch in flight to it (a model of a recorded crawl)."""
         self.tracing = opts.record_events
         self.series = series
         self.tallies: dict[str, _HostTally] = {}
@@ -270,6 +275,8 @@ class _Crawl:
             took = tally.sample()
             if self.page_latency is not None:
                 took = self.page_latency.get(fetch.url, took)
+            if tally.contention:  # a host that shares itself between its connections
+                took *= 1.0 + tally.contention * (self.host_states[host].in_flight - 1)
             if fetch.duplicate:
                 self.wasted += took
             depth = fetch.depth
@@ -312,7 +319,7 @@ class _Crawl:
         shared = self.samplers.get(id(model))
         if shared is None:
             shared = self.samplers[id(model)] = (model, model.sampler(self.rng))
-        return _HostTally(shared[1])
+        return _HostTally(shared[1], self.contention.get(host, 0.0))
 
     def on_done(self, event: simpy.Timeout) -> None:
         """A lane's fetch is over (its ``Timeout`` fired): report its response

@@ -28,6 +28,7 @@ from crawlsim.views.replay import Counters, PageState, Replay, describe_event, d
 from crawlsim.palette import STATES
 from crawlsim.words import counted
 from crawlsim.views.session import REPLAY_PENDING
+from crawlsim.views.summary import margin_line, model_margin
 from crawlsim.tui.base import (
     DUPLICATE_NOW,
     STATE_STYLE,
@@ -182,6 +183,10 @@ class BoundsView(Panel):
         text.append(f"{'' if narrow else 'efficiency '}{bounds.efficiency:.0%}", "dim")
         if view.result.note:
             text.append(f"  ({view.result.note})", "italic yellow")
+        margin = model_margin(view.result.simulated)
+        if margin:  # a model's bounds are the model's: the real site within its margin
+            text.append("\n")
+            text.append(margin_line(margin), "yellow")
         text.append("\n")
         text.append(bounds.explanation)
         return text

@@ -44,6 +44,9 @@ LOST_SHOWN = 5
 BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"}
 """The three lower bounds, in the order they are shown."""
 
+MARGIN_BASIS = "twice the standard error of the recorded page times summed on the busiest recorded host"
+"""What a model's margin is made of (:func:`crawlsim.scenario.from_trace.recorded_margin`)."""
+
 _DIGITS = 6
 """Seconds are rounded to a microsecond in JSON: enough for any comparison,
 and it keeps float noise (0.30000000000000004) out of files people read."""
@@ -130,11 +133,21 @@ def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, An
         assumes = getattr(scenario, "data", {}).get("assumes")
         if assumes:  # a model of a recorded crawl says what it assumed (crawlsim model)
             data["assumes"] = assumes
+            data["model_margin"] = model_margin(scenario)
         if seeds is None:
             seeds = getattr(scenario, "seeds", None)
     if seeds is not None:
         data["start"] = list(seeds)
     return data
+
+
+def model_margin(scenario: Any) -> dict[str, Any] | None:
+    """A model of a recorded crawl's margin (``share`` None: unknown) and its basis;
+    None for a scenario that is no model (no ``assumes``: written by hand)."""
+    data = getattr(scenario, "data", None) or {}
+    if not data.get("assumes"):
+        return None
+    return {"share": data.get("margin"), "basis": MARGIN_BASIS}
 
 
 def _coverage_fields(coverage: Any) -> dict[str, Any]:
@@ -450,14 +463,25 @@ def _bounds_section(data: Mapping[str, Any]) -> list[RenderableType]:
     table.add_column()
     for key, label in BOUND_LABELS.items():
         table.add_row(*_bound_row(data, key, label))
+    margin = data.get("model_margin")
     return [
         Text(""),
-        Text("lower bounds on the finish time", style="bold"),
+        Text("lower bounds on the model's finish time" if margin else "lower bounds on the finish time", style="bold"),
+        *([Text(margin_line(margin), style="yellow")] if margin else []),
         table,
         Text(f"efficiency {percent(data.get('efficiency'))} (binding bound / finish time)", style="dim"),
         Text(""),
         Text(str(data.get("explanation", "")), style="italic"),
     ]
+
+
+def margin_line(margin: Mapping[str, Any]) -> str:
+    """What a bound of a model is worth on the real site: the model's own, within its margin."""
+    share = margin.get("share")
+    if share is None:
+        return "bounds of a model of a recorded crawl: proven for the model, not for the real site (margin unknown)"
+    return (f"bounds of a model of a recorded crawl: proven for the model; the real site may land "
+            f"{share:.1%} either way ({margin['basis']})")
 
 
 def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Text, Text]:
@@ -501,4 +525,4 @@ def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
     return buffer.getvalue()
 
 
-__all__ = ["BOUND_LABELS", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
