@@ -67,6 +67,7 @@ from crawlsim.core.priorities import NamedPriority
 from crawlsim.errors import UsageError, signal_handled
 from crawlsim.extras import needs
 from crawlsim.outfile import make_folder, replaced, written
+from crawlsim.processes import process_context
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -327,10 +328,8 @@ def run_local(tasks: Sequence[dict[str, Any]], jobs: int) -> Iterator[dict[str, 
     if jobs <= 1 or len(tasks) <= 1:
         yield from map(run_point, tasks)
         return
-    import multiprocessing
-
     with _ctrl_c_held():  # a Ctrl-C while the pool starts is raised once it has started
-        pool = multiprocessing.get_context().Pool(min(jobs, len(tasks)), initializer=_leave_signals_to_the_parent)
+        pool = process_context().Pool(min(jobs, len(tasks)), initializer=_leave_signals_to_the_parent)
     with pool:
         yield from pool.imap_unordered(run_point, tasks)
 

@@ -50,6 +50,7 @@ from aiohttp import web
 
 from crawlsim.errors import CrawlsimError
 from crawlsim.outfile import written
+from crawlsim.processes import process_context
 from crawlsim.real.flags import NOT_AVAILABLE
 from crawlsim.scenario import Scenario, ScenarioError
 from crawlsim.sim.hashing import salt_of, stable_hash
@@ -418,7 +419,8 @@ class ServerProcess:
 
     Use as ``with ServerProcess(scenario) as proc:`` then ``proc.resolve()``;
     ``proc.log`` holds the records once the block ends.  The child is
-    forked where the platform allows (fast: nothing to import) and rebuilds
+    forked where that is safe (fast: nothing to import; see
+    :mod:`crawlsim.processes`) and rebuilds
     the scenario from its parsed TOML, so only plain data crosses over.
     """
 
@@ -431,9 +433,7 @@ class ServerProcess:
         self._proc: object | None = None
 
     def __enter__(self) -> Self:
-        import multiprocessing as mp
-
-        ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        ctx: Any = process_context()
         parent, child = ctx.Pipe()
         data = (dict(self.scenario.data), self.scenario.name, str(self.scenario.path or "<scenario>"))
         proc = ctx.Process(target=_serve_child, args=(child, data, self.server_args), daemon=True)
