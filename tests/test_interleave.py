@@ -247,6 +247,17 @@ def test_a_coordinator_that_spins_lets_the_workers_run(lock_seen):
                                                        _line_text(CRAWLERS, "seen.add(link)  # spin add"))
 
 
+def test_a_search_stopped_at_the_step_limit_is_reported_as_the_explorers_limit():
+    """A thread that spins with nothing to end it: no schedule gets past it,
+    so finding no duplicate proves nothing and the report says so."""
+    report = il.find_duplicate_fetches(lambda start_url, get_urls, workers: crawlers.spin_forever(),
+                                       web=_complete_web(3), start_url="http://a.com/p0", files=[str(CRAWLERS)],
+                                       seeds=[0], max_steps=500)
+    assert report.first is None
+    assert report.limit == ("2 schedule(s) stopped at the step limit: a thread ran on without blocking "
+                            "and the others could not end it")
+
+
 def test_thread_pool_queue_lock_condition_semaphore_event_work_under_control():
     files = [str(CRAWLERS)]
     squares = il.explore(lambda: crawlers.pool_squares(10), seeds=range(5), files=files)
