@@ -88,6 +88,12 @@ class _Controller(_Baton):
         open_here = self.paused.get(key)
         if open_here:
             self._note_overlaps(open_here, actor, key, frame)
+        return self._switch_here(rec, key, frame) or waited
+
+    def _switch_here(self, rec: _Rec, key: tuple[str, int], frame: Any) -> bool:
+        """Hand the baton on at this line if the strategy preempts here or
+        ``rec`` spins; count the line as preemptible if another thread could
+        run.  True if ``rec`` gave the baton up (and has it back)."""
         with self.mutex:
             other = self._pick(exclude=rec)
         if other is not None:
@@ -98,7 +104,7 @@ class _Controller(_Baton):
         if rec.run_steps >= SPIN_STEPS:
             self._yield_spin(rec)
             return True
-        return waited
+        return False
 
     def _record_line(self, actor: str, key: tuple[str, int], frame: Any) -> None:
         """Keep the line and its string locals (a replay asked for every line)."""
