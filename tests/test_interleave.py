@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import collections
+import functools
 import importlib.util
 import queue
 import threading
@@ -219,6 +220,42 @@ def test_an_endless_loop_stops_at_the_step_limit():
         assert schedule.outcome == "step-limit"
         message = schedule.problems[0]
         assert "500 steps" in message and ("n += 1" in message or "while True" in message)
+
+
+@pytest.mark.parametrize("lock_seen", [False, True], ids=["racy-workers", "locked-workers"])
+def test_a_coordinator_that_spins_lets_the_workers_run(lock_seen):
+    """``while owed > 0: pass`` never blocks: the spinner yields to the
+    workers (no preemption needed, so even the calibration returns) and
+    their check-then-add is explored like any other."""
+    web = _complete_web(5)
+    crawl = functools.partial(crawlers.crawl_spinning_coordinator, lock_seen=lock_seen)
+    target = _crawl_target(crawl, web, "http://a.com/p0")
+    result = il.explore(target, seeds=SEEDS, files=[str(CRAWLERS)], max_steps=20_000)
+    assert result.calibration.preemptions == []
+    assert any(switch.reason == "spin" for switch in result.calibration.switches)
+    for schedule in [result.calibration, *result.schedules]:
+        assert schedule.outcome == "returned", (schedule.seed, schedule.problems)
+        assert schedule.value[0] == sorted(web)
+    caught = [s for s in result.schedules if _duplicates(s)]
+    if lock_seen:
+        assert caught == []
+    else:
+        assert caught, "no schedule fetched a page twice"
+        race = caught[0].race_on(_duplicates(caught[0])[0])
+        assert race is not None
+        assert (race.after.text, race.before.text) == (_line_text(CRAWLERS, "if link in seen:  # spin check"),
+                                                       _line_text(CRAWLERS, "seen.add(link)  # spin add"))
+
+
+def test_a_search_stopped_at_the_step_limit_is_reported_as_the_explorers_limit():
+    """A thread that spins with nothing to end it: no schedule gets past it,
+    so finding no duplicate proves nothing and the report says so."""
+    report = il.find_duplicate_fetches(lambda start_url, get_urls, workers: crawlers.spin_forever(),
+                                       web=_complete_web(3), start_url="http://a.com/p0", files=[str(CRAWLERS)],
+                                       seeds=[0], max_steps=500)
+    assert report.first is None
+    assert report.limit == ("2 schedule(s) stopped at the step limit: a thread ran on without blocking "
+                            "and the others could not end it")
 
 
 def test_thread_pool_queue_lock_condition_semaphore_event_work_under_control():

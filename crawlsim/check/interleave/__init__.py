@@ -75,6 +75,13 @@ Design
   armed at its occurrence and fires at the first hit of that line from
   then on at which another thread can run.  CHESS found most bugs within two
   preemptions.
+* **Fairness.**  A thread that runs ``SPIN_STEPS`` user lines without
+  blocking or being switched (``while running > 0: pass``) is presumed to
+  spin and yields, as under CHESS's fair scheduling (loom and Shuttle treat
+  a spin as a yield): it is demoted below all others, and if none can run
+  the clock jumps to the earliest timeout, as the spin would wait it out.
+  A yield is no preemption (the bound does not count it, nor is it race
+  evidence), so even the calibration gets past a spinning coordinator.
 * **Determinism.**  Same target, files, seed and calibration => same
   switch log.  Threads are named by start order ("main", "thread 1 (worker)"),
   not by the global ``Thread-N`` counter; ``concurrent.futures.Future`` and
@@ -86,7 +93,8 @@ Design
   strings is the same only with a fixed ``PYTHONHASHSEED`` (the checker's
   child process should set it).
 * **Never hangs.**  A schedule stops at ``max_steps`` switch points
-  (outcome ``step-limit``: an endless loop or livelock), when every thread is
+  (outcome ``step-limit``: an endless loop or livelock that yielding did not
+  end; ``find_duplicate_fetches`` reports it as its ``limit``), when every thread is
   blocked (``deadlock``, naming each thread's line), or after
   ``schedule_timeout`` real seconds (``timeout``, a safety net only).  If the
   running thread makes no progress for ``stall_timeout`` real seconds and is
@@ -166,7 +174,7 @@ from .results import (
     Step,
     Switch,
 )
-from .baton import AFTER_RETURN_STEPS, QUANTUM
+from .baton import AFTER_RETURN_STEPS, QUANTUM, SPIN_STEPS
 from .search import SEEDS_PER_POINT, explore, note, replay
 # The real primitives and a stand-in, so a caller can check the patches came off:
 from .primitives import _CoopSimpleQueue as _CoopSimpleQueue
@@ -175,7 +183,7 @@ from .real import _real_monotonic as _real_monotonic
 from .real import _real_sleep as _real_sleep
 
 __all__ = [
-    "AFTER_RETURN_STEPS", "QUANTUM", "SEEDS_PER_POINT",
+    "AFTER_RETURN_STEPS", "QUANTUM", "SEEDS_PER_POINT", "SPIN_STEPS",
     "CoopLock", "DuplicateFetch", "ExploreResult", "Horizon", "Location", "Note", "Overlap", "Preemption",
     "Race", "RaceReport", "Schedule", "Step", "Switch",
     "explore", "find_duplicate_fetches", "install_for_import", "note", "replay",

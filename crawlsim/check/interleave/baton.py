@@ -26,13 +26,18 @@ QUANTUM = 1e-6
 AFTER_RETURN_STEPS = 20_000
 """Steps the other threads may still take once the target has returned."""
 
+SPIN_STEPS = 1_000
+"""Steps a thread may run without blocking or being switched before it is
+presumed to spin (``while running > 0: pass``) and made to yield."""
+
 
 class _Rec:
     """One managed thread: its baton (``go``), its priority, what it blocks
     on and the user lines it last ran."""
 
     __slots__ = ("ctl", "name", "index", "thread", "ident", "go", "registered", "priority", "finished",
-                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id")
+                 "blocker", "deadline", "detached", "suspended", "at", "prev", "frame", "frame_lines", "native_id",
+                 "run_steps")
 
     def __init__(self, ctl: _Baton, name: str, index: int, thread: threading.Thread | None) -> None:
         self.ctl = ctl
@@ -57,6 +62,9 @@ class _Rec:
         self.frame_lines: dict[Any, tuple[tuple[str, int] | None, tuple[str, int]]] = {}
         """Per live user frame: (line before, current line) -- so a pause is
         described by two lines of one function, not a callee's last line."""
+        self.run_steps = 0
+        """Steps since this thread last blocked or was handed the baton: past
+        ``SPIN_STEPS`` it is presumed to spin (``_Controller._on_line``)."""
 
 
 class _Baton:
@@ -213,14 +221,19 @@ class _Baton:
                     best = r
         return best
 
-    def _choose(self) -> _Rec | None:
-        nxt = self._pick()
+    def _choose(self, spinner: _Rec | None = None) -> _Rec | None:
+        """The best ready thread; if none is, the clock jumps to the earliest
+        timeout.  A ``spinner`` (a thread that yields because it spins) counts
+        as not ready until then: it only waits, so time passes as it waits."""
+        nxt = self._pick(exclude=spinner)
         if nxt is None:
             deadlines = [r.deadline for r in self.recs
                          if not r.finished and not r.detached and r.blocker is not None and r.deadline is not None]
             if deadlines:
                 self.jumped += max(0.0, min(deadlines) - self.vnow())
-                nxt = self._pick()
+                nxt = self._pick(exclude=spinner)
+        if nxt is None and spinner is not None:
+            nxt = spinner
         return nxt
 
     def _hand(self, rec: _Rec | None, nxt: _Rec, reason: str) -> None:
@@ -228,6 +241,7 @@ class _Baton:
             self.switches.append(Switch(self.steps, reason, rec.name, nxt.name, self.loc(rec.at)))
         self._close_pause(nxt.name)
         self.current = nxt
+        nxt.run_steps = 0
         nxt.go.release()
 
     def _describe_stuck(self) -> str:
@@ -238,13 +252,17 @@ class _Baton:
         return "; ".join(parts)
 
     def _reschedule(self, rec: _Rec, reason: str) -> None:
-        """Called by the baton holder: run the best ready thread (maybe itself)."""
+        """Called by the baton holder: run the best ready thread (maybe itself).
+
+        ``reason`` ``spin``: ``rec`` yields, so it runs again only if no other
+        thread can, even after the clock's jump (``_choose``)."""
         self.progress += 1
         with self.mutex:
             if self.aborting:
                 raise _ScheduleAborted
             self.steps += 1
-            nxt = self._choose()
+            rec.run_steps = 0
+            nxt = self._choose(rec if reason == "spin" else None)
             if nxt is None:
                 if any(r.detached for r in self.recs if not r.finished):
                     self.current = None  # a thread blocked outside our control will rejoin

@@ -12,7 +12,7 @@ import asyncio
 import os
 from typing import Any, NoReturn
 
-from .baton import _Baton, _Rec
+from .baton import SPIN_STEPS, _Baton, _Rec
 from .results import Overlap, Preemption, Step, _ScheduleAborted
 from .threads import _TaskPos, _split_offsets, _str_values
 
@@ -88,15 +88,23 @@ class _Controller(_Baton):
         open_here = self.paused.get(key)
         if open_here:
             self._note_overlaps(open_here, actor, key, frame)
+        return self._switch_here(rec, key, frame) or waited
+
+    def _switch_here(self, rec: _Rec, key: tuple[str, int], frame: Any) -> bool:
+        """Hand the baton on at this line if the strategy preempts here or
+        ``rec`` spins; count the line as preemptible if another thread could
+        run.  True if ``rec`` gave the baton up (and has it back)."""
         with self.mutex:
             other = self._pick(exclude=rec)
-        if other is None:
-            return waited
-        hits = self.preemptible[key] = self.preemptible.get(key, 0) + 1
-        if not self.strategy.armed(key, hits):
-            return waited
-        self._preempt(rec, key, frame, other)
-        return True
+        if other is not None:
+            hits = self.preemptible[key] = self.preemptible.get(key, 0) + 1
+            if self.strategy.armed(key, hits):
+                self._preempt(rec, key, frame, other)
+                return True
+        if rec.run_steps >= SPIN_STEPS:
+            self._yield_spin(rec)
+            return True
+        return False
 
     def _record_line(self, actor: str, key: tuple[str, int], frame: Any) -> None:
         """Keep the line and its string locals (a replay asked for every line)."""
@@ -106,6 +114,7 @@ class _Controller(_Baton):
     def _count_step(self, rec: _Rec) -> None:
         """One more step; too many for one schedule end it (an endless loop or a livelock)."""
         self.steps += 1
+        rec.run_steps += 1
         if self.steps > self.max_steps:
             self._step_limit(rec)
 
@@ -137,6 +146,18 @@ class _Controller(_Baton):
             if p.after is not None:
                 self.paused.setdefault((p.after.file, p.after.line), []).append(p)
         self._reschedule(rec, "preempt")
+
+    def _yield_spin(self, rec: _Rec) -> None:
+        """``rec`` ran ``SPIN_STEPS`` steps without blocking: presume it spins
+        (``while running > 0: pass``) and let the others run, as a fair
+        scheduler would (CHESS's fair scheduling; loom treats a spin as a
+        yield).  Without this, a schedule that never preempts the spinner
+        -- the calibration -- would spin until its step limit.  Not a
+        preemption: the strategy's bound does not count it and it is no race
+        evidence; like a preemption, it demotes ``rec`` below all others."""
+        with self.mutex:
+            rec.priority = min(r.priority for r in self.recs) - 1.0
+        self._reschedule(rec, "spin")
 
     def _task_line(self, rec: _Rec, key: tuple[str, int], frame: Any) -> str:
         """asyncio: a user line of another task than last time means the last

@@ -46,9 +46,9 @@ class RaceReport:
     (``nondeterministic: ...``): every schedule's problems, prefixed."""
     limit: str | None = None
     """Why the search fell short of its own standard, when it did: a
-    schedule stopped by its real-time safety net, a thread blocked where the
-    explorer cannot see (so that schedule ran partly on real threads), or
-    the time budget spent before every seed ran.  The explorer's limit, not
+    schedule stopped by its real-time safety net or its step limit, a thread
+    blocked where the explorer cannot see (so that schedule ran partly on
+    real threads), or the time budget spent before every seed ran.  The explorer's limit, not
     a fault of the crawl: finding no duplicate then proves less."""
 
     @property
@@ -135,6 +135,10 @@ def _limit(ran: list[Schedule[Any]], explored: int, wanted: int) -> str | None:
     if stopped:
         reasons.append(f"{stopped} schedule(s) ran out of real time: a thread kept running or stayed blocked "
                        "where the explorer cannot switch it")
+    looped = sum(s.outcome == "step-limit" for s in ran)
+    if looped:
+        reasons.append(f"{looped} schedule(s) stopped at the step limit: a thread ran on without blocking "
+                       "and the others could not end it")
     stalled = sum(s.nondeterministic for s in ran)
     if stalled:
         reasons.append(f"in {stalled} schedule(s) a thread blocked outside the explorer's control, so those ran "

@@ -41,6 +41,7 @@ class Switch:
     step: int
     reason: str
     """``preempt`` (the strategy switched), ``block`` (the thread waits),
+    ``spin`` (the thread ran ``SPIN_STEPS`` without blocking: a yield),
     ``finish`` (the thread ended) or ``stall`` (no progress; nondeterministic)."""
     from_thread: str
     to_thread: str
