@@ -64,27 +64,9 @@ def answer_files() -> list[Path]:
     return sorted(p for p in ANSWERS.glob("*.py") if p.stem not in HELPERS)
 
 
-MAX_WORKERS_NOT_LEETCODE = (
-    "disagreement since the merge that made max-workers an interview rule (LeetCode 1242 sets no thread "
-    "limit): this verdict-leetcode names max-workers, which --rules leetcode no longer grades; undiagnosed "
-    "whether the verdict or the rule should change"
-)
-THREADS_EXIT_NOT_JUDGED_ON_A_HANG = (
-    "disagreement since the merge that judges threads-exit only on cases whose crawl returned: the threads "
-    "this verdict names are left in fetch-error, whose crawl never returns (fetch-error fails), so "
-    "threads-exit passes; undiagnosed whether the verdict or the check should change"
-)
-
-CHECKER_FAULTS: dict[tuple[str, str], str] = {
-    ("asyncio_recursive_dsgvo_spider", "leetcode"): MAX_WORKERS_NOT_LEETCODE,
-    ("condition_kamyu104", "interview"): THREADS_EXIT_NOT_JUDGED_ON_A_HANG,
-    ("condition_seen_on_finish_unnamed", "interview"): THREADS_EXIT_NOT_JUDGED_ON_A_HANG,
-    ("queue_join_darkalexwang", "interview"): THREADS_EXIT_NOT_JUDGED_ON_A_HANG,
-    ("queue_join_hzhu3142", "interview"): THREADS_EXIT_NOT_JUDGED_ON_A_HANG,
-    ("queue_join_kamyu104", "interview"): THREADS_EXIT_NOT_JUDGED_ON_A_HANG,
-}
+CHECKER_FAULTS: dict[tuple[str, str], str] = {}
 """(answer, rules) -> what makes the checker disagree with the written verdict (the
-README's "Disagreements": the five first found are fixed; these came with later merges).
+README's "Disagreements": the five found are fixed, so none is marked now).
 
 A strict xfail: the fix that removes the fault turns it into a pass that
 fails the suite until its entry is removed here."""
