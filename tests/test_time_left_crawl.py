@@ -70,3 +70,4 @@ def test_a_bad_progress_value_is_one_line(capsys: pytest.CaptureFixture[str]) ->
     assert crawl_main(["http://a.test/", "--progress", "-1"]) == 2
     err = capsys.readouterr().err
     assert "--progress" in err and "Traceback" not in err
+    assert "0 (never)" in err  # the error names every value the flag takes, 0 included

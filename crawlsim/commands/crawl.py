@@ -185,8 +185,7 @@ def _check_limits(args: argparse.Namespace) -> None:
     check_seconds("--max-time", args.max_time)
     check_int("--max-bytes", args.max_bytes, 1, MAX_BODY_BYTES)
     check_int("--max-redirects", args.max_redirects, 0, MAX_REDIRECTS)
-    if args.progress != 0:
-        check_seconds("--progress", args.progress)
+    check_seconds("--progress", args.progress, zero="never")
     if args.trace_out is not None:
         check_writable(args.trace_out)
     if args.time_left_png is not None:

@@ -41,10 +41,14 @@ HOST_MAP_SHAPE = '{"hosts": {"a.com": "127.0.0.2:8000"}}'
 """The shape a ``--hosts-file`` must have, as its error messages show it."""
 
 
-def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_SECONDS) -> None:
-    """``UsageError`` unless ``value`` (when given) is finite, > 0 and at most ``maximum``."""
-    if value is not None and not (math.isfinite(value) and 0 < value <= maximum):
-        raise UsageError(f"{flag}: expected seconds > 0 and at most {maximum:g}, got {value:g}")
+def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_SECONDS, zero: str | None = None) -> None:
+    """``UsageError`` unless ``value`` (when given) is finite, > 0 and at most
+    ``maximum`` -- or 0, where the flag gives 0 a meaning (``zero``, e.g. "never")."""
+    if value is None or (zero is not None and value == 0):
+        return
+    if not (math.isfinite(value) and 0 < value <= maximum):
+        allowed = f"0 ({zero}) or " if zero is not None else ""
+        raise UsageError(f"{flag}: expected {allowed}seconds > 0 and at most {maximum:g}, got {value:g}")
 
 
 def check_int(flag: str, value: int, low: int, high: int) -> None:
