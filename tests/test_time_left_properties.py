@@ -75,3 +75,35 @@ def test_a_crawl_delay_host_names_itself_and_its_rule() -> None:
     assert left.lower(run.finish_time).known == 0
     assert names & set(run.host_fetches), names
     assert max(margins) > 0  # the live floor, the fastest fetch so far, adds to the bound and says so
+
+
+def test_the_bound_names_the_host_whose_crawl_delay_holds_it() -> None:
+    """The sentence the live line prints ("b.com has N queued at one per 2 s
+    (Crawl-delay)") is what the crawl does: b.com's ten pages, one per 2 s
+    by its robots.txt, hold the crawl, and the bound is at least the
+    Crawl-delay times the starts still to come."""
+    data = {
+        "crawl": {"workers": 4, "per_host": 1, "robots": True, "scope": "any"},
+        "hosts": {
+            "a.com": {"latency": 0.1},
+            "b.com": {"latency": 0.1, "robots": "User-agent: *\nCrawl-delay: 2\n"},
+        },
+        "pages": {
+            "http://a.com/": {"links": ["http://a.com/x", "http://b.com/"]},
+            "http://b.com/": {"links": [f"http://b.com/{i}" for i in range(9)]},
+        },
+    }
+    run = simulate(scenario_from_dict(data, path="<crawl-delay>"), series=False)
+    left = TimeLeft(run.options, floor=run.host_page_min_latency)
+    said = []
+    for t in instants(run.trace, left):
+        lower = left.lower(t)
+        if "b.com has" in lower.sentence():
+            said.append((t, lower))
+    assert said, "no instant named b.com"
+    t, lower = said[0]
+    sentence = lower.sentence()
+    assert "at one per 2 s (Crawl-delay)" in sentence, sentence
+    queued = int(sentence.split("b.com has ", 1)[1].split(" queued", 1)[0])
+    assert lower.seconds >= 2.0 * (queued - 1)
+    assert lower.seconds <= run.finish_time - t + 1e-9
