@@ -4,6 +4,8 @@ bad input is one line naming the file and line."""
 
 from __future__ import annotations
 
+import html
+
 import json
 from pathlib import Path
 
@@ -136,6 +138,11 @@ def test_a_models_bounds_are_the_models_within_the_recordings_margin(
     text = " ".join(capsys.readouterr().out.split())
     assert "lower bounds on the model's finish time" in text
     assert f"proven for the model; the real site may land {margin:.1%} either way" in text
+    from crawlsim.notebook import CrawlWidget  # the widget says it as run does (one voice)
+    from crawlsim.scenario import load_scenario
+
+    summary = " ".join(html.unescape(CrawlWidget(load_scenario(site)).summary.value).split())
+    assert f"proven for the model; the real site may land {margin:.1%} either way" in summary
     assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
     assert "model_margin" not in json.loads(capsys.readouterr().out)
 

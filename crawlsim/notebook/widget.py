@@ -42,6 +42,7 @@ from crawlsim.notebook.runs import as_scenario
 from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.palette import STATES
 from crawlsim.views.replay import Counters
+from crawlsim.views.summary import margin_line, model_margin
 from crawlsim.scenario import Scenario
 from crawlsim.views.session import (
     ORDER_CHOICES,
@@ -400,6 +401,9 @@ class CrawlWidget:
             lines.extend(cluster_lines(result.cluster))
         if result.bounds is not None:
             lines.extend(_bounds_lines(result.bounds, provisional=result.replay_pending))
+            margin = model_margin(result.simulated)
+            if margin:  # a model's bounds are the model's: the real site within its margin (as run and the app say)
+                lines.append(f"<i>{html.escape(margin_line(margin))}</i>")
         if result.note:
             lines.append(f"<i>{html.escape(result.note)}</i>")
         if result.replay_pending:
