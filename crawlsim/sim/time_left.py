@@ -21,14 +21,17 @@ needs no such assumption; :attr:`Lower.proven` is the bound with a floor of
 run's fastest fetch per host is a true floor, and the bound is exact
 (``tests/test_time_left_properties.py``).
 
-The estimate models the crawl so far (the last quarter of its time, at least
-30 links): per host, the pages still unknown from the share of its recent
-links that led somewhere new (capture-recapture), capped by a branching
-guess; then each host at the pace it kept so far, spaced as politeness asks,
-and the crawl at its recent fetch rate, whichever is slower.  It is a guess,
-stated as one ("guessing N pages not yet found from the discovery rate"),
-with a range from the known pages alone to the top of an 80% interval of
-that share (:meth:`TimeLeft._unknown`).
+The estimate models the crawl so far: per host, the pages still unknown
+from the share of its recent links (the last quarter of the crawl's time, at
+least 30 links) that led somewhere new (capture-recapture), capped by a
+branching guess; then the lower bound's own terms with each host's mean
+fetch in place of its fastest -- the busiest host, spaced as politeness
+asks, and the work left spread over as many fetches at once as the crawl
+kept on average so far (:meth:`TimeLeft._guess` says why per fetch and not
+per host), whichever is slower.  It is a guess, stated as one ("guessing N
+pages not yet found from the discovery rate"), with a range from the known
+pages alone to the top of an 80% interval of that share
+(:meth:`TimeLeft._unknown`).
 """
 
 from __future__ import annotations
@@ -174,17 +177,14 @@ class _Host:
     fastest: float = float("inf")
     """Its fastest page fetch seen so far."""
     fetched: int = 0
+    took: float = 0.0
+    """The seconds its page fetches took, summed."""
     found: int = 0
     """Its URLs found so far."""
-    flying: int = 0
-    active_since: float = 0.0
-    active: float = 0.0
-    """Seconds it had a fetch in flight (fetches that overlap count once)."""
 
-    def per_page(self) -> float:
-        """Seconds of the host's time each page took so far: its time with a fetch
-        in flight over its pages (its mean fetch when they never overlap)."""
-        return self.active / self.fetched if self.fetched else 0.0
+    def mean_fetch(self, otherwise: float) -> float:
+        """Its mean page fetch so far (``otherwise`` before its first)."""
+        return self.took / self.fetched if self.fetched else otherwise
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,9 @@ class TimeLeft:
         """Every link read, in order: the host it leads to, and whether it found a new page."""
         self._fetched: list[tuple[float, int]] = []
         """Per page response processed: its time, and how many links had been read then."""
+        self._busy = 0.0
+        """Page-fetch seconds spent up to :attr:`_busy_at` (two fetches at once count twice)."""
+        self._busy_at = 0.0
 
     def see(self, event: Event) -> None:
         """One more event of the crawl."""
@@ -265,29 +268,28 @@ class TimeLeft:
                 host.queued.discard(event.url)
 
     def _started(self, event: FetchStarted) -> None:
-        self._in_flight[event.fetch_id] = event
-        self._kind[event.url] = event.kind
-        host = self._hosts[event.host]
-        if host.flying == 0:
-            host.active_since = event.t
-        host.flying += 1
         if event.kind == "page":
+            self._busy = self.busy(event.t)
+            self._busy_at = event.t
+            host = self._hosts[event.host]
             host.queued.discard(event.url)
             host.retries.pop(event.url, None)
+        self._in_flight[event.fetch_id] = event
+        self._kind[event.url] = event.kind
 
     def _ended(self, event: FetchFinished | FetchFailed) -> None:
-        start = self._in_flight.pop(event.fetch_id, None)
-        if start is None:
+        start = self._in_flight.get(event.fetch_id)
+        if start is None or start.kind != "page":
+            self._in_flight.pop(event.fetch_id, None)
             return
+        self._busy = self.busy(event.t)
+        self._busy_at = event.t
+        del self._in_flight[event.fetch_id]
         host = self._hosts[event.host]
-        host.flying -= 1
-        if host.flying == 0:
-            host.active += event.t - host.active_since
-        if event.kind != "page":
-            return
         took = event.t - start.t
         host.fastest = min(host.fastest, took)
         host.fetched += 1
+        host.took += took
         if isinstance(event, FetchFinished):
             self._fetched.append((event.t, len(self._linked)))
 
@@ -326,6 +328,10 @@ class TimeLeft:
 
     def _pages_in_flight(self) -> Iterable[FetchStarted]:
         return (f for f in self._in_flight.values() if f.kind == "page")
+
+    def busy(self, now: float) -> float:
+        """Page-fetch seconds the crawl spent up to ``now``, two fetches at once counting twice."""
+        return self._busy + sum(1 for _ in self._pages_in_flight()) * (now - self._busy_at)
 
     def lower(self, now: float) -> Lower:
         """At least this much more, from the pages known at ``now``."""
@@ -410,15 +416,14 @@ class TimeLeft:
         if self._done or not self._fetched:
             return Estimate(lower, lower, lower, 0.0, 0)
         window = self._window(now)
-        t0, first = self._fetched[-window - 1] if window < len(self._fetched) else (0.0, 0)
-        speed = window / max(now - t0, 1e-9)
+        first = self._fetched[-window - 1][1] if window < len(self._fetched) else 0
         links = self._linked[first:]
         new = Counter(host for host, is_new in links if is_new)
         seen = Counter(host for host, is_new in links if not is_new)
         growth = new.total() / window
         mid = self._unknown(new, seen, growth, high=False)
         top = self._unknown(new, seen, growth + 1.28 * math.sqrt(max(growth, 1.0) / window), high=True)
-        guess, low, high = (max(lower, self._guess(now, unknown, speed)) for unknown in (mid, {}, top))
+        guess, low, high = (max(lower, self._guess(now, unknown)) for unknown in (mid, {}, top))
         share = new.total() / max(1, len(links))
         return Estimate(guess, min(low, guess), max(high, guess), share, round(sum(mid.values())))
 
@@ -458,21 +463,41 @@ class TimeLeft:
             unknown = {h: n * min(1.0, room) for h, n in unknown.items()}
         return unknown
 
-    def _guess(self, now: float, unknown: Mapping[str, float], speed: float) -> float:
-        """Seconds left if ``unknown`` pages per host are still to be found and
-        pages are fetched ``speed`` a second, or each host takes its pages at the
-        pace it kept so far (:meth:`_Host.per_page`), spaced as politeness asks."""
-        by_rate = (self.known() + sum(unknown.values())) / speed if speed > 0 else 0.0
-        by_host = 0.0
+    def _guess(self, now: float, unknown: Mapping[str, float]) -> float:
+        """Seconds left if ``unknown`` pages per host are still to be found: the
+        lower bound's busiest-host and work terms with each host's mean fetch
+        so far in place of its fastest, the work spread over as many fetches
+        at once as the crawl kept on average so far (at most what the hosts
+        left may take) rather than over every worker.
+
+        Measured per fetch, not per host: a host's pages per second depend on
+        how many of its fetches run at once, and that changes as the crawl
+        goes -- Scrapy's download slots give a host the workers the others
+        free, so a slow host sharing four workers with three fast ones runs
+        one fetch at a time, and two or three once it is alone.  Its pace so
+        far (its seconds with a fetch in flight over its pages) then foretold
+        twice the time it took; its mean fetch does not change, and the work
+        over the crawl's parallelism holds through the change."""
+        mean = self._mean_fetch()
+        work = sum(max(0.0, f.t + self._hosts[f.host].mean_fetch(mean) - now) for f in self._pages_in_flight())
+        by_host, room = 0.0, 0
         for name, host in self._hosts.items():
             starts = len(host.queued) + len(host.retries) + round(unknown.get(name, 0.0))
             if starts == 0:
                 continue
-            each = host.per_page() or self.floor(name)
+            each = host.mean_fetch(mean)
             spacing = max(self.options.gap, host.crawl_delay)
-            spaced = least_span(self.options, starts, spacing) + each
-            by_host = max(by_host, max(0.0, host.until - now) + max(starts * each, spaced))
-        return max(by_rate, by_host)
+            wait = max(0.0, host.until - now)
+            by_host = max(by_host, host_left(self.options, wait, starts, spacing, (), each, starts * each)[0])
+            work += starts * each
+            room += host_limit(self.options)
+        parallel = min(self.busy(now) / now if now > 0 else 0.0, room, self.options.workers)
+        return max(by_host, work / parallel if parallel > 0 else 0.0)
+
+    def _mean_fetch(self) -> float:
+        """The mean page fetch so far, over every host (for a host with none yet)."""
+        fetched = sum(h.fetched for h in self._hosts.values())
+        return sum(h.took for h in self._hosts.values()) / fetched if fetched else 0.0
 
 
 @dataclass(frozen=True)
