@@ -147,6 +147,18 @@ def test_a_models_bounds_are_the_models_within_the_recordings_margin(
     assert "model_margin" not in json.loads(capsys.readouterr().out)
 
 
+def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "measured.toml"  # no assumes: not written by crawlsim model
+    site.write_text('margin = 0.05\n[pages]\n"http://a.test/" = ["http://a.test/b"]\n"http://a.test/b" = []\n')
+    assert cli(["run", str(site), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["model_margin"]
+    assert said["share"] == 0.05 and "margin key" in said["basis"]
+    assert cli(["run", str(site)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "lower bounds on the model's finish time" in text
+    assert "proven for the model; the real site may land 5.0% either way (as the scenario file states it" in text
+
+
 def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:
     from crawlsim.scenario.from_trace import recorded_margin
 
