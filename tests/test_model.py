@@ -168,6 +168,15 @@ def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, caps
     assert "proven for the model; the real site may land 5.0% either way (as the scenario file states it" in text
 
 
+@pytest.mark.parametrize("bad", ["-0.1", "nan", "inf", '"5%"'])
+def test_a_margin_that_is_no_share_is_one_line(bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "measured.toml"
+    site.write_text(f'margin = {bad}\n[pages]\n"http://a.test/" = []\n')
+    assert cli(["run", str(site)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "measured.toml: margin: expected a" in err
+
+
 def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:
     from crawlsim.scenario.from_trace import recorded_margin
 
