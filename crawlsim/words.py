@@ -57,7 +57,8 @@ WORDS: tuple[Word, ...] = (
     Word(
         "margin",
         "how far a bound resting on something measured may sit above the real finish or time left: for a model "
-        "of a recorded crawl, from the recording's own spread (its bounds are the model's); for a running "
+        "of a real crawl, from the recording's own spread or as its scenario file states it (its bounds are the "
+        "model's); for a running "
         "crawl's time left, what the latency floor it assumes adds (`time_left_margin`)",
     ),
     Word("off", "normalization mode: URLs keyed as written"),

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import UI_TIMEOUT_MS, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
+from tests.browser import UI_TIMEOUT_MS, browser_page, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
 from tests.shared_builds import SharedBuilds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
@@ -168,3 +168,30 @@ def test_on_a_phone_the_graph_scrolls_in_its_box_and_says_so(opened: Opened) -> 
     if graph[0] > graph[1]:
         assert page.is_visible("#graph-hint"), "the graph scrolls sideways and nothing says so"
         assert "sideways" in page.inner_text("#graph-hint")
+
+
+def test_a_models_page_heads_its_bounds_with_the_margin_line(chromium: Any, tmp_path: Path) -> None:
+    """A scenario that models a real crawl (its margin key) shows the line `crawlsim run`
+    prints above the bounds; one that models nothing shows its bounds without it."""
+    from crawlsim.cli import main
+    from crawlsim.scenario.files import find_scenario
+
+    isro = find_scenario("isro").read_text(encoding="utf-8")
+    (tmp_path / "model.toml").write_text("margin = 0.05\n" + isro, encoding="utf-8")
+    shown = {}
+    for name in ("model", "isro"):
+        path = tmp_path / f"{name}.html"
+        scenario = str(tmp_path / "model.toml") if name == "model" else "isro"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["html", scenario, "-o", str(path), "--budget", "0.01"]) == 0
+        with browser_page(chromium) as page:
+            page.goto(path.as_uri())
+            page.wait_for_selector("#bounds .bound")
+            shown[name] = page.evaluate(
+                "[...document.querySelectorAll('#bounds-panel > *')].filter(e => !e.hidden).map(e => e.innerText)"
+            )
+    title, margin, *_ = shown["model"]
+    assert title == "what bounds the model's finish time"
+    assert margin.startswith("bounds of a model of a real crawl: proven for the model; the real site may land 5.0%")
+    assert shown["isro"][0] == "what bounds the finish time"
+    assert not any("proven for the model" in text for text in shown["isro"])

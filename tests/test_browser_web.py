@@ -47,12 +47,14 @@ SECOND_LINE = """() => {
   const data = c.getContext('2d').getImageData(0, top, c.width, bottom - top).data;
   let hash = 0, ink = 0;
   for (let i = 0; i < data.length; i += 4) {
-    if (data[i + 3] > 0) ink++;
+    if (data[i + 3] > 0 && data[i] + data[i + 1] + data[i + 2] > 96) ink++;  // text, not a dark background
     hash = (hash * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2] + 17 * data[i + 3]) | 0;
   }
   return ink > 0 ? String(hash) : null;
 }"""
-"""A hash of the pixels of the app's second line (options: workers, polite...), or null while it is blank."""
+"""A hash of the pixels of the app's second line (options: workers, polite...), or null while no text is
+drawn there: the screen before the app starts (its "starting the app" line) paints that row dark, and a
+hash of it taken for the polite line would be changed by the app's first draw, not by the key."""
 
 
 def _free_port() -> int:

@@ -141,6 +141,16 @@ def test_the_isro_step_table_is_the_textbooks() -> None:
     assert data["stepsFirst"] is True
 
 
+def test_a_models_page_carries_the_margin_line_run_prints() -> None:
+    from crawlsim.scenario.files import scenario_from_dict
+
+    isro = load_scenario("isro")
+    model = scenario_from_dict({**isro.data, "margin": 0.05}, name="isro")  # models a real crawl, within 5%
+    said = scenario_data(model, budget=0.01)["margin"]
+    assert said.startswith("bounds of a model of a real crawl: proven for the model; the real site may land 5.0%")
+    assert scenario_data(isro, budget=0.01)["margin"] is None
+
+
 def test_a_costly_web_gets_a_smaller_offer_and_one_line_saying_so() -> None:
     scenario = load_scenario("busiest-host")
     start = Knobs.for_scenario(scenario)

@@ -11,7 +11,7 @@ import pytest
 from crawlsim.cli import main
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
-from crawlsim.views.time_left import picture, report_of
+from crawlsim.views.time_left import PICTURE_PAGES, picture, report_of, section
 
 
 def test_run_shows_the_time_left_section(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -22,6 +22,25 @@ def test_run_shows_the_time_left_section(capsys: pytest.CaptureFixture[str], tmp
     assert "the lower bound was never above the real time left" in out
     assert "the estimate's error: +" in out or "the estimate's error: -" in out
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_small_crawl_says_one_line_and_still_draws_the_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "left.png"
+    assert main(["run", "see-it", "--time-left-png", str(png)]) == 0  # 14 pages
+    said = [line for line in capsys.readouterr().out.splitlines() if "time left" in line]
+    assert said == [
+        "time left, as the crawl went: the lower bound was never above the real time left; 14 pages fetched, too "
+        f"few for the estimate to mean anything (it needs {PICTURE_PAGES}; --time-left-png draws both)"
+    ]
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_picture_is_drawn_from_the_threshold_on() -> None:
+    run = simulate(load_scenario("see-it"), series=False)
+    report = report_of(run.options, run.trace)
+    assert len(section(report, PICTURE_PAGES - 1)) == 1
+    drawn = section(report, PICTURE_PAGES)
+    assert drawn[1:-2] == picture(report) and drawn[-1].startswith("  the estimate's error: ")
 
 
 def test_run_json_keeps_its_keys(capsys: pytest.CaptureFixture[str]) -> None:

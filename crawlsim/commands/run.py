@@ -106,7 +106,7 @@ def time_left(scenario: Scenario, run: SimRun, args: argparse.Namespace) -> None
 
     report = report_of(run.options, run.trace) if run.trace else None
     if not args.json:
-        print("\n".join(section(report)))
+        print("\n".join(section(report, run.stats.pages_fetched)))
     if args.time_left_png:
         if report is None:
             raise UsageError(f"{scenario.name}: no events recorded, so no time-left picture to draw")

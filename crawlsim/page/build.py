@@ -23,6 +23,7 @@ from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offe
 from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.views.replay_steps import crawl_steps
+from crawlsim.views.summary import margin_line, model_margin
 from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
@@ -170,8 +171,15 @@ def scenario_data(
         tries=list(scenario.tips),
         offer=offer_line(scenario, offer, len(groups), seconds, cap),
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
+        margin=_margin(scenario),
     )
     return data
+
+
+def _margin(scenario: Scenario) -> str | None:
+    """A model's margin line, as ``run`` heads its bounds with it (None: no model)."""
+    margin = model_margin(scenario)
+    return margin_line(margin) if margin else None
 
 
 def _advised_runs(

@@ -3,7 +3,7 @@
  * Nothing here schedules, replays or bounds a crawl.  The data block holds, per run,
  * the frames crawlsim.views.replay computed (each URL's state at every instant, counters,
  * the seen set, each host's politeness state, lane spans, the event log's lines) and
- * the finish time, bounds and advisor's sentence; per setting of the knobs, which run
+ * the finish time, bounds and advisor's sentence (a model's margin line once); per setting of the knobs, which run
  * it is and where each what-if key leads.  This script picks the frame at the clock's
  * time and draws it.
  */
@@ -69,6 +69,10 @@ class Page {
     document.getElementById("note").textContent = d.note;
     document.getElementById("offer").textContent = d.offer;
     if (d.stepsFirst) document.getElementById("lanes-panel").before(document.getElementById("steps-panel"));
+    if (d.margin) { // a model of a real crawl: its bounds are the model's, as `crawlsim run` heads them
+      document.getElementById("bounds-title").textContent = "what bounds the model's finish time";
+      Object.assign(document.getElementById("margin"), { textContent: d.margin, hidden: false });
+    }
     const tries = document.getElementById("tries");
     for (const line of d.tries) tries.append(this.tip(line));
     this.colours();

@@ -46,6 +46,8 @@ BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"
 
 MARGIN_BASIS = "twice the standard error of the recorded page times summed on the busiest recorded host"
 """What a model's margin is made of (:func:`crawlsim.scenario.from_trace.recorded_margin`)."""
+STATED_BASIS = "as the scenario file states it (its margin key)"
+"""What a margin written by hand in a scenario file that ``crawlsim model`` did not write is made of."""
 
 _DIGITS = 6
 """Seconds are rounded to a microsecond in JSON: enough for any comparison,
@@ -133,7 +135,9 @@ def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, An
         assumes = getattr(scenario, "data", {}).get("assumes")
         if assumes:  # a model of a recorded crawl says what it assumed (crawlsim model)
             data["assumes"] = assumes
-            data["model_margin"] = model_margin(scenario)
+        margin = model_margin(scenario)
+        if margin:  # a model of a real crawl: its bounds are the model's, the real site within the margin
+            data["model_margin"] = margin
         if seeds is None:
             seeds = getattr(scenario, "seeds", None)
     if seeds is not None:
@@ -142,12 +146,18 @@ def _scenario_fields(scenario: Any, seeds: Sequence[str] | None) -> dict[str, An
 
 
 def model_margin(scenario: Any) -> dict[str, Any] | None:
-    """A model of a recorded crawl's margin (``share`` None: unknown) and its basis;
-    None for a scenario that is no model (no ``assumes``: written by hand)."""
+    """A model of a real crawl's margin (``share`` None: unknown) and its basis;
+    None for a scenario that models no real crawl.
+
+    A scenario models one when ``crawlsim model`` wrote it (it has ``assumes``;
+    its margin, when the recording could tell one, is the recording's spread)
+    or when its file states a ``margin`` (by hand: the file is the basis)."""
     data = getattr(scenario, "data", None) or {}
-    if not data.get("assumes"):
-        return None
-    return {"share": data.get("margin"), "basis": MARGIN_BASIS}
+    if data.get("assumes"):
+        return {"share": data.get("margin"), "basis": MARGIN_BASIS}
+    if "margin" in data:
+        return {"share": data["margin"], "basis": STATED_BASIS}
+    return None
 
 
 def _coverage_fields(coverage: Any) -> dict[str, Any]:
@@ -479,8 +489,8 @@ def margin_line(margin: Mapping[str, Any]) -> str:
     """What a bound of a model is worth on the real site: the model's own, within its margin."""
     share = margin.get("share")
     if share is None:
-        return "bounds of a model of a recorded crawl: proven for the model, not for the real site (margin unknown)"
-    return (f"bounds of a model of a recorded crawl: proven for the model; the real site may land "
+        return "bounds of a model of a real crawl: proven for the model, not for the real site (margin unknown)"
+    return (f"bounds of a model of a real crawl: proven for the model; the real site may land "
             f"{share:.1%} either way ({margin['basis']})")
 
 
