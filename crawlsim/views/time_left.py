@@ -27,9 +27,9 @@ PICTURE_PAGES = 100
 """Pages a crawl must have fetched for the report to draw its picture and quote the
 estimate's errors; below it, one line.  A few dozen pages' links cannot tell how many
 pages are still unknown: over the shipped scenarios (``benchmarks/time_left_sim.py``)
-every crawl of 400 pages or more kept its estimate within 33% of the real time left
+every crawl of 400 pages or more kept its estimate within 34% of the real time left
 from a quarter to three quarters of the way, and every crawl of 3 to 81 pages but one
-was off by 235% to 1,900% at worst; 100 sits between them.  The lower bound needs no
+was off by 268% to 1,900% at worst; 100 sits between them.  The lower bound needs no
 such size: the one line still says whether it was ever above the real time left."""
 
 
