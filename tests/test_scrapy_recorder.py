@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import statistics
 import subprocess
 import sys
 import tomllib
@@ -35,8 +36,10 @@ class Site(scrapy.Spider):
     name = "site"
     start_urls = [sys.argv[1]]
     allowed_domains = GIVEN.pop("ALLOWED_DOMAINS", ["127.0.0.1"])
+    burn = GIVEN.pop("BURN", 0)  # the CPU work of each callback: a busy crawler
 
     def parse(self, response):
+        sum(range(self.burn))
         if len(sys.argv) > 4 and response.url.endswith(sys.argv[4]):
             os.kill(os.getpid(), signal.SIGKILL)  # killed mid-crawl, as by the OOM killer or kill -9
         for href in response.css("a::attr(href)").getall():
@@ -190,6 +193,38 @@ def test_scrapys_own_work_per_response_becomes_the_models_client_cost(
     assert {u: p["latency"] for u, p in data["pages"].items()} == {u: served[i] for u, (i, _) in answers.items()}
     assert all(served[i] <= transfer + 1e-6 for i, transfer in answers.values())  # arrived by the time Scrapy saw it
     assert "server's measured time" in data["assumes"]
+
+
+def test_a_busy_scrapys_server_times_are_the_servers_not_its_own(tmp_path: Path) -> None:
+    """Scrapy's loop busy in its callbacks writes requests late and notices answers
+    late; each fetch's recorded server time is still the server's own: a host that
+    answers at once stays near 0 and one that sleeps 0.2 s near that, far closer
+    than the fetch times as Scrapy saw them."""
+    port = free_port()
+    quick, slow = f"http://127.0.0.1:{port}", f"http://127.0.0.2:{port}"
+    pages: dict[str, Any] = {f"{quick}/": [f"/q{i}" for i in range(12)] + [f"{slow}/s{i}" for i in range(12)],
+                             **{f"{quick}/q{i}": [] for i in range(12)}, **{f"{slow}/s{i}": [] for i in range(12)}}
+    latency = 0.2
+    scenario = make_scenario(pages, latency={f"127.0.0.1:{port}": 0.0, f"127.0.0.2:{port}": latency})
+    trace = tmp_path / "crawl.jsonl"
+    settings = {"CONCURRENT_REQUESTS": 8, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "ROBOTSTXT_OBEY": False,
+                "ALLOWED_DOMAINS": ["127.0.0.1", "127.0.0.2"], "BURN": 2_000_000}
+    with ServerProcess(scenario):
+        crawl_with_scrapy(quick, trace, settings)
+    recording = read_trace(trace)
+    served = {int(fid): t for fid, t in recording.options["server_time"].items()}  # type: ignore[index]
+    started = {e.fetch_id: e.t for e in recording.events if isinstance(e, FetchStarted)}
+    assert set(served) == set(started)  # every answer's server time was found
+    seen: dict[str, list[tuple[float, float]]] = {quick: [], slow: []}
+    for e in recording.events:
+        if isinstance(e, FetchFinished) and e.url != f"{quick}/":
+            seen[e.url.rsplit("/", 1)[0]].append((served[e.fetch_id], e.t - started[e.fetch_id]))
+    assert len(seen[quick]) == len(seen[slow]) == 12
+    recorded_quick, scrapy_quick = (statistics.median(pair[i] for pair in seen[quick]) for i in (0, 1))
+    recorded_slow, scrapy_slow = (statistics.median(pair[i] for pair in seen[slow]) for i in (0, 1))
+    assert all(recorded > latency - 0.011 for recorded, _ in seen[slow])  # never less than the server slept
+    assert recorded_slow - latency < 0.2 * (scrapy_slow - latency)
+    assert recorded_quick < 0.2 * scrapy_quick  # Scrapy's own lateness is not the server's
 
 
 def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> None:
