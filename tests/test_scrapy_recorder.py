@@ -227,6 +227,25 @@ def test_a_busy_scrapys_server_times_are_the_servers_not_its_own(tmp_path: Path)
     assert recorded_quick < 0.2 * scrapy_quick  # Scrapy's own lateness is not the server's
 
 
+def test_a_server_that_never_slows_with_concurrency_is_not_learnt_to(tmp_path: Path) -> None:
+    """Scrapy's busy loop notices answers later the more it has in flight; the
+    server takes its 0.02 s whatever the crowd, and the model learns no contention."""
+    from crawlsim.cli import main
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    pages: dict[str, Any] = {f"{base}/": [f"/p{i}" for i in range(60)], **{f"{base}/p{i}": [] for i in range(60)}}
+    trace, model = tmp_path / "crawl.jsonl", tmp_path / "site.toml"
+    settings = {"CONCURRENT_REQUESTS": 8, "CONCURRENT_REQUESTS_PER_DOMAIN": 8, "ROBOTSTXT_OBEY": False,
+                "BURN": 1_000_000}
+    with ServerProcess(make_scenario(pages, latency=0.02)):
+        crawl_with_scrapy(base, trace, settings)
+    assert main(["model", str(trace), "-o", str(model)]) == 0
+    hosts = tomllib.loads(model.read_text())["hosts"]
+    assert host_peaks(read_trace(trace).events)[f"127.0.0.1:{port}"] > 4  # the crowd varied
+    assert not any("contention" in table for table in hosts.values())
+
+
 def test_a_killed_crawl_leaves_a_trace_of_what_it_did_before(tmp_path: Path) -> None:
     # killed in the callback of /p1: the start page was answered and its callback finished
     # long before, so its answer and links are on disk (flushed after every signal here)
@@ -462,7 +481,7 @@ def recorded_and_modelled(tmp: Path, pages: dict[str, Any], settings: dict[str, 
 
     start = next(iter(pages))
     trace, model, sim = tmp / "crawl.jsonl", tmp / "site.toml", tmp / "sim.jsonl"
-    with ServerProcess(make_scenario(pages, latency=0.05)):
+    with ServerProcess(make_scenario(pages, latency=0.02)):
         crawl_with_scrapy(start.rstrip("/"), trace, {"ALLOWED_DOMAINS": ["127.0.0.1", "127.0.0.2"], **settings})
     assert main(["model", str(trace), "-o", str(model)]) == 0
     assert main(["trace", str(model), "-o", str(sim)]) == 0
