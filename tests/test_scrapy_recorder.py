@@ -475,13 +475,15 @@ def two_hosts(port: int) -> dict[str, Any]:
     }
 
 
-def recorded_and_modelled(tmp: Path, pages: dict[str, Any], settings: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """A real Scrapy crawl of ``pages`` at ``settings``, and the simulated crawl of its model: their events."""
+def recorded_and_modelled(tmp: Path, pages: dict[str, Any], settings: dict[str, Any],
+                          latency: Any = 0.05) -> tuple[list[Any], list[Any]]:
+    """A real Scrapy crawl of ``pages`` at ``settings`` (``latency`` as ``make_scenario``
+    takes it), and the simulated crawl of its model: their events."""
     from crawlsim.cli import main
 
     start = next(iter(pages))
     trace, model, sim = tmp / "crawl.jsonl", tmp / "site.toml", tmp / "sim.jsonl"
-    with ServerProcess(make_scenario(pages, latency=0.02)):
+    with ServerProcess(make_scenario(pages, latency=latency)):
         crawl_with_scrapy(start.rstrip("/"), trace, {"ALLOWED_DOMAINS": ["127.0.0.1", "127.0.0.2"], **settings})
     assert main(["model", str(trace), "-o", str(model)]) == 0
     assert main(["trace", str(model), "-o", str(sim)]) == 0
@@ -526,3 +528,32 @@ def test_the_model_starts_what_scrapys_download_slot_started_together(tmp_path: 
     assert host_peaks(real)[f"127.0.0.1:{port}"] > 1
     assert host_peaks(model) == host_peaks(real)
     assert sorted(page_order(model)) == sorted(page_order(real))
+
+
+def overlapping_starts(events: list[Any]) -> int:
+    """Fetches that started while another fetch to their host was in flight."""
+    flying: dict[int, str] = {}
+    count = 0
+    for e in events:
+        if isinstance(e, FetchStarted):
+            count += e.host in flying.values()
+            flying[e.fetch_id] = e.host
+        elif hasattr(e, "fetch_id"):
+            flying.pop(e.fetch_id, None)
+    return count
+
+
+def test_the_model_holds_a_url_taken_as_a_download_ends_as_scrapys_slot_does(tmp_path: Path) -> None:
+    """Two requests, one per domain: the first two start together (the engine brings
+    both at once), but a request taken for a place freed as a download ends reaches the
+    slot after the slot started what waited in it, and waits: one at a time after that,
+    in Scrapy and in its model."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    pages = {f"{base}/": [f"/p{i}" for i in range(8)], **{f"{base}/p{i}": [] for i in range(8)}}
+    settings = {"CONCURRENT_REQUESTS": 2, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "ROBOTSTXT_OBEY": False}
+    spread = {"model": "lognormal", "median": 0.1, "sigma": 0.8}  # no two transfers end together
+    real, model = recorded_and_modelled(tmp_path, pages, settings, latency={f"127.0.0.1:{port}": spread})
+    assert len(page_order(real)) == 9
+    assert overlapping_starts(real) < 3  # the limit held after the first burst
+    assert overlapping_starts(model) == overlapping_starts(real)
