@@ -59,6 +59,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -67,6 +68,10 @@ from model_fidelity import ECHO_MODULE, NGINX, free_port, think_times  # noqa: E
 from crawlsim.words import counted  # noqa: E402
 
 DOCS = Path("/usr/share/doc")
+ACCESS_LOG = "access.log"
+"""nginx's record of each request, one line each: the host's address, when the answer
+was done (epoch seconds), the server's own time for it, the status, the path
+(:meth:`Web.served`): the ground truth a recorder's server times are checked against."""
 PORTAL = "portal.html"
 """The portal's file on the fast host: a page linking to each host's index."""
 
@@ -112,6 +117,18 @@ class Host:
         return urlsplit(self.url).netloc
 
 
+class Served(NamedTuple):
+    """One request as nginx logged it (see :data:`ACCESS_LOG`)."""
+
+    address: str
+    done: float
+    """When nginx finished answering, epoch seconds (millisecond resolution)."""
+    took: float
+    """nginx's own time for the request, first byte read to last byte written (ms resolution)."""
+    status: int
+    path: str
+
+
 @dataclass
 class Web:
     """The served web: its start URL, its hosts, and the nginx serving them."""
@@ -133,6 +150,7 @@ class Web:
         """Stop nginx and start it again, so the pushback host has forgotten which
         paths it answered 429: call before each crawl that must see the same server."""
         self.stop()
+        (self.folder / ACCESS_LOG).unlink(missing_ok=True)
         conf = self.folder / "nginx.conf"
         self._nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(self.folder)])
         port = urlsplit(self.start).port
@@ -142,6 +160,14 @@ class Web:
             time.sleep(0.05)
         self.stop()
         raise SystemExit(f"nginx did not start; see {self.folder / 'error.log'}")
+
+    def served(self) -> list[Served]:
+        """Every request nginx answered since the last :meth:`restart`, in the order it
+        finished them (nginx writes each line as the answer is done)."""
+        log = self.folder / ACCESS_LOG
+        rows = [line.split(" ", 4) for line in log.read_text().splitlines()] if log.exists() else []
+        return [Served(address, float(done), float(took), int(status), path)
+                for address, done, took, status, path in rows]
 
     def stop(self) -> None:
         if self._nginx is not None:
@@ -254,7 +280,8 @@ daemon off; master_process off; worker_processes 1;
 pid {folder}/nginx.pid; error_log {folder}/error.log;
 events {{ worker_connections 1024; }}
 http {{
-  access_log off; default_type text/html; types {{ text/html html; text/plain txt; }}
+  log_format timed '$server_addr $msec $request_time $status $request_uri';
+  access_log {folder}/{ACCESS_LOG} timed; default_type text/html; types {{ text/html html; text/plain txt; }}
   client_body_temp_path {folder}/body; proxy_temp_path {folder}/proxy; fastcgi_temp_path {folder}/fcgi;
   uwsgi_temp_path {folder}/uwsgi; scgi_temp_path {folder}/scgi;
   limit_req_zone $uri zone=first:1m rate=1r/m; limit_req_log_level info; map_hash_bucket_size 128;

@@ -72,6 +72,21 @@ def test_a_freed_worker_takes_the_next_url_before_the_pages_links_are_queued() -
     assert (second.url, started(sched.poll(2.0))) == ("http://a.test/2", ["http://a.test/1"])
 
 
+def test_a_url_taken_as_a_download_ends_waits_for_what_the_slot_started_then() -> None:
+    """Scrapy's slot starts what waits in it as a download ends; the request the engine
+    takes for the freed place comes a loop turn later, finds those transferring, and
+    waits for them all: at one per domain, one at a time once the first burst is over."""
+    sched = Scheduler(CrawlOptions(workers=2, per_host=1, order="lifo", scope="any", frontier="download-slots"))
+    sched.add_seeds(["http://a.test/"], 0.0)
+    (seed,) = sched.poll(0.0)
+    sched.on_response(seed.id, 1.0, links=["/1", "/2", "/3", "/4"])
+    first, second = sched.poll(1.0)  # the engine brought both at once: both start
+    sched.on_response(first.id, 2.0)
+    assert sched.poll(2.0) == []  # /2 came for the freed place while `second` transfers
+    sched.on_response(second.id, 3.0)
+    assert started(sched.poll(3.0)) == ["http://a.test/2"]  # /1, taken now, waits for it
+
+
 def test_a_download_delay_starts_one_url_per_gap_from_the_last_start() -> None:
     opts = CrawlOptions(workers=4, per_host=4, gap=1.0, scope="any", frontier="download-slots")
     run = run_fake({"http://a.test/": ["/1", "/2", "/3"]}, ["http://a.test/"], opts, latency=lambda u: 0.1)

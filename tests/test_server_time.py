@@ -53,6 +53,65 @@ def test_data_found_at_once_came_while_the_loop_was_busy() -> None:
     assert log.arrival(7, sent=3.016, read=3.021) == pytest.approx(3.018)  # sent mid-stretch
 
 
+WRITE = selectors.EVENT_WRITE
+
+
+def test_a_loop_that_writes_late_times_the_server_from_the_write_not_the_hand_over() -> None:
+    """Twisted writes a request in the turn after a wait found its socket writable:
+    the server's time runs from there; each of a turn's answers is given once, in
+    the order the loop reads them, to the request handed over before its write."""
+    from crawlsim.trace.arrival import Exchanges
+
+    log = Exchanges(gap=lambda fd: None)  # no kernel record: the selector's waits alone
+    log.noted(1.0, 1.0, [(Key(7), WRITE), (Key(8), WRITE)])  # both written in the turn after 1.0
+    log.noted(1.05, 1.08, [(Key(8), READ), (Key(7), READ)])  # blocked 30 ms: both answers woke it
+    assert log.answer(sent=0.9) == pytest.approx(0.08)  # socket 8's, read first
+    assert log.answer(sent=0.95) == pytest.approx(0.08)
+    assert log.answer(sent=0.95) is None  # every answer of the turn given
+    log.noted(1.2, 1.2, [(Key(7), READ)])  # more of socket 7's answer: no new exchange
+    assert log.answers == []
+
+
+def test_the_kernels_record_times_the_server_and_a_closed_socket_is_no_answer() -> None:
+    from crawlsim.trace.arrival import Exchanges
+
+    gaps = {7: 0.004, 8: -0.5}  # socket 8: nothing came since its request (the peer closed it)
+    log = Exchanges(gap=gaps.get)
+    log.noted(1.0, 1.0, [(Key(7), WRITE), (Key(8), WRITE)])
+    log.noted(1.1, 1.1, [(Key(7), READ), (Key(8), READ)])  # found at once, after a busy stretch
+    assert log.answers == [(1.0, 0.004)]
+    assert log.written == {8: 1.0}  # still waiting for its answer
+
+
+def test_a_real_tcp_sockets_kernel_gap_is_its_send_to_receive_time() -> None:
+    import socket
+    import time
+
+    from crawlsim.trace.arrival import kernel_gap
+
+    if not hasattr(socket, "TCP_INFO"):
+        pytest.skip("no TCP_INFO: not Linux")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname())
+        peer, _ = server.accept()
+        with client, peer:
+            client.sendall(b"GET")  # a first exchange, long done...
+            peer.recv(3)
+            peer.sendall(b"200")
+            client.recv(3)
+            time.sleep(0.03)
+            client.sendall(b"GET")  # ...and a second request, not answered yet
+            peer.recv(3)
+            before = kernel_gap(client.fileno())
+            time.sleep(0.05)  # the server's time: at least this long, whatever the load
+            peer.sendall(b"200")
+            client.recv(3)
+            after = kernel_gap(client.fileno())
+            assert before is not None and before < 0  # nothing came since the request
+            assert after is not None and after >= 0.05 - 0.011  # within a jiffy (up to 10 ms) of the sleep
+            assert client.fileno() >= 0  # looked at, not closed
+
+
 def test_an_answer_is_dated_by_its_last_data_and_the_next_request_starts_afresh() -> None:
     log = ReadyLog()
     log.noted(0.0, 0.020, [(Key(5), READ)])  # headers

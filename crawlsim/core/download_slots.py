@@ -21,7 +21,10 @@ their lines):
    request joins ``transferring`` only when its download task runs, on the
    event loop's next turn (``_schedule_coro``, then ``_download``): every
    request queued at that moment starts, so a host may run more than its
-   per-domain limit.  With ``DOWNLOAD_DELAY`` one starts per call and the
+   per-domain limit.  As a download ends, its slot starts what waits in it
+   first (``_download``'s ``finally``); the request the engine then takes
+   for the freed place reaches the slot on a later turn, when those are
+   transferring, and waits for them all.  With ``DOWNLOAD_DELAY`` one starts per call and the
    next waits for the delay (the scheduler's ``gap``: the host's
    ``ready_at``).  Scrapy's robots.txt request skips the scheduler
    (``RobotsTxtMiddleware.robot_parser`` asks the engine directly) but
@@ -75,6 +78,14 @@ class DownloadSlots:
         self._instant = float("-inf")
         self._started_now: dict[str, int] = {}
         """Host -> its fetches started at ``_instant``: not yet transferring, to Scrapy."""
+        self._burst: dict[str, int] = {}
+        """Host -> those of them that were waiting in its slot before the instant: its slot's
+        own start, transferring by the time an entry that came at the instant is looked at."""
+        self._came: dict[str, int] = {}
+        """Host -> entries that came into its slot at ``_instant`` (the last ones in it)."""
+        self._coming: dict[str, int] = {}
+        """Host -> entries a fetch's end took into its slot since the last :meth:`pop`: they
+        came at the instant of the next one."""
 
     @property
     def size(self) -> int:
@@ -103,15 +114,22 @@ class DownloadSlots:
         """The first entry waiting in a slot whose host may start it at ``now``,
         after filling the slots up to ``free`` entries from the queue."""
         if now > self._instant:
-            self._instant, self._started_now = now, {}
+            self._instant, self._started_now, self._burst = now, {}, {}
+            self._came, self._coming = self._coming, {}
         self.freed(free)
+        self._coming = {}  # what this call took came at this instant, not the next
         for host, line in self._slots.values():
-            if self._may_start(host, line[0], now):
+            if self._may_start(host, line, now):
                 self._in_slots -= 1
                 entry = line.popleft()
                 if not line:
                     del self._slots[host.name]
-                self._started_now[host.name] = self._started_now.get(host.name, 0) + 1
+                name = host.name
+                self._started_now[name] = self._started_now.get(name, 0) + 1
+                if self._came_now(name, line, started=True):
+                    self._came[name] -= 1
+                else:
+                    self._burst[name] = self._burst.get(name, 0) + 1
                 return host, entry
         return None
 
@@ -125,12 +143,23 @@ class DownloadSlots:
         while self._in_slots < free and self._in_queues:
             self._take()
 
-    def _may_start(self, host: HostState, head: Entry, now: float) -> bool:
-        """Scrapy's ``_process_queue`` test, the fetches started at this instant not yet
-        counted (to Scrapy they are not transferring until the loop's next turn)."""
-        if host.robots_status is _PENDING and not isinstance(head, RobotsEntry):
+    def _may_start(self, host: HostState, line: deque[Entry], now: float) -> bool:
+        """Scrapy's ``_process_queue`` test for the first entry of ``line``, the fetches
+        started at this instant not yet counted (to Scrapy they are not transferring
+        until the loop's next turn) -- but for an entry that came at this instant, the
+        slot's own start is counted: it was transferring when that entry came."""
+        if host.robots_status is _PENDING and not isinstance(line[0], RobotsEntry):
             return False
-        return host.ready_at <= now and host.in_flight - self._started_now.get(host.name, 0) < self.per_host
+        name = host.name
+        starting = self._started_now.get(name, 0)
+        if self._came_now(name, line):
+            starting -= self._burst.get(name, 0)
+        return host.ready_at <= now and host.in_flight - starting < self.per_host
+
+    def _came_now(self, name: str, line: deque[Entry], started: bool = False) -> bool:
+        """Whether the first entry of ``line`` (just started, if ``started``) came into its
+        slot at this instant: the slot's last ``_came`` entries did."""
+        return len(line) + started <= self._came.get(name, 0)
 
     def _take(self) -> None:
         """Move the queue's next entry into its host's slot."""
@@ -142,6 +171,8 @@ class DownloadSlots:
             if not host.queue:
                 del self._queued[host.name]
         self._in_queues -= 1
+        self._came[host.name] = self._came.get(host.name, 0) + 1
+        self._coming[host.name] = self._coming.get(host.name, 0) + 1
         self._wait(host, entry)
 
     def _wait(self, host: HostState, entry: Entry) -> None:

@@ -14,7 +14,8 @@ Scrapy's settings read into ``[crawl]`` (:mod:`.scrapy_settings`).
 
 The extension listens to Scrapy's signals only (``spider_opened``,
 ``request_scheduled``, ``request_dropped``, ``request_reached_downloader``,
-``response_downloaded``, ``request_left_downloader``, ``spider_closed``) and
+``headers_received``, ``response_downloaded``, ``request_left_downloader``,
+``spider_closed``) and
 :class:`~crawlsim.integrations.scrapy_log.ScrapyLog` turns them into events.
 One moment has no signal: a request that reached the downloader may wait in
 its download slot's queue (``DOWNLOAD_DELAY``, the per-domain limit) before
@@ -33,13 +34,16 @@ Scrapy's own work per response (its callbacks, scheduler and middlewares,
 one at a time on its reactor) is measured as in ``crawlsim crawl -o``: the
 reactor's asyncio loop's time outside its selector, written as the trace's
 ``client_busy`` (only under Scrapy's default asyncio reactor), so the model
-gets a ``client_cost``.  The same selector waits say when each answer
-arrived (:mod:`crawlsim.trace.arrival`): Scrapy's download handler reads an
-answer's headers ``download_latency`` seconds after its transfer started, in
-the loop turn that began when the latest wait before then returned, and that
-wait's span is when the data came.  So each fetch gets the server's time
-(``server_time``), without the moments Scrapy's loop was busy elsewhere
-before it noticed the answer or after, until its ``response_downloaded``.
+gets a ``client_cost``.  The same selector waits say how long the server
+took (:class:`crawlsim.trace.arrival.Exchanges`): Twisted writes a request
+only in a turn after a wait found its socket writable, and reads the answer
+in the turn after the first wait that found the socket readable, where
+``headers_received`` is sent; on Linux the kernel's own record of that
+socket's last send and receive gives the server's time, so neither the
+turns the loop was busy before writing nor those before it noticed the
+answer count as the server's (``server_time``).  Measured against nginx's
+own log on a docs web at 16 concurrent requests: see
+``benchmarks/scrapy_server_time.py``.
 
 This module is the only one that imports Scrapy (the ``scrapy`` extra).
 """
@@ -49,7 +53,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -57,7 +60,7 @@ from crawlsim.errors import UsageError
 from crawlsim.extras import needs
 from crawlsim.integrations.scrapy_log import ScrapyLog
 from crawlsim.integrations.scrapy_settings import RECORDER_KEY, crawl_options, differences, scrapy_settings
-from crawlsim.trace.arrival import arrival_span, estimate, watch_waits
+from crawlsim.trace.arrival import Exchanges, watch_waits
 from crawlsim.trace.jsonl import trace_line, trace_line_with_options
 from crawlsim.integrations.scrapy_time_left import ScrapyTimeLeft
 
@@ -100,22 +103,15 @@ SERVER_TIME_KEY = "server_time"
 """The options' entry ``crawlsim model`` reads as each fetch's server time (fetch id -> seconds)."""
 
 
-KEPT_WAITS = 256
-"""The loop's latest selector waits kept (an answer's arrival is found among them:
-the waits since its headers were read are at most a few per response in flight)."""
-
-
 class _Loop:
     """The asyncio loop under Scrapy's reactor, heard through its selector waits
     (:func:`~crawlsim.trace.arrival.watch_waits`): the seconds it waited, so its busy
-    time is known, and the latest waits that found data, so an answer's arrival is."""
+    time is known, and each socket's request and answer, so the server's time is."""
 
     def __init__(self) -> None:
         self.idle = 0.0
         self.undo: Callable[[], None] | None = None
-        self.previous: float | None = None
-        self.found: deque[tuple[float, float, float]] = deque(maxlen=KEPT_WAITS)
-        """(earliest, latest arrival of what it found, when it returned), per wait that found data."""
+        self.exchanges = Exchanges()
 
     def watch(self) -> None:
         """Wrap the loop's selector wait (no asyncio reactor: nothing is measured)."""
@@ -129,18 +125,7 @@ class _Loop:
 
     def _noted(self, called: float, returned: float, events: Any) -> None:
         self.idle += returned - called
-        if events:
-            self.found.append((*arrival_span(called, returned, self.previous), returned))
-        self.previous = returned
-
-    def arrival(self, sent: float, read: float) -> float | None:
-        """When the answer to a request sent at ``sent`` and read at ``read`` (monotonic
-        seconds) came: found by the latest wait that returned by ``read`` -- the one
-        whose turn of the loop read it; None when no wait since ``sent`` found data."""
-        for low, high, returned in reversed(self.found):
-            if returned <= read:
-                return estimate((low, high), sent) if returned >= sent else None
-        return None
+        self.exchanges.noted(called, returned, events)
 
     def stop(self) -> bool:
         """Stop watching; True when the loop was watched."""
@@ -256,7 +241,7 @@ class TraceRecorder:
         ext = cls(crawler, str(path))
         for name in (
             "spider_opened", "request_scheduled", "request_dropped", "request_reached_downloader",
-            "response_downloaded", "request_left_downloader", "spider_closed",
+            "headers_received", "response_downloaded", "request_left_downloader", "spider_closed",
         ):  # fmt: skip
             crawler.signals.connect(getattr(ext, name), signal=getattr(signals, name))
         return ext
@@ -306,11 +291,20 @@ class TraceRecorder:
         self._watch_scraper()
         self._maybe_flush()
 
+    def headers_received(self, headers: Any, body_length: Any, request: Any, spider: Any) -> None:
+        """An answer's headers are read, in the turn of the loop that read them: its
+        server time is the one the loop's latest wait found (see the module docstring)."""
+        fid = request.meta.get(FETCH_META)
+        started = self.log.fetches[fid].started if fid in self.log.fetches else None
+        if started is not None and self.loop.undo is not None:
+            served = self.loop.exchanges.answer(self.t0 + started)
+            if served is not None:
+                self.served[fid] = served
+
     def response_downloaded(self, response: Any, request: Any) -> None:
         fid = request.meta.get(FETCH_META)
         if fid is None:
             return
-        self._note_server_time(fid, request.meta.get("download_latency"))
         self.log.downloaded(self.now(), fid, int(response.status))
         if self.log.fetches[fid].kind == "robots":
             body = response.body.decode("utf-8", errors="replace")
@@ -395,17 +389,6 @@ class TraceRecorder:
         transfers = getattr(slot, "transferring", None)
         if isinstance(transfers, set) and not isinstance(transfers, _Transfers):
             slot.transferring = _Transfers(transfers, self._transfer)  # type: ignore[union-attr]
-
-    def _note_server_time(self, fid: int, latency: object) -> None:
-        """The server's time for fetch ``fid``: from its transfer's start to its answer's
-        arrival, found among the loop's waits (see the module docstring)."""
-        started = self.log.fetches[fid].started
-        if started is None or not isinstance(latency, float) or self.loop.undo is None:
-            return
-        sent = self.t0 + started
-        came = self.loop.arrival(sent, sent + latency)
-        if came is not None:
-            self.served[fid] = max(0.0, came - sent)
 
     def _scraped(self, request: Any) -> None:
         self.log.settle(request.meta.get(FETCH_META))

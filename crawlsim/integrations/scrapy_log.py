@@ -146,9 +146,6 @@ class ScrapyLog:
         self._held: dict[int, int] = {}
         self._written_t = 0.0
         self._started_count = 0
-        self._waits = _Peak()
-        self._waited = 0.0
-        self._saw_start = False
         self._hosts: dict[str, _Peak] = {}
         self._refetched = 0
         self._closed = False
@@ -180,7 +177,6 @@ class ScrapyLog:
         self.fetches[fid] = _Fetch(fid, url, host_key(url), kind, depth, attempt, t)
         self._attempts[(url, kind, attempt)] = fid
         self._fetched.add(url)
-        self._waits.now += 1
         earlier = self._attempts.get((url, kind, attempt - 1))
         if earlier is not None:
             self.retried(earlier)
@@ -192,8 +188,6 @@ class ScrapyLog:
             return
         self._tick(t)
         f.started = t
-        self._saw_start = True
-        self._waited += t - f.reached
         self._queue_start(f)
 
     def downloaded(self, t: float, fid: int, status: int) -> None:
@@ -271,7 +265,6 @@ class ScrapyLog:
                 f.settled = True
                 self._queue_end(f)
             self._write_until(float("inf"))
-            self._waits.close()
         return Done(self._written_t, len(self._good), self._started_count)
 
     def events(self, in_scope: Callable[[str], bool] | None = None) -> list[Event]:
@@ -282,12 +275,6 @@ class ScrapyLog:
         return [*self.kept, done]
 
     # -- the closing summary ----------------------------------------------------------
-
-    def waiting(self) -> tuple[int, float]:
-        """(most requests waiting in download slots at once, total seconds waited):
-        in Scrapy a waiting request holds one of ``CONCURRENT_REQUESTS``."""
-        self._waits.close()
-        return (self._waits.peak, self._waited) if self._saw_start else (0, 0.0)
 
     def host_peaks(self) -> dict[str, int]:
         """Each host's most transfers at once, as they really started (Scrapy
@@ -304,9 +291,8 @@ class ScrapyLog:
     # -- inside ---------------------------------------------------------------------
 
     def _tick(self, t: float) -> None:
-        """Time moves to ``t``: the waiting count of the instant that ends counts for the peak."""
+        """Time moves to ``t``."""
         if t > self._clock:
-            self._waits.close()
             self._clock = t
 
     def _place(self, link: _Link) -> None:
@@ -324,7 +310,6 @@ class ScrapyLog:
     def _queue_start(self, f: _Fetch) -> None:
         if not f.start_queued:
             f.start_queued = True
-            self._waits.now -= 1  # no longer waiting in its slot (started, or gone without a transfer)
             self._push(f.start, 1, f.fid, "start", f)
 
     def _queue_end(self, f: _Fetch) -> None:
@@ -434,7 +419,7 @@ class ScrapyLog:
 @dataclass(slots=True)
 class _Peak:
     """A count that moves within instants; its peak is taken as each instant ends
-    (so a request that starts the moment it arrives never counts as waiting)."""
+    (so a transfer that ends the moment another starts never counts as two at once)."""
 
     now: int = 0
     peak: int = 0
