@@ -151,7 +151,9 @@ def test_a_models_bounds_are_the_models_within_the_recordings_margin(
     from crawlsim.scenario import load_scenario
 
     summary = " ".join(html.unescape(CrawlWidget(load_scenario(site)).summary.value).split())
-    assert f"proven for the model; the real site may land {margin:.1%} either way" in summary
+    said = f"proven for the model; the real site may land {margin:.1%} either way"
+    assert said in summary
+    assert summary.index("bounds:") < summary.index(said) < summary.index(" holds the crawl at ")  # as run orders them
     assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
     assert "model_margin" not in json.loads(capsys.readouterr().out)
 
