@@ -171,6 +171,25 @@ def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, caps
     assert said_as in text
 
 
+async def test_the_app_heads_a_models_bounds_with_the_margin_line(tmp_path: Path) -> None:
+    from crawlsim.scenario import load_scenario
+    from crawlsim.tui.app import CrawlApp
+    from crawlsim.tui.sources import ScenarioSource
+    from tests.test_tui_advice import SIZE, bounds_text, settle, until
+
+    site = tmp_path / "measured.toml"
+    site.write_text('margin = 0.05\n[pages]\n"http://a.test/" = ["http://a.test/b"]\n"http://a.test/b" = []\n')
+    app = CrawlApp(source=ScenarioSource(load_scenario(site)), paused=True, animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.result is not None)
+        await settle(app, pilot)
+        await pilot.pause()
+        shown = " ".join(bounds_text(app).split())
+    said = "bounds of a model of a real crawl: proven for the model; the real site may land 5.0% either way"
+    assert said in shown
+    assert shown.index("lower bounds") < shown.index(said) < shown.index(" holds the crawl at ")  # as run orders them
+
+
 @pytest.mark.parametrize("bad", ["-0.1", "nan", "inf", '"5%"'])
 def test_a_margin_that_is_no_share_is_one_line(bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     site = tmp_path / "measured.toml"
