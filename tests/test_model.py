@@ -169,6 +169,8 @@ def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, caps
     assert "lower bounds on the model's finish time" in text
     said_as = "proven for the model; the real site may land 5.0% either way (as its scenario file's margin key states it)"
     assert said_as in text
+    assert cli(["compare", str(site), "--a", "workers=1", "--b", "workers=2"]) == 0  # both sides' bounds are the model's
+    assert said_as in " ".join(capsys.readouterr().out.split())
 
 
 async def test_the_app_heads_a_models_bounds_with_the_margin_line(tmp_path: Path) -> None:
