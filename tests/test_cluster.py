@@ -154,6 +154,20 @@ def test_the_node_bound_is_a_lower_bound(data: st.DataObject, config: ClusterCon
     assert run.at_detection == (True, 0) and run.detected_at >= run.finish_time
 
 
+def test_the_node_bound_counts_download_slots_as_one_process_does() -> None:
+    """Download slots start a host's fetches beyond per_host (as Scrapy's do): here two of h0's at once."""
+    pages = {"http://h0.com/": ["http://h0.com/p1", "http://h0.com/p2"], "http://h0.com/p1": [], "http://h0.com/p2": []}
+    web = {
+        "crawl": {"workers": 2, "per_host": 1, "frontier": "download-slots", "scope": "any"},
+        "hosts": {"h0.com": {"latency": 0.1}},
+        "pages": pages,
+    }
+    config = ClusterConfig(nodes=2, partition="host-hash")
+    run = simulate_cluster(scenario_from_dict(web, path="<download slots>"), config, trace=False)
+    assert run.finish_time == pytest.approx(0.2)
+    assert max(bound for bound, _ in node_bounds(run)) <= run.finish_time + 1e-9
+
+
 # -- url-hash breaks politeness ------------------------------------------------------
 
 

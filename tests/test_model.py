@@ -151,7 +151,9 @@ def test_a_models_bounds_are_the_models_within_the_recordings_margin(
     from crawlsim.scenario import load_scenario
 
     summary = " ".join(html.unescape(CrawlWidget(load_scenario(site)).summary.value).split())
-    assert f"proven for the model; the real site may land {margin:.1%} either way" in summary
+    said = f"proven for the model; the real site may land {margin:.1%} either way"
+    assert said in summary
+    assert summary.index("bounds:") < summary.index(said) < summary.index(" holds the crawl at ")  # as run orders them
     assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
     assert "model_margin" not in json.loads(capsys.readouterr().out)
 
@@ -165,7 +167,29 @@ def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, caps
     assert cli(["run", str(site)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "lower bounds on the model's finish time" in text
-    assert "proven for the model; the real site may land 5.0% either way (as the scenario file states it" in text
+    said_as = "proven for the model; the real site may land 5.0% either way (as its scenario file's margin key states it)"
+    assert said_as in text
+    assert cli(["compare", str(site), "--a", "workers=1", "--b", "workers=2"]) == 0  # both sides' bounds are the model's
+    assert said_as in " ".join(capsys.readouterr().out.split())
+
+
+async def test_the_app_heads_a_models_bounds_with_the_margin_line(tmp_path: Path) -> None:
+    from crawlsim.scenario import load_scenario
+    from crawlsim.tui.app import CrawlApp
+    from crawlsim.tui.sources import ScenarioSource
+    from tests.test_tui_advice import SIZE, bounds_text, settle, until
+
+    site = tmp_path / "measured.toml"
+    site.write_text('margin = 0.05\n[pages]\n"http://a.test/" = ["http://a.test/b"]\n"http://a.test/b" = []\n')
+    app = CrawlApp(source=ScenarioSource(load_scenario(site)), paused=True, animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.result is not None)
+        await settle(app, pilot)
+        await pilot.pause()
+        shown = " ".join(bounds_text(app).split())
+    said = "bounds of a model of a real crawl: proven for the model; the real site may land 5.0% either way"
+    assert said in shown
+    assert shown.index("lower bounds") < shown.index(said) < shown.index(" holds the crawl at ")  # as run orders them
 
 
 @pytest.mark.parametrize("bad", ["-0.1", "nan", "inf", '"5%"'])

@@ -25,6 +25,7 @@ from typing import Any
 
 from crawlsim.cluster.sim import ClusterRun
 from crawlsim.cluster.failure import checkpoint_notes
+from crawlsim.sim.time_left import host_limit
 
 _DIGITS = 6
 
@@ -37,7 +38,7 @@ def node_bounds(run: ClusterRun) -> list[tuple[float, str | None]]:
     """Per node: its lower bound on the finish time, and the host that sets
     it (None when its total work over its workers does)."""
     workers = run.options.workers
-    per_host = min(run.options.per_host or workers, workers)
+    per_host = host_limit(run.options)  # as the one-process bound counts it (download slots: the workers)
     out: list[tuple[float, str | None]] = []
     for figures, hosts in zip(run.nodes, run.node_host_busy):
         best: tuple[float, str | None] = (figures["busy_time"] / workers, None)

@@ -46,7 +46,7 @@ from crawlsim.commands.common import (
     simulate_with_bounds,
     stdout_console,
 )
-from crawlsim.views.summary import BOUND_LABELS, percent, seconds, summary_dict
+from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -267,6 +267,7 @@ def render_comparison(a: dict[str, Any], b: dict[str, Any], labels: list[str]) -
         Text(""),
         table,
         Text(""),
+        *([Text(margin_line(a["model_margin"]), style="yellow")] if a.get("model_margin") else []),
         Text("A: " + _explanation(a), style="italic"),
         Text("B: " + _explanation(b), style="italic"),
     ]

@@ -26,6 +26,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import render_summary, summary_dict
+from crawlsim.views.time_left import PICTURE_PAGES
 from crawlsim.errors import UsageError
 from crawlsim.outfile import check_writable
 from crawlsim.sim.coverage import coverage_of
@@ -44,8 +45,9 @@ def build_parser() -> ArgumentParser:
         description=(
             "Simulate a scenario's crawl and print the finish time, what was fetched, the three lower bounds "
             "(longest link chain, busiest host, total work) with the binding one marked, and what helps, measured "
-            "by rerunning the crawl with 2x workers, per-host limit + 1, half the gap ... (see --advise). "
-            "Crawler flags override the scenario's [crawl] table."
+            "by rerunning the crawl with 2x workers, per-host limit + 1, half the gap ... (see --advise); then how "
+            "the time left a live crawl would have said moved against the real time left (drawn for a crawl of "
+            f"{PICTURE_PAGES:,} pages or more, else one line). Crawler flags override the scenario's [crawl] table."
         ),
     )
     add_scenario_argument(parser, optional=True)

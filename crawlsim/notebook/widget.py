@@ -62,6 +62,8 @@ with needs("notebook", "the crawl widget (crawlsim.notebook.show)"):
     import ipywidgets as widgets
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from crawlsim.cluster.sim import ClusterRun
     from crawlsim.sim.bounds import Bounds
     from crawlsim.sim.coverage import Coverage
@@ -400,10 +402,8 @@ class CrawlWidget:
         if result.cluster is not None:
             lines.extend(cluster_lines(result.cluster))
         if result.bounds is not None:
-            lines.extend(_bounds_lines(result.bounds, provisional=result.replay_pending))
-            margin = model_margin(result.simulated)
-            if margin:  # a model's bounds are the model's: the real site within its margin (as run and the app say)
-                lines.append(f"<i>{html.escape(margin_line(margin))}</i>")
+            lines.extend(_bounds_lines(result.bounds, margin=model_margin(result.simulated),
+                                       provisional=result.replay_pending))
         if result.note:
             lines.append(f"<i>{html.escape(result.note)}</i>")
         if result.replay_pending:
@@ -466,15 +466,20 @@ def _lost_lines(coverage: Coverage | None) -> list[str]:
     return []
 
 
-def _bounds_lines(bounds: Bounds, *, provisional: bool = False) -> list[str]:
-    """The three lower bounds with the binding one named, then the advisor's
-    explanation; a ``provisional`` depth bound (the weaker one of a run whose
-    events are still being recorded) is marked ``…``, as in the app."""
+def _bounds_lines(
+    bounds: Bounds, *, margin: Mapping[str, Any] | None = None, provisional: bool = False
+) -> list[str]:
+    """The three lower bounds with the binding one named, a model's ``margin``
+    line under them (its bounds are the model's: the real site within it), then
+    the advisor's explanation, in the order ``run``, the app and the page give
+    them; a ``provisional`` depth bound (the weaker one of a run whose events
+    are still being recorded) is marked ``…``, as in the app."""
     host = html.escape(bounds.busiest_host_name or "-")
     mark = "…" if provisional else ""
     return [
         f"bounds: depth {bounds.depth:.1f} s{mark} · busiest host {host} {bounds.busiest_host:.1f} s · "
         f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
+        *([f"<i>{html.escape(margin_line(margin))}</i>"] if margin else []),
         html.escape(bounds.explanation),
     ]
 

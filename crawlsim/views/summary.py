@@ -46,7 +46,7 @@ BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"
 
 MARGIN_BASIS = "twice the standard error of the recorded page times summed on the busiest recorded host"
 """What a model's margin is made of (:func:`crawlsim.scenario.from_trace.recorded_margin`)."""
-STATED_BASIS = "as the scenario file states it (its margin key)"
+STATED_BASIS = "as its scenario file's margin key states it"
 """What a margin written by hand in a scenario file that ``crawlsim model`` did not write is made of."""
 
 _DIGITS = 6
