@@ -83,6 +83,17 @@ def test_the_kernels_record_times_the_server_and_a_closed_socket_is_no_answer() 
     assert log.written == {8: 1.0}  # still waiting for its answer
 
 
+def test_the_kernels_gap_is_never_longer_than_the_waits_allow() -> None:
+    """The kernel's record counts in clock ticks (4 ms here): an answer that came 1 ms
+    after its request can read as 4 ms, longer than the crawler took to see it."""
+    from crawlsim.trace.arrival import Exchanges
+
+    log = Exchanges(gap={7: 0.004}.get)
+    log.noted(1.0, 1.0, [(Key(7), WRITE)])
+    log.noted(1.0005, 1.002, [(Key(7), READ)])  # blocked until the answer came, 2 ms after the write's turn
+    assert log.answers == [(1.0, pytest.approx(0.002))]
+
+
 def test_a_real_tcp_sockets_kernel_gap_is_its_send_to_receive_time() -> None:
     import socket
     import time

@@ -116,11 +116,13 @@ class Exchanges:
     def _served(self, fd: int, span: tuple[float, float], written: float) -> float | None:
         """The server's time of the answer socket ``fd`` just showed: the kernel's gap,
         else the selector's ``span`` from ``written``; None when nothing came since the
-        request (the peer closed the socket: no answer)."""
+        request (the peer closed the socket: no answer).  The kernel counts in clock
+        ticks, so its gap may overshoot by one; it is cut to what the waits allow: the
+        request went after ``written``, and the answer came by the span's end."""
         gap = self.gap(fd)
         if gap is None:
             return max(0.0, estimate(span, written) - written)
-        return gap if gap >= 0 else None
+        return min(gap, max(0.0, span[1] - written)) if gap >= 0 else None
 
     def answer(self, sent: float) -> float | None:
         """The server's time for the answer this turn of the loop is reading, to a
