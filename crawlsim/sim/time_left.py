@@ -477,7 +477,10 @@ class TimeLeft:
         one fetch at a time, and two or three once it is alone.  Its pace so
         far (its seconds with a fetch in flight over its pages) then foretold
         twice the time it took; its mean fetch does not change, and the work
-        over the crawl's parallelism holds through the change."""
+        over the crawl's parallelism so far holds through the change -- as long
+        as that parallelism lasts: where the last host alone keeps fewer fetches
+        in flight than the crawl did (the simulated download-slots case in
+        ``tests/test_time_left_estimate.py``), the estimate runs low."""
         mean = self._mean_fetch()
         work = sum(max(0.0, f.t + self._hosts[f.host].mean_fetch(mean) - now) for f in self._pages_in_flight())
         by_host, room = 0.0, 0
