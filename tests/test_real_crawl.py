@@ -75,8 +75,10 @@ def make_scenario(
     crawl: dict[str, Any] | None = None,
     hosts: dict[str, dict[str, Any]] | None = None,
     start: str | None = None,
+    seed: int | None = None,
 ) -> Scenario:
-    """A scenario from a pages table (quick to write in a test)."""
+    """A scenario from a pages table (quick to write in a test); ``seed`` fixes the
+    latency draws (the scenario default when None)."""
     table: dict[str, dict[str, Any]] = {"*": {"latency": latency if isinstance(latency, float) else 0.01}}
     if isinstance(latency, dict):
         for host, value in latency.items():
@@ -84,6 +86,8 @@ def make_scenario(
     for host, spec in (hosts or {}).items():
         table.setdefault(host, {}).update(spec)
     data = {"start": start or next(iter(pages)), "crawl": crawl or {}, "hosts": table, "pages": pages}
+    if seed is not None:
+        data["seed"] = seed
     return scenario_from_dict(data, name="test")
 
 

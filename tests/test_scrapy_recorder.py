@@ -16,11 +16,12 @@ import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from crawlsim.trace.events import Discovered, Done, FetchFinished, FetchStarted, Skipped
-from crawlsim.real.server import ServerProcess
+from crawlsim.real.server import ScenarioServer, ServerProcess
 from crawlsim.views.session import trace_result
 from crawlsim.trace.jsonl import read_trace
 from tests.test_real_crawl import make_scenario
@@ -476,14 +477,14 @@ def two_hosts(port: int) -> dict[str, Any]:
 
 
 def recorded_and_modelled(tmp: Path, pages: dict[str, Any], settings: dict[str, Any],
-                          latency: Any = 0.05) -> tuple[list[Any], list[Any]]:
-    """A real Scrapy crawl of ``pages`` at ``settings`` (``latency`` as ``make_scenario``
-    takes it), and the simulated crawl of its model: their events."""
+                          latency: Any = 0.05, seed: int | None = None) -> tuple[list[Any], list[Any]]:
+    """A real Scrapy crawl of ``pages`` at ``settings`` (``latency`` and ``seed`` as
+    ``make_scenario`` takes them), and the simulated crawl of its model: their events."""
     from crawlsim.cli import main
 
     start = next(iter(pages))
     trace, model, sim = tmp / "crawl.jsonl", tmp / "site.toml", tmp / "sim.jsonl"
-    with ServerProcess(make_scenario(pages, latency=latency)):
+    with ServerProcess(make_scenario(pages, latency=latency, seed=seed)):
         crawl_with_scrapy(start.rstrip("/"), trace, {"ALLOWED_DOMAINS": ["127.0.0.1", "127.0.0.2"], **settings})
     assert main(["model", str(trace), "-o", str(model)]) == 0
     assert main(["trace", str(model), "-o", str(sim)]) == 0
@@ -543,17 +544,32 @@ def overlapping_starts(events: list[Any]) -> int:
     return count
 
 
+def seed_for_apart_draws(pages: dict[str, Any], latency: Any, urls: list[str], apart: float) -> int:
+    """The first scenario seed under which the served ``urls`` take times at least
+    ``apart`` seconds from one another: transfers started together then end apart
+    even if a loaded machine starts one late (the draws hang on the URL, so on the port)."""
+    for seed in range(1000):
+        server = ScenarioServer(make_scenario(pages, latency=latency, seed=seed))
+        took = sorted(server.latency(urlsplit(url).netloc, url, 1) for url in urls)
+        if min(b - a for a, b in zip(took, took[1:])) >= apart:
+            return seed
+    raise AssertionError(f"no seed below 1000 draws {urls} {apart} s apart")
+
+
 def test_the_model_holds_a_url_taken_as_a_download_ends_as_scrapys_slot_does(tmp_path: Path) -> None:
     """Two requests, one per domain: the first two start together (the engine brings
     both at once), but a request taken for a place freed as a download ends reaches the
     slot after the slot started what waited in it, and waits: one at a time after that,
-    in Scrapy and in its model."""
+    in Scrapy and in its model.  The two that start together are served 0.1 s apart, so
+    they never end together (which would empty the slot at once and start two again)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     pages = {f"{base}/": [f"/p{i}" for i in range(8)], **{f"{base}/p{i}": [] for i in range(8)}}
     settings = {"CONCURRENT_REQUESTS": 2, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "ROBOTSTXT_OBEY": False}
-    spread = {"model": "lognormal", "median": 0.1, "sigma": 0.8}  # no two transfers end together
-    real, model = recorded_and_modelled(tmp_path, pages, settings, latency={f"127.0.0.1:{port}": spread})
+    latency = {f"127.0.0.1:{port}": {"model": "lognormal", "median": 0.1, "sigma": 0.8}}
+    seed = seed_for_apart_draws(pages, latency, [f"{base}/p7", f"{base}/p6"], apart=0.1)  # Scrapy's LIFO: last two first
+    real, model = recorded_and_modelled(tmp_path, pages, settings, latency=latency, seed=seed)
     assert len(page_order(real)) == 9
+    assert page_order(real)[1:3] == [f"{base}/p7", f"{base}/p6"]
     assert overlapping_starts(real) < 3  # the limit held after the first burst
     assert overlapping_starts(model) == overlapping_starts(real)
