@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -166,3 +167,23 @@ def save_artefact(data: bytes, name: str, tmp_path: Path) -> Path:
         Path(keep).mkdir(parents=True, exist_ok=True)
         (Path(keep) / name).write_bytes(data)
     return path
+
+
+def keep_screenshot(target: Any, name: str, tmp_path: Path, **options: Any) -> Path | None:
+    """A screenshot of ``target`` (a page or a locator) kept as an artefact
+    (:func:`save_artefact`).  The picture is for a person to look at, never what a
+    test asserts: headless Chromium can refuse a capture on a loaded machine ("Unable
+    to capture screenshot"), so a refusal is tried once more and a second one is a
+    warning, not a failure -- nor, in a failure handler, a mask over the real error."""
+    from playwright.sync_api import Error
+
+    refusal = ""
+    for _ in range(2):
+        try:
+            data = target.screenshot(**options)
+        except Error as err:
+            refusal = err.message
+            continue
+        return save_artefact(data, name, tmp_path)
+    warnings.warn(f"artefact {name} not kept: {refusal}", stacklevel=2)
+    return None

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import UI_TIMEOUT_MS, browser_page, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
+from tests.browser import UI_TIMEOUT_MS, browser_page, chromium, keep_screenshot, needs_chromium  # noqa: F401 (chromium: a fixture)
 from tests.shared_builds import SharedBuilds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_chromium]
@@ -139,7 +139,7 @@ def test_it_fits_a_phone_and_a_projector(opened: Opened, tmp_path: Path) -> None
     for _ in range(12):
         page.keyboard.press(".")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    save_artefact(page.screenshot(full_page=True), f"see-it-page-{width}.png", tmp_path)
+    keep_screenshot(page, f"see-it-page-{width}.png", tmp_path, full_page=True)
 
 
 def test_a_tips_key_does_what_the_tip_says(opened: Opened) -> None:

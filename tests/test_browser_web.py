@@ -34,7 +34,7 @@ import pytest
 from crawlsim.commands import web
 from crawlsim.scenario.files import find_scenario
 from tests.browser import (  # noqa: F401 (chromium: a fixture)
-    CHROMIUM_ARGS, UI_TIMEOUT_MS, Server, browser_page, chromium, chromium_path, needs_chromium, save_artefact,
+    CHROMIUM_ARGS, UI_TIMEOUT_MS, Server, browser_page, chromium, chromium_path, keep_screenshot, needs_chromium,
 )
 
 GONE_SECONDS = 120.0
@@ -116,7 +116,7 @@ def test_the_served_app_loads_takes_keys_and_ends_with_its_session(chromium: Any
             try:
                 _exercise(page, url, tmp_path)
             except Exception:
-                save_artefact(page.screenshot(), "web-failure.png", tmp_path)
+                keep_screenshot(page, "web-failure.png", tmp_path)
                 raise
             page.close()  # a closed tab mid-session
             _assert_apps_end(scenario, server, "a closed tab")
@@ -163,13 +163,13 @@ def _exercise(page: Any, url: str, tmp_path: Path) -> None:
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_function(SECOND_LINE)  # the app is drawn
     polite = page.evaluate(SECOND_LINE)
-    save_artefact(page.screenshot(), "web-app.png", tmp_path)
+    keep_screenshot(page, "web-app.png", tmp_path)
     # no click: the page gives the keyboard to the app once it is drawn
     page.wait_for_function("() => document.activeElement?.classList.contains('xterm-helper-textarea')")
     page.keyboard.press("p")  # politeness off: a new run, a new second line
     page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {polite!r}; }}")
     impolite = page.evaluate(SECOND_LINE)
-    save_artefact(page.screenshot(), "web-polite-off.png", tmp_path)
+    keep_screenshot(page, "web-polite-off.png", tmp_path)
     page.keyboard.press("p")  # and on again: the line changes back
     page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {impolite!r}; }}")
 
@@ -197,7 +197,7 @@ def test_a_browser_follows_the_presenters_state(chromium: Any, tmp_path: Path) -
             try:
                 _follow(page, url, channel, state, tmp_path)
             except Exception:
-                save_artefact(page.screenshot(), "web-follow-failure.png", tmp_path)
+                keep_screenshot(page, "web-follow-failure.png", tmp_path)
                 raise
     finally:
         server.stop()
@@ -215,12 +215,12 @@ def _follow(page: Any, url: str, channel: Path, state: Any, tmp_path: Path) -> N
     frames.wait_for("order DFS")
     frames.wait_for("the presenter")  # following it, or (5 s after this test's one write) saying it is silent
     drawn = page.evaluate(SECOND_LINE)
-    save_artefact(page.screenshot(), "web-follow.png", tmp_path)
+    keep_screenshot(page, "web-follow.png", tmp_path)
     since = len(frames.text)
     write_state(channel, replace(state, workers=3, beat=time.monotonic()))  # the presenter presses - (four times)
     frames.wait_for("workers 3", since)
     page.wait_for_function(f"() => {{ const h = ({SECOND_LINE})(); return h !== null && h !== {drawn!r}; }}")
-    save_artefact(page.screenshot(), "web-follow-workers-3.png", tmp_path)
+    keep_screenshot(page, "web-follow-workers-3.png", tmp_path)
 
 
 class _Frames:

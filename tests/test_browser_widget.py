@@ -34,7 +34,9 @@ import pytest
 from crawlsim.cluster.config import ClusterConfig
 from crawlsim.cluster.sim import simulate_cluster
 from crawlsim.scenario import load_scenario
-from tests.browser import Server, browser_page, chromium, needs_chromium, save_artefact  # noqa: F401 (chromium: a fixture)
+from tests.browser import (  # noqa: F401 (chromium: a fixture)
+    Server, browser_page, chromium, keep_screenshot, needs_chromium, save_artefact,
+)
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -145,7 +147,7 @@ def test_every_view_of_every_widget_plays(lab: Lab, name: str, chromium: Any, tm
             for index in range(cells.count()):  # one widget per cell, shown once or more
                 _play_and_see_every_view_advance(cells.nth(index))
         except Exception:
-            save_artefact(page.screenshot(full_page=True), f"widget-{name}-failure.png", tmp_path)
+            keep_screenshot(page, f"widget-{name}-failure.png", tmp_path, full_page=True)
             raise
 
 
@@ -245,7 +247,7 @@ def _every_view_plays_in_notebook_7(notebook7: Lab, notebook: str, chromium: Any
             for index in range(cells.count()):
                 _play_and_see_every_view_advance(cells.nth(index))
         except Exception:
-            save_artefact(page.screenshot(full_page=True), f"widget-notebook7-{Path(notebook).stem}-failure.png", tmp_path)
+            keep_screenshot(page, f"widget-notebook7-{Path(notebook).stem}-failure.png", tmp_path, full_page=True)
             raise
 
 
@@ -276,7 +278,7 @@ def test_the_widget_plays_and_reruns_in_jupyterlab(lab: Lab, chromium: Any, tmp_
         try:
             _exercise(page, lab, tmp_path)
         except Exception:
-            save_artefact(page.screenshot(full_page=True), "widget-failure.png", tmp_path)
+            keep_screenshot(page, "widget-failure.png", tmp_path, full_page=True)
             raise
 
 
@@ -290,7 +292,7 @@ def _exercise(page: Any, lab: Lab, tmp_path: Path) -> None:
     page.wait_for_function("() => document.querySelector('img.widget-image').naturalWidth > 0")
     assert clock.inner_text().startswith("t = 0.0 s of 19.0 s")  # opens at the start
     frames = [image.screenshot()]
-    save_artefact(page.screenshot(full_page=True), "widget-start.png", tmp_path)
+    keep_screenshot(page, "widget-start.png", tmp_path, full_page=True)
 
     play = page.locator(".crawlsim-play")
     play.click()
@@ -314,7 +316,7 @@ def _exercise(page: Any, lab: Lab, tmp_path: Path) -> None:
     page.locator(".widget-label", has_text=" s of 26.0 s").wait_for()  # the one-worker run, redrawn
     assert "finish 26.0 s" in summary.inner_text() and "previous run 19.0 s" in summary.inner_text()
     idle.wait_for()
-    save_artefact(page.screenshot(full_page=True), "widget-one-worker.png", tmp_path)
+    keep_screenshot(page, "widget-one-worker.png", tmp_path, full_page=True)
 
     nodes = page.locator(".widget-slider", has=page.locator("label", has_text="nodes")).locator(".noUi-handle")
     nodes.focus()
@@ -324,5 +326,5 @@ def _exercise(page: Any, lab: Lab, tmp_path: Path) -> None:
     assert f"finish {cluster.finish_time:.1f} s" in summary.inner_text()
     assert "16 nodes, host-hash" in summary.inner_text()
     idle.wait_for()
-    save_artefact(page.screenshot(full_page=True), "widget-sixteen-nodes.png", tmp_path)
-    save_artefact(page.locator(".jp-OutputArea-output").first.screenshot(), "widget-output.png", tmp_path)
+    keep_screenshot(page, "widget-sixteen-nodes.png", tmp_path, full_page=True)
+    keep_screenshot(page.locator(".jp-OutputArea-output").first, "widget-output.png", tmp_path)
