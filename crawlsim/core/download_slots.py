@@ -36,19 +36,35 @@ Here :meth:`DownloadSlots.freed` takes URLs from the queue into their
 hosts' slots while fewer than ``free`` wait in slots (``free``: the workers
 not fetching) -- as a fetch ends, before its page's links are queued, and
 again in :meth:`~DownloadSlots.pop`, which then gives out the first waiting
-URL, slots in the order they were filled, whose host may start it.
+URL, slots in the order they were filled, whose host may start it.  A URL
+in a slot records the instant it came there (:class:`_Waiting`), which says
+on which turn of the event loop Scrapy looks at it
+(:meth:`DownloadSlots._turn`); a fetch started at the current instant counts
+as transferring only for a URL looked at on a later turn.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from heapq import heappop, heappush
 
 from crawlsim.core.frontier import Entry, HostState, PerHostFrontier, SingleQueueFrontier
 from crawlsim.core.states import RobotsEntry, RobotsStatus
 
 _PENDING = RobotsStatus.PENDING
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """An entry in its host's slot, and the instant it came there."""
+
+    entry: Entry
+    came: float = float("inf")
+    """When it came into the slot.  One taken from the queue comes at the instant of the
+    next :meth:`DownloadSlots.pop`, which sets it (``inf`` till then): as a fetch ends, the
+    scheduler has it taken (:meth:`DownloadSlots.freed`), then pops at that instant."""
 
 
 class DownloadSlots:
@@ -69,23 +85,17 @@ class DownloadSlots:
         host (``HostState.queue``), the host chosen by :meth:`_least_busy`."""
         self._queued: dict[str, HostState] = {}
         """Hosts with entries in their own queue (a heap per host)."""
-        self._slots: dict[str, tuple[HostState, deque[Entry]]] = {}
+        self._slots: dict[str, tuple[HostState, deque[_Waiting]]] = {}
         """Hosts with entries waiting in their slot, in the order the slots were filled."""
+        self._arriving: list[_Waiting] = []
+        """Entries taken into slots since the last :meth:`pop`: they come at its instant."""
         self._in_queues = 0
         self._in_slots = 0
         self._last: str | None = None
         """The host whose queue gave the last entry (equal hosts take turns after it)."""
         self._instant = float("-inf")
-        self._started_now: dict[str, int] = {}
-        """Host -> its fetches started at ``_instant``: not yet transferring, to Scrapy."""
-        self._burst: dict[str, int] = {}
-        """Host -> those of them that were waiting in its slot before the instant: its slot's
-        own start, transferring by the time an entry that came at the instant is looked at."""
-        self._came: dict[str, int] = {}
-        """Host -> entries that came into its slot at ``_instant`` (the last ones in it)."""
-        self._coming: dict[str, int] = {}
-        """Host -> entries a fetch's end took into its slot since the last :meth:`pop`: they
-        came at the instant of the next one."""
+        self._started_now: dict[str, list[int]] = {}
+        """Host -> the loop turn (:meth:`_turn`) of each of its fetches started at ``_instant``."""
 
     @property
     def size(self) -> int:
@@ -98,7 +108,7 @@ class DownloadSlots:
     def push(self, host: HostState, entry: Entry, now: float) -> None:
         """Queue ``entry``; a robots.txt entry goes straight to its host's slot."""
         if isinstance(entry, RobotsEntry):
-            self._wait(host, entry)
+            self._wait(host, _Waiting(entry, came=now))
         elif self._one_queue is not None:
             heappush(self._one_queue, (entry, host))
             self._in_queues += 1
@@ -114,23 +124,20 @@ class DownloadSlots:
         """The first entry waiting in a slot whose host may start it at ``now``,
         after filling the slots up to ``free`` entries from the queue."""
         if now > self._instant:
-            self._instant, self._started_now, self._burst = now, {}, {}
-            self._came, self._coming = self._coming, {}
+            self._instant, self._started_now = now, {}
         self.freed(free)
-        self._coming = {}  # what this call took came at this instant, not the next
+        for waiting in self._arriving:  # taken since the last pop: they come now
+            waiting.came = now
+        self._arriving.clear()
         for host, line in self._slots.values():
-            if self._may_start(host, line, now):
+            first = line[0]
+            if self._may_start(host, first, now):
                 self._in_slots -= 1
-                entry = line.popleft()
+                line.popleft()
                 if not line:
                     del self._slots[host.name]
-                name = host.name
-                self._started_now[name] = self._started_now.get(name, 0) + 1
-                if self._came_now(name, line, started=True):
-                    self._came[name] -= 1
-                else:
-                    self._burst[name] = self._burst.get(name, 0) + 1
-                return host, entry
+                self._started_now.setdefault(host.name, []).append(self._turn(first, now))
+                return host, first.entry
         return None
 
     def freed(self, free: int) -> None:
@@ -143,23 +150,29 @@ class DownloadSlots:
         while self._in_slots < free and self._in_queues:
             self._take()
 
-    def _may_start(self, host: HostState, line: deque[Entry], now: float) -> bool:
-        """Scrapy's ``_process_queue`` test for the first entry of ``line``, the fetches
-        started at this instant not yet counted (to Scrapy they are not transferring
-        until the loop's next turn) -- but for an entry that came at this instant, the
-        slot's own start is counted: it was transferring when that entry came."""
-        if host.robots_status is _PENDING and not isinstance(line[0], RobotsEntry):
+    def _may_start(self, host: HostState, first: _Waiting, now: float) -> bool:
+        """Scrapy's ``_process_queue`` test for ``first``, the first entry of ``host``'s
+        slot: fewer than ``per_host`` transferring, where a fetch started at this instant
+        is transferring only if it started on an earlier loop turn than ``first`` is
+        looked at on (to Scrapy a request transfers from the turn after its start)."""
+        if self._held_by_robots(host, first):
             return False
-        name = host.name
-        starting = self._started_now.get(name, 0)
-        if self._came_now(name, line):
-            starting -= self._burst.get(name, 0)
-        return host.ready_at <= now and host.in_flight - starting < self.per_host
+        turn = self._turn(first, now)
+        not_yet = sum(1 for started in self._started_now.get(host.name, ()) if started >= turn)
+        return host.ready_at <= now and host.in_flight - not_yet < self.per_host
 
-    def _came_now(self, name: str, line: deque[Entry], started: bool = False) -> bool:
-        """Whether the first entry of ``line`` (just started, if ``started``) came into its
-        slot at this instant: the slot's last ``_came`` entries did."""
-        return len(line) + started <= self._came.get(name, 0)
+    @staticmethod
+    def _turn(waiting: _Waiting, now: float) -> int:
+        """The loop turn of this instant on which Scrapy looks at ``waiting``: 0 if it
+        waited in its slot before (as a download ends, the slot starts those first, in
+        one pass), 1 if it came at this instant (the engine's request reaches the slot
+        a turn later, when that pass's starts are transferring, but not each other's)."""
+        return 0 if waiting.came < now else 1
+
+    @staticmethod
+    def _held_by_robots(host: HostState, first: _Waiting) -> bool:
+        """Whether ``first`` waits for its host's robots.txt (unless it is the robots.txt)."""
+        return host.robots_status is _PENDING and not isinstance(first.entry, RobotsEntry)
 
     def _take(self) -> None:
         """Move the queue's next entry into its host's slot."""
@@ -171,21 +184,21 @@ class DownloadSlots:
             if not host.queue:
                 del self._queued[host.name]
         self._in_queues -= 1
-        self._came[host.name] = self._came.get(host.name, 0) + 1
-        self._coming[host.name] = self._coming.get(host.name, 0) + 1
-        self._wait(host, entry)
+        waiting = _Waiting(entry)
+        self._arriving.append(waiting)
+        self._wait(host, waiting)
 
-    def _wait(self, host: HostState, entry: Entry) -> None:
-        """``entry`` waits in its host's slot: last, or first if it is the robots.txt
+    def _wait(self, host: HostState, waiting: _Waiting) -> None:
+        """``waiting`` waits in its host's slot: last, or first if it is the robots.txt
         (a retried one too), which the host's other entries wait for: in Scrapy they
         wait in the robots.txt middleware, not yet in the slot."""
         slot = self._slots.get(host.name)
         if slot is None:
             slot = self._slots[host.name] = (host, deque())
-        if isinstance(entry, RobotsEntry):
-            slot[1].appendleft(entry)
+        if isinstance(waiting.entry, RobotsEntry):
+            slot[1].appendleft(waiting)
         else:
-            slot[1].append(entry)
+            slot[1].append(waiting)
         self._in_slots += 1
 
     def _least_busy(self) -> HostState:
@@ -209,7 +222,7 @@ class DownloadSlots:
         times = [
             host.ready_at
             for host, line in self._slots.values()
-            if host.in_flight < self.per_host and (host.robots_status is not _PENDING or isinstance(line[0], RobotsEntry))
+            if host.in_flight < self.per_host and not self._held_by_robots(host, line[0])
         ]
         return min(times, default=None)
 
@@ -234,8 +247,8 @@ class DownloadSlots:
         slot = self._slots.get(host.name)
         if slot is None:
             return []
-        dropped = [e for e in slot[1] if drop(e)]
-        kept = deque(e for e in slot[1] if not drop(e))
+        dropped = [w.entry for w in slot[1] if drop(w.entry)]
+        kept = deque(w for w in slot[1] if not drop(w.entry))
         if kept:
             self._slots[host.name] = (host, kept)  # (keeps its place in the order)
         else:
@@ -248,7 +261,7 @@ class DownloadSlots:
         queued = [e for e, _ in self._one_queue] if self._one_queue is not None else [
             e for host in hosts for e in host.queue
         ]
-        return queued + [e for _, line in self._slots.values() for e in line]
+        return queued + [w.entry for _, line in self._slots.values() for w in line]
 
 
 Frontier = PerHostFrontier | SingleQueueFrontier | DownloadSlots
