@@ -74,6 +74,21 @@ WORDS: tuple[Word, ...] = (
 NORMALIZATION_MODES: tuple[str, ...] = tuple(w.word for w in WORDS if w.meaning.startswith("normalization mode:"))
 """The named normalization modes, as :data:`WORDS` spells them (``core/urls.py``'s MODES, the same names)."""
 
+BOUNDS = "lower bounds"
+"""The short heading over a crawl's three bounds, where a pane is too narrow for :func:`bounds_heading`'s."""
+
+
+def bounds_heading(*, model: bool = False, short: bool = False) -> str:
+    """The heading every surface puts over a crawl's three bounds: ``lower bounds
+    on the finish time``; ``lower bounds on the model's finish time`` for a model
+    of a real crawl (they are proven for the model, not for the real site); cut
+    down to :data:`BOUNDS` (``short``) where a pane has no room, the same words."""
+    if short:
+        return BOUNDS
+    whose = "the model's" if model else "the"
+    return f"{BOUNDS} on {whose} finish time"
+
+
 BEGIN = "<!-- the vocabulary table: crawlsim/words.py renders it -->"
 END = "<!-- end of the vocabulary table -->"
 
@@ -102,4 +117,6 @@ def render() -> str:
     return "\n".join([*rows, "", END])
 
 
-__all__ = ["BEGIN", "END", "NORMALIZATION_MODES", "WORDS", "Word", "counted", "refused", "render"]
+__all__ = [
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+]

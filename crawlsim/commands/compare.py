@@ -47,6 +47,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
+from crawlsim.words import bounds_heading
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -209,6 +210,7 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     if "cluster" in data:
         return rows + _cluster_rows(data)
     rows.append(("utilisation", percent(data.get("utilisation"))))
+    rows.append((bounds_heading(model="model_margin" in data), ""))  # as run heads them
     for key, label in BOUND_LABELS.items():
         rows.append((f"{label} bound", seconds(data["bounds"][key])))
     busiest = data.get("busiest_host") or {}

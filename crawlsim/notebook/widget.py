@@ -43,6 +43,7 @@ from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.palette import STATES
 from crawlsim.views.replay import Counters
 from crawlsim.views.summary import margin_line, model_margin
+from crawlsim.words import bounds_heading
 from crawlsim.scenario import Scenario
 from crawlsim.views.session import (
     ORDER_CHOICES,
@@ -477,8 +478,8 @@ def _bounds_lines(
     host = html.escape(bounds.busiest_host_name or "-")
     mark = "…" if provisional else ""
     return [
-        f"bounds: depth {bounds.depth:.1f} s{mark} · busiest host {host} {bounds.busiest_host:.1f} s · "
-        f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
+        f"{bounds_heading(model=bool(margin))}: depth {bounds.depth:.1f} s{mark} · "
+        f"busiest host {host} {bounds.busiest_host:.1f} s · work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
         *([f"<i>{html.escape(margin_line(margin))}</i>"] if margin else []),
         html.escape(bounds.explanation),
     ]

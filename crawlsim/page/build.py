@@ -24,6 +24,7 @@ from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.views.replay_steps import crawl_steps
 from crawlsim.views.summary import margin_line, model_margin
+from crawlsim.words import bounds_heading
 from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
@@ -166,12 +167,14 @@ def scenario_data(
         {"run": run_of[i], "knobs": knobs_text(knobs), "moves": grid.moves[i]} for i, knobs in enumerate(grid.states)
     ]
     data = _common(tables, scenario.name, scenario.title, runs, states, first.finish)
+    margin = _margin(scenario)
     data.update(
         description=" ".join(scenario.description.split()),
         tries=list(scenario.tips),
         offer=offer_line(scenario, offer, len(groups), seconds, cap),
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
-        margin=_margin(scenario),
+        margin=margin,
+        boundsTitle=bounds_heading(model=margin is not None),
     )
     return data
 
@@ -241,6 +244,7 @@ def trace_data(trace: RecordedTrace, name: str) -> dict[str, Any]:
         description="",
         tries=[],
         offer="A recorded trace: the what-if keys are off (there is no scenario to rerun), and so are the bounds.",
+        boundsTitle=bounds_heading(),
     )
     return data
 

@@ -69,8 +69,8 @@ class Page {
     document.getElementById("note").textContent = d.note;
     document.getElementById("offer").textContent = d.offer;
     if (d.stepsFirst) document.getElementById("lanes-panel").before(document.getElementById("steps-panel"));
-    if (d.margin) { // a model of a real crawl: its bounds are the model's, as `crawlsim run` heads them
-      document.getElementById("bounds-title").textContent = "what bounds the model's finish time";
+    document.getElementById("bounds-title").textContent = d.boundsTitle; // as `crawlsim run` heads the bounds
+    if (d.margin) { // a model of a real crawl: its bounds are the model's, within its margin
       Object.assign(document.getElementById("margin"), { textContent: d.margin, hidden: false });
     }
     const tries = document.getElementById("tries");

@@ -37,6 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
+from crawlsim.words import bounds_heading
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -326,7 +327,7 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     if data.get("binding_bound") is not None:
         parts.extend(_bounds_section(data))
     elif data.get("bounds_note"):
-        parts.extend([Text(""), Text(f"lower bounds not computed: {data['bounds_note']}", style="dim")])
+        parts.extend([Text(""), Text(f"{bounds_heading(short=True)} not computed: {data['bounds_note']}", style="dim")])
     hosts = data.get("top_hosts")
     if hosts:
         parts.extend(_busiest_hosts(hosts))
@@ -476,7 +477,7 @@ def _bounds_section(data: Mapping[str, Any]) -> list[RenderableType]:
     margin = data.get("model_margin")
     return [
         Text(""),
-        Text("lower bounds on the model's finish time" if margin else "lower bounds on the finish time", style="bold"),
+        Text(bounds_heading(model=bool(margin)), style="bold"),
         *([Text(margin_line(margin), style="yellow")] if margin else []),
         table,
         Text(f"efficiency {percent(data.get('efficiency'))} (binding bound / finish time)", style="dim"),
