@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawlsim.trace.events import Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.real.server import ServerProcess
@@ -201,6 +203,36 @@ def test_a_margin_that_is_no_share_is_one_line(bad: str, tmp_path: Path, capsys:
     assert cli(["run", str(site)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "measured.toml: margin: expected a" in err
+
+
+@pytest.mark.parametrize("bad", ["86400", "2.5"])
+def test_a_margin_above_any_recordings_spread_is_one_line(
+    bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seconds typed where a share belongs (86400 would print as 8,640,000%)."""
+    site = tmp_path / "measured.toml"
+    site.write_text(f'margin = {bad}\n[pages]\n"http://a.test/" = []\n')
+    assert cli(["run", str(site)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(f"got {bad}\n"), err
+    assert "measured.toml: margin: expected a share from 0 to 2 (0.07 is 7%" in err
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1e4, allow_subnormal=False), min_size=2, max_size=30))
+def test_no_recording_gives_a_margin_its_own_model_would_refuse(times: list[float]) -> None:
+    from crawlsim.scenario.checks import MAX_MARGIN
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    margin = recorded_margin({f"http://a.test/{i}": {"latency": t} for i, t in enumerate(times)})
+    assert margin is None or 0 <= margin <= MAX_MARGIN
+
+
+def test_one_page_holding_all_of_its_hosts_time_gives_the_largest_margin() -> None:
+    from crawlsim.scenario.checks import MAX_MARGIN
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    pages = {"http://a.test/": {"latency": 5.0}, **{f"http://a.test/{i}": {"latency": 0.0} for i in range(9)}}
+    assert recorded_margin(pages) == MAX_MARGIN
 
 
 def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:

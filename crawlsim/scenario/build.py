@@ -40,7 +40,7 @@ class Builder(CrawlTable, HostsTable, PagesTable, WebTable, TrapsTable):
         title = self.string(data.get("title", name), "title")
         description = self.string(data.get("description", ""), "description")
         self.string(data.get("assumes", ""), "assumes")
-        self.number(data.get("margin", 0.0), "margin")  # the summary reads it (a model's, crawlsim model)
+        self.margin(data.get("margin", 0.0), "margin")  # the summary reads it (a model's, crawlsim model)
         tips = tuple(self.strings(data.get("try", []), "try"))
         seed = self.integer(data.get("seed", 0), "seed", minimum=None)
         latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)
