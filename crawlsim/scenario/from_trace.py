@@ -29,7 +29,9 @@ The model is the web *as recorded*, nothing guessed where the trace knows:
   flight to a host cannot tell, and the model assumes no growth;
 * a ``margin``: how far the real site may land from the model's figures,
   from the recording's own spread (:func:`recorded_margin`): the bounds
-  ``run`` proves are the model's, and the summary says so with it.
+  ``run`` proves are the model's, and the summary says so with it.  The
+  same number is kept as ``recorded_margin``, what the recording measured,
+  so a ``margin`` a person changed afterwards is not passed off as measured.
 
 Pages discovered but never fetched (a cap, a time limit, robots) get no
 entry: the simulator then answers them 200 with no links and the host's
@@ -446,7 +448,7 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         "assumes": _assumptions(rec, recorder),
         "start": _start(rec),
         **({"client_cost": round(rec.client_cost, 6)} if rec.client_cost else {}),
-        **({"margin": margin} if margin is not None else {}),
+        **({"margin": margin, "recorded_margin": margin} if margin is not None else {}),
         "crawl": _crawl_table(options or {}, source),
         "hosts": _host_tables(rec, source, contention),
         "pages": pages,

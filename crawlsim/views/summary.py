@@ -48,7 +48,8 @@ BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"
 MARGIN_BASIS = "twice the standard error of the recorded page times summed on the busiest recorded host"
 """What a model's margin is made of (:func:`crawlsim.scenario.from_trace.recorded_margin`)."""
 STATED_BASIS = "as its scenario file's margin key states it"
-"""What a margin written by hand in a scenario file that ``crawlsim model`` did not write is made of."""
+"""What a margin is made of that is not the recording's measure: written by hand, or changed
+by hand from what ``crawlsim model`` wrote."""
 
 _DIGITS = 6
 """Seconds are rounded to a microsecond in JSON: enough for any comparison,
@@ -150,14 +151,17 @@ def model_margin(scenario: Any) -> dict[str, Any] | None:
     """A model of a real crawl's margin (``share`` None: unknown) and its basis;
     None for a scenario that models no real crawl.
 
-    A scenario models one when ``crawlsim model`` wrote it (it has ``assumes``;
-    its margin, when the recording could tell one, is the recording's spread)
-    or when its file states a ``margin`` (by hand: the file is the basis)."""
+    A scenario models one when ``crawlsim model`` wrote it (it has ``assumes``)
+    or when its file states a ``margin``.  The basis is the recording's spread
+    only while ``margin`` is the number the recording measured (the model keeps
+    it as ``recorded_margin``); any other number is the file's own word, and a
+    model with neither is one whose recording could not tell."""
     data = getattr(scenario, "data", None) or {}
-    if data.get("assumes"):
-        return {"share": data.get("margin"), "basis": MARGIN_BASIS}
     if "margin" in data:
-        return {"share": data["margin"], "basis": STATED_BASIS}
+        measured = "recorded_margin" in data and data["margin"] == data["recorded_margin"]
+        return {"share": data["margin"], "basis": MARGIN_BASIS if measured else STATED_BASIS}
+    if data.get("assumes"):
+        return {"share": None, "basis": MARGIN_BASIS}
     return None
 
 
