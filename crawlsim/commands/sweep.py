@@ -31,6 +31,7 @@ import math
 import os
 import re
 import signal
+import textwrap
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -441,6 +442,19 @@ def plot(
         figure.savefig(temp)
 
 
+MARGIN_WRAP = 110
+"""Characters per line of a model's margin line under sweep.png's title (it fits the figure's width)."""
+
+
+def plot_title(scenario: Scenario) -> str:
+    """sweep.png's title: the scenario, and for a model of a real crawl the margin line
+    ``run`` prints with its bounds (wrapped to the figure), once for all the points."""
+    from crawlsim.views.summary import model_margin_line
+
+    margin = model_margin_line(scenario)
+    return "\n".join([f"{scenario.name}: {scenario.title}", *textwrap.wrap(margin or "", MARGIN_WRAP)])
+
+
 def sweep_figure(
     rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, base: dict[str, Any] | None = None
 ) -> Figure:
@@ -531,8 +545,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, default=_cell))
     else:
+        from rich.text import Text
+
+        from crawlsim.views.summary import model_margin_line
+
         console = stdout_console()
         console.print((cluster_table if is_cluster_grid(grid) else results_table)(rows, grid))
+        margin = model_margin_line(scenario)
+        if margin:  # every row's bounds are the model's, within one margin: said once, as run says it
+            console.print(Text(margin, style="yellow"))
         console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
     return 0
 
@@ -591,7 +612,7 @@ def _write_results(
             out.write(json.dumps(document, indent=2, default=_cell) + "\n")
         if not args.no_plot:
             base = {"per_host": scenario.options.per_host, "gap": scenario.options.gap}
-            plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png", base)
+            plot(rows, grid, plot_title(scenario), out_dir / "sweep.png", base)
     except OSError as err:
         raise UsageError(f"{out_dir}: cannot write: {err.strerror or err}") from None
     return ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
@@ -602,6 +623,7 @@ __all__: list[str] = [
     "grid_from_args",
     "main",
     "plot",
+    "plot_title",
     "points",
     "run_dask",
     "run_local",

@@ -499,6 +499,13 @@ def margin_line(margin: Mapping[str, Any]) -> str:
             f"{share:.1%} either way ({margin['basis']})")
 
 
+def model_margin_line(scenario: Any) -> str | None:
+    """:func:`margin_line` of ``scenario``'s :func:`model_margin`, for a surface that shows
+    one scenario's bounds (None: it models no real crawl)."""
+    margin = model_margin(scenario)
+    return margin_line(margin) if margin else None
+
+
 def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Text, Text]:
     """One bound: its label, its value, and a note (the busiest host's name
     and fetches; ``<- binding`` on the bound that binds)."""
@@ -540,4 +547,4 @@ def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
     return buffer.getvalue()
 
 
-__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
