@@ -94,13 +94,13 @@ END = "<!-- end of the vocabulary table -->"
 
 
 def counted(n: int, word: str) -> str:
-    """``1 fetch``, ``7 fetches``, ``2 URLs``, ``3 retries``: a count and its word (the one
-    plural rule every surface uses)."""
+    """``1 fetch``, ``7 fetches``, ``2 URLs``, ``3 retries``, ``2,360 pages``: a count, its
+    thousands separated, and its word (the one count-and-plural rule every surface uses)."""
     if n == 1:
         return f"{n} {word}"
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
-        return f"{n} {word[:-1]}ies"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
+        return f"{n:,} {word[:-1]}ies"
+    return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
 def refused() -> dict[str, str]:

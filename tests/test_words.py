@@ -243,7 +243,8 @@ def test_one_seen_url_is_one_url_in_the_app_as_on_the_page() -> None:
 
 
 @pytest.mark.parametrize(("n", "word", "shown"), [(1, "retry", "1 retry"), (2, "retry", "2 retries"),
-                                                  (3, "fetch", "3 fetches"), (2, "day", "2 days"), (0, "URL", "0 URLs")])
+                                                  (3, "fetch", "3 fetches"), (2, "day", "2 days"), (0, "URL", "0 URLs"),
+                                                  (2360, "page", "2,360 pages"), (11500, "retry", "11,500 retries")])
 def test_one_plural_rule(n: int, word: str, shown: str) -> None:
     assert words.counted(n, word) == shown
 
@@ -291,3 +292,21 @@ async def test_the_apps_bounds_panel_is_headed_as_run_heads_them(width: int, sho
         assert (panel.size.width < NARROW) == short
         shown = " ".join(panel.plain().split())
     assert shown.startswith(words.bounds_heading(short=short) + " depth ")
+
+
+def test_crawls_text_writes_a_count_as_counted_does() -> None:
+    """``(2,360 pages; ...)`` and ``11,500 seen``, as every other count is written."""
+    from types import SimpleNamespace
+
+    from crawlsim.commands.crawl import _print_pages, _print_problems
+
+    pages = {f"http://a.test/{i}": 200 for i in range(2360)}
+    result = SimpleNamespace(
+        statuses=pages, failures={}, unfinished={}, links_dropped={}, refused=[], robots_refused={},
+        stats=SimpleNamespace(skipped={"seen": 11500, "scope": 2}),
+    )
+    out = io.StringIO()
+    _print_pages(result, out)
+    _print_problems(result, out)
+    assert out.getvalue() == (f"  ({words.counted(2360, 'page')}; --json or -o FILE for all of them)\n"
+                              "links not followed: 2 scope, 11,500 seen\n")

@@ -192,7 +192,7 @@ def _lost(items: list[dict[str, str]] | None) -> str:
     reasons: dict[str, int] = {}
     for item in items:
         reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
-    why = ", ".join(f"{n} {r}" if n > 1 else r for r, n in reasons.items())
+    why = ", ".join(f"{n:,} {r}" if n > 1 else r for r, n in reasons.items())
     return f"{len(items):,}" + (f" ({why})" if why else "")
 
 

@@ -69,6 +69,7 @@ from crawlsim.errors import UsageError, signal_handled
 from crawlsim.extras import needs
 from crawlsim.outfile import make_folder, replaced, written
 from crawlsim.processes import process_context
+from crawlsim.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -538,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     grid = with_cluster_axes(grid, scenario)
     tasks = _tasks(args, grid, scenario)
     rows_iter, where = _executor(args, tasks)
-    label = f"{scenario.name}: {len(tasks)} runs {where}"
+    label = f"{scenario.name}: {counted(len(tasks), 'run')} {where}"
     rows = with_progress(rows_iter, len(tasks), label, progress_console(quiet=args.json))
     out_dir = Path(args.output or f"sweep-{scenario.name}")
     written = _write_results(rows, grid, scenario, args, out_dir)
@@ -584,7 +585,7 @@ def _executor(args: Any, tasks: Sequence[dict[str, Any]]) -> tuple[Iterator[dict
     if jobs < 1:
         raise UsageError(f"--jobs: expected a whole number >= 1, got {jobs}")
     processes = min(jobs, len(tasks))
-    return run_local(tasks, jobs), f"in {processes} process{'es' if processes != 1 else ''}"
+    return run_local(tasks, jobs), f"in {counted(processes, 'process')}"
 
 
 def _write_results(

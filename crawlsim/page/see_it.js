@@ -30,9 +30,10 @@ function seconds(value) {
   return value.toFixed(1) + " s";
 }
 
-/* "1 URL", "2 URLs": a count and its noun, singular for exactly one. */
+/* "1 URL", "2,360 URLs": a count, its thousands separated, and its noun, singular for exactly one
+   (crawlsim/words.py's counted, the rule every surface uses). */
 function counted(n, noun, plural = noun + "s") {
-  return `${n} ${n === 1 ? noun : plural}`;
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`;
 }
 
 /* The last index i with list[i] <= t (by key), or -1. */

@@ -37,7 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
-from crawlsim.words import bounds_heading
+from crawlsim.words import bounds_heading, counted
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -306,7 +306,7 @@ def options_line(options: Mapping[str, Any]) -> str:
     workers = options.get("workers")
     per_host = options.get("per_host")
     gap = options.get("gap") or 0
-    parts = [f"{workers} worker{'s' if workers != 1 else ''}"]
+    parts = [counted(workers, "worker")] if workers is not None else []
     parts.append(f"per host {per_host}" if per_host else "no per-host limit")
     parts.append(f"gap {seconds(gap)}" + (" (randomised)" if options.get("randomize_gap") else "") if gap else "no gap")
     if options.get("rate") is not None:
@@ -336,10 +336,6 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     if hosts:
         parts.extend(_busiest_hosts(hosts))
     return Group(*parts)
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
 
 
 def _heading(data: Mapping[str, Any]) -> list[RenderableType]:
@@ -420,7 +416,7 @@ def _fetches_rows(data: Mapping[str, Any]) -> list[Row]:
     fetch_line = Text(f"{data['fetches']:,}")
     dup = data.get("duplicate_fetches", 0)
     wasted = data.get("wasted_time")
-    detail = f"  ({dup:,} duplicate {_plural(dup, 'fetch', 'fetches')}"
+    detail = f"  ({counted(dup, 'duplicate fetch')}"
     if wasted is not None:
         detail += f", {seconds(wasted)} of worker time wasted"
     fetch_line.append(detail + ")", style="red" if dup else "dim")
@@ -433,7 +429,7 @@ def _failed_rows(data: Mapping[str, Any]) -> list[Row]:
     """Failed fetches, and the retries spent before they failed (yellow when
     either happened)."""
     failed, retries = data.get("failed", 0), data.get("retries", 0)
-    retried = f"  ({retries:,} {_plural(retries, 'retry', 'retries')} of failed attempts)" if retries else ""
+    retried = f"  ({counted(retries, 'retry')} of failed attempts)" if retries else ""
     return [("failed fetches", Text(f"{failed:,}" + retried, style="yellow" if failed or retries else ""))]
 
 
@@ -441,7 +437,7 @@ def _utilisation_rows(data: Mapping[str, Any]) -> list[Row]:
     if "utilisation" not in data:
         return []
     workers = data.get("options", {}).get("workers")
-    return [("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")]
+    return [("utilisation", f"{percent(data['utilisation'])} of {counted(workers, 'worker')}")]
 
 
 NARROWED_BY = {"scope": "the scope", "cap": "caps", "depth": "the depth limit", "robots": "robots.txt"}
