@@ -74,18 +74,33 @@ WORDS: tuple[Word, ...] = (
 NORMALIZATION_MODES: tuple[str, ...] = tuple(w.word for w in WORDS if w.meaning.startswith("normalization mode:"))
 """The named normalization modes, as :data:`WORDS` spells them (``core/urls.py``'s MODES, the same names)."""
 
+BOUNDS = "lower bounds"
+"""The short heading over a crawl's three bounds, where a pane is too narrow for :func:`bounds_heading`'s."""
+
+
+def bounds_heading(*, model: bool = False, short: bool = False) -> str:
+    """The heading every surface puts over a crawl's three bounds: ``lower bounds
+    on the finish time``; ``lower bounds on the model's finish time`` for a model
+    of a real crawl (they are proven for the model, not for the real site); cut
+    down to :data:`BOUNDS` (``short``) where a pane has no room, the same words."""
+    if short:
+        return BOUNDS
+    whose = "the model's" if model else "the"
+    return f"{BOUNDS} on {whose} finish time"
+
+
 BEGIN = "<!-- the vocabulary table: crawlsim/words.py renders it -->"
 END = "<!-- end of the vocabulary table -->"
 
 
 def counted(n: int, word: str) -> str:
-    """``1 fetch``, ``7 fetches``, ``2 URLs``, ``3 retries``: a count and its word (the one
-    plural rule every surface uses)."""
+    """``1 fetch``, ``7 fetches``, ``2 URLs``, ``3 retries``, ``2,360 pages``: a count, its
+    thousands separated, and its word (the one count-and-plural rule every surface uses)."""
     if n == 1:
         return f"{n} {word}"
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
-        return f"{n} {word[:-1]}ies"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
+        return f"{n:,} {word[:-1]}ies"
+    return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
 def refused() -> dict[str, str]:
@@ -102,4 +117,6 @@ def render() -> str:
     return "\n".join([*rows, "", END])
 
 
-__all__ = ["BEGIN", "END", "NORMALIZATION_MODES", "WORDS", "Word", "counted", "refused", "render"]
+__all__ = [
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+]

@@ -191,7 +191,7 @@ def test_a_models_page_heads_its_bounds_with_the_margin_line(chromium: Any, tmp_
                 "[...document.querySelectorAll('#bounds-panel > *')].filter(e => !e.hidden).map(e => e.innerText)"
             )
     title, margin, *_ = shown["model"]
-    assert title == "what bounds the model's finish time"
+    assert title == "lower bounds on the model's finish time"
     assert margin.startswith("bounds of a model of a real crawl: proven for the model; the real site may land 5.0%")
-    assert shown["isro"][0] == "what bounds the finish time"
+    assert shown["isro"][0] == "lower bounds on the finish time"
     assert not any("proven for the model" in text for text in shown["isro"])

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawlsim.trace.events import Event, FetchFailed, FetchFinished, FetchStarted
 from crawlsim.real.server import ServerProcess
@@ -55,6 +57,13 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return trace, json.loads(buffer.getvalue())
 
 
+def model_of(trace: Path, folder: Path) -> Path:
+    """``crawlsim model`` of ``trace``, written to ``folder/site.toml``."""
+    site = folder / "site.toml"
+    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    return site
+
+
 def loop_lateness(events: list[Event], gap: float, served: dict[int, float]) -> float:
     """How late, summed, the recording's loop was: each fetch started after the
     moment its one-at-a-time, ``gap``-spaced schedule allowed (the previous
@@ -83,8 +92,7 @@ def test_the_model_reruns_the_recording(
     recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trace, real = recorded
-    site = tmp_path / "site.toml"
-    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    site = model_of(trace, tmp_path)
     capsys.readouterr()
     assert cli(["run", str(site), "--json"]) == 0
     sim = json.loads(capsys.readouterr().out)
@@ -118,9 +126,7 @@ def test_the_model_keeps_statuses_robots_and_measured_latency(
 ) -> None:
     import tomllib
 
-    trace, _ = recorded
-    site = tmp_path / "site.toml"
-    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    site = model_of(recorded[0], tmp_path)
     data = tomllib.loads(site.read_text())
     assert data["pages"]["http://a.test/gone"]["status"] == 404
     assert "Disallow: /private/x" in data["hosts"]["a.test"]["robots"]
@@ -134,28 +140,47 @@ def test_a_models_bounds_are_the_models_within_the_recordings_margin(
     import statistics
     import tomllib
 
-    trace, _ = recorded
-    site = tmp_path / "site.toml"
-    assert cli(["model", str(trace), "-o", str(site)]) == 0
+    site = model_of(recorded[0], tmp_path)
     times = [spec["latency"] for spec in tomllib.loads(site.read_text())["pages"].values()]  # one host, a.test
     margin = 2 * statistics.stdev(times) / statistics.mean(times) / len(times) ** 0.5
     capsys.readouterr()
     assert cli(["run", str(site), "--json"]) == 0
     said = json.loads(capsys.readouterr().out)["model_margin"]
     assert said["share"] == pytest.approx(margin, abs=1e-4) and "standard error" in said["basis"]
+    # printed as the file states it (rounded): 0.06849 measured here may be 0.0685 there, 6.9% not 6.8%
+    said = f"proven for the model; the real site may land {said['share']:.1%} either way"
     assert cli(["run", str(site)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "lower bounds on the model's finish time" in text
-    assert f"proven for the model; the real site may land {margin:.1%} either way" in text
+    assert said in text
     from crawlsim.notebook import CrawlWidget  # the widget says it as run does (one voice)
     from crawlsim.scenario import load_scenario
 
     summary = " ".join(html.unescape(CrawlWidget(load_scenario(site)).summary.value).split())
-    said = f"proven for the model; the real site may land {margin:.1%} either way"
     assert said in summary
-    assert summary.index("bounds:") < summary.index(said) < summary.index(" holds the crawl at ")  # as run orders them
+    heading = summary.index("lower bounds on the model's finish time:")  # as run heads them
+    assert heading < summary.index(said) < summary.index(" holds the crawl at ")  # as run orders them
     assert cli(["run", "polite", "--json"]) == 0  # a scenario written by hand is no model: no margin
     assert "model_margin" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_models_margin_changed_by_hand_is_the_files_word_not_the_recordings(
+    recorded: tuple[Path, dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    site = model_of(recorded[0], tmp_path)
+    written = site.read_text()
+    measured = float(re.search(r"^margin = (\S+)$", written, re.MULTILINE).group(1))
+    site.write_text(written.replace(f"\nmargin = {measured!r}\n", "\nmargin = 0.5\n"))  # a person's number
+    capsys.readouterr()
+    assert cli(["run", str(site), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["model_margin"]
+    assert said == {"share": 0.5, "basis": "as its scenario file's margin key states it"}
+    site.write_text(written)  # the number the recording measured: its basis is the recording
+    assert cli(["run", str(site), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["model_margin"]
+    assert said["share"] == measured and "standard error" in said["basis"]
 
 
 def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -189,7 +214,8 @@ async def test_the_app_heads_a_models_bounds_with_the_margin_line(tmp_path: Path
         shown = " ".join(bounds_text(app).split())
     said = "bounds of a model of a real crawl: proven for the model; the real site may land 5.0% either way"
     assert said in shown
-    assert shown.index("lower bounds") < shown.index(said) < shown.index(" holds the crawl at ")  # as run orders them
+    heading = shown.index("lower bounds on the model's finish time")  # as run heads them
+    assert heading < shown.index(said) < shown.index(" holds the crawl at ")  # as run orders them
 
 
 @pytest.mark.parametrize("bad", ["-0.1", "nan", "inf", '"5%"'])
@@ -199,6 +225,36 @@ def test_a_margin_that_is_no_share_is_one_line(bad: str, tmp_path: Path, capsys:
     assert cli(["run", str(site)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "measured.toml: margin: expected a" in err
+
+
+@pytest.mark.parametrize("bad", ["86400", "2.5"])
+def test_a_margin_above_any_recordings_spread_is_one_line(
+    bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seconds typed where a share belongs (86400 would print as 8,640,000%)."""
+    site = tmp_path / "measured.toml"
+    site.write_text(f'margin = {bad}\n[pages]\n"http://a.test/" = []\n')
+    assert cli(["run", str(site)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(f"got {bad}\n"), err
+    assert "measured.toml: margin: expected a share from 0 to 2 (0.07 is 7%" in err
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1e4, allow_subnormal=False), min_size=2, max_size=30))
+def test_no_recording_gives_a_margin_its_own_model_would_refuse(times: list[float]) -> None:
+    from crawlsim.scenario.checks import MAX_MARGIN
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    margin = recorded_margin({f"http://a.test/{i}": {"latency": t} for i, t in enumerate(times)})
+    assert margin is None or 0 <= margin <= MAX_MARGIN
+
+
+def test_one_page_holding_all_of_its_hosts_time_gives_the_largest_margin() -> None:
+    from crawlsim.scenario.checks import MAX_MARGIN
+    from crawlsim.scenario.from_trace import recorded_margin
+
+    pages = {"http://a.test/": {"latency": 5.0}, **{f"http://a.test/{i}": {"latency": 0.0} for i in range(9)}}
+    assert recorded_margin(pages) == MAX_MARGIN
 
 
 def test_a_margin_needs_two_pages_on_the_busiest_host() -> None:

@@ -155,7 +155,7 @@ def test_a_final_failure_and_done_are_told() -> None:
     assert sentence == "a.com/ failed for good (connection refused): recorded as failed"
     _, told = d.poll(1.0)
     _, sentence = only(told, Done)
-    assert d.sched.done and "the crawl is done (1 URLs queued, 1 fetches)" in sentence
+    assert d.sched.done and "the crawl is done (1 URL queued, 1 fetch)" in sentence
 
 
 def test_a_duplicate_fetch_is_told_as_wasted() -> None:

@@ -189,3 +189,27 @@ def test_sweep_png_and_the_notebook_sweep_plot_share_one_style() -> None:
 
     assert look(ax_nb) == look(ax_cli)
     assert ax_nb.get_ylabel() == ax_cli.get_ylabel()
+
+
+def test_a_models_sweep_says_its_margin_once_in_the_table_and_on_the_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``run`` says it with the bounds: every point's bounds are the model's, within one margin."""
+    import crawlsim.commands.sweep as command
+    from crawlsim.scenario import load_scenario
+    from crawlsim.views.summary import model_margin_line
+
+    site = tmp_path / "measured.toml"
+    site.write_text('margin = 0.05\n[pages]\n"http://a.test/" = ["http://a.test/b"]\n"http://a.test/b" = []\n')
+    said = model_margin_line(load_scenario(site))
+    assert said is not None and "5.0% either way" in said
+    titles: list[str] = []
+    monkeypatch.setattr(command, "plot", lambda rows, grid, title, path, base=None: titles.append(title))
+    assert main(["sweep", str(site), "--workers", "1,2", "--jobs", "1", "-o", str(tmp_path / "out")]) == 0
+    assert " ".join(capsys.readouterr().out.split()).count(said) == 1
+    (title,) = titles
+    document = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    (ax,) = command.sweep_figure(document["rows"], document["grid"], title).axes
+    assert said in " ".join(ax.get_title(loc="left").split())
+    assert main(["sweep", "see-it", "--workers", "1,2", "--jobs", "1", "--no-plot", "-o", str(tmp_path / "o2")]) == 0
+    assert "proven for the model" not in capsys.readouterr().out  # a scenario that models nothing

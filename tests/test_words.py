@@ -243,7 +243,8 @@ def test_one_seen_url_is_one_url_in_the_app_as_on_the_page() -> None:
 
 
 @pytest.mark.parametrize(("n", "word", "shown"), [(1, "retry", "1 retry"), (2, "retry", "2 retries"),
-                                                  (3, "fetch", "3 fetches"), (2, "day", "2 days"), (0, "URL", "0 URLs")])
+                                                  (3, "fetch", "3 fetches"), (2, "day", "2 days"), (0, "URL", "0 URLs"),
+                                                  (2360, "page", "2,360 pages"), (11500, "retry", "11,500 retries")])
 def test_one_plural_rule(n: int, word: str, shown: str) -> None:
     assert words.counted(n, word) == shown
 
@@ -252,3 +253,60 @@ def test_a_hold_logged_with_the_start_that_causes_it_does_not_read_as_a_wait() -
     line = describe_event(HostDeferred(t=3.2, host="a.com", until=4.2, reason="gap"))
     assert not line.startswith("wait")
     assert line == "next    a.com not before 4.2 s (gap)"
+
+
+@pytest.mark.parametrize("model", [False, True], ids=["scenario", "model"])
+def test_run_compare_the_widget_and_the_page_head_the_bounds_alike(
+    model: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One heading over the three bounds, a model's saying whose they are."""
+    import html as html_module
+
+    from crawlsim.notebook import CrawlWidget
+    from crawlsim.page.build import scenario_data
+    from crawlsim.scenario.files import find_scenario
+
+    site = tmp_path / "site.toml"
+    site.write_text(("margin = 0.05\n" if model else "") + find_scenario("isro").read_text(encoding="utf-8"))
+    shown = {}
+    for command in (["run", str(site)], ["compare", str(site), "--b", "workers=2"]):
+        assert main(command) == 0
+        shown[command[0]] = capsys.readouterr().out
+    shown["widget"] = html_module.unescape(CrawlWidget(load_scenario(site), frames=10).summary.value)
+    shown["page"] = scenario_data(load_scenario(site), budget=0.01)["boundsTitle"]
+    heading, other = words.bounds_heading(model=model), words.bounds_heading(model=not model)
+    for surface, text in shown.items():
+        assert heading in text and other not in text, surface
+
+
+@pytest.mark.parametrize(("width", "short"), [(160, False), (90, True)])
+async def test_the_apps_bounds_panel_is_headed_as_run_heads_them(width: int, short: bool) -> None:
+    """The full heading in a wide window; cut down to its first words in a narrow one."""
+    from crawlsim.tui.bars import NARROW, BoundsView
+
+    app = CrawlApp(load_scenario("polite"), paused=True, animate=False, threaded=False)
+    async with app.run_test(size=(width, 48)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        panel = app.query_one(BoundsView)
+        assert (panel.size.width < NARROW) == short
+        shown = " ".join(panel.plain().split())
+    assert shown.startswith(words.bounds_heading(short=short) + " depth ")
+
+
+def test_crawls_text_writes_a_count_as_counted_does() -> None:
+    """``(2,360 pages; ...)`` and ``11,500 seen``, as every other count is written."""
+    from types import SimpleNamespace
+
+    from crawlsim.commands.crawl import _print_pages, _print_problems
+
+    pages = {f"http://a.test/{i}": 200 for i in range(2360)}
+    result = SimpleNamespace(
+        statuses=pages, failures={}, unfinished={}, links_dropped={}, refused=[], robots_refused={},
+        stats=SimpleNamespace(skipped={"seen": 11500, "scope": 2}),
+    )
+    out = io.StringIO()
+    _print_pages(result, out)
+    _print_problems(result, out)
+    assert out.getvalue() == (f"  ({words.counted(2360, 'page')}; --json or -o FILE for all of them)\n"
+                              "links not followed: 2 scope, 11,500 seen\n")

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawlsim.core.options import did_you_mean, show_value
+from crawlsim.core.options import MAX_SETTING_SECONDS, did_you_mean, show_value
 from crawlsim.errors import UsageError
 from crawlsim.sim.latency import Fixed, LatencyModel, LatencySpecError, latency_from_spec
 from crawlsim.trace.cluster import MAX_NODES
@@ -35,7 +35,6 @@ KEYS = ("nodes", "partition", "link_latency", "batch", "flush", "vnodes", "fail"
 FAIL_KEYS = ("node", "at", "recover")
 MAX_BATCH = 1_000_000
 MAX_VNODES = 10_000
-MAX_SECONDS = 86_400.0
 DEFAULT_LINK_LATENCY = 0.005
 """Seconds per message between two nodes of one data centre (a few ms)."""
 
@@ -101,8 +100,10 @@ def _integer(table: Mapping[str, Any], key: str, default: int, low: int, high: i
 def _seconds(table: Mapping[str, Any], key: str, default: float, where: str = "cluster") -> float:
     value = table.get(key, default)
     ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-    if not ok or not 0 <= value <= MAX_SECONDS:
-        raise ClusterConfigError(f"{where}.{key}", f"expected seconds 0-{MAX_SECONDS:,.0f}, got {show_value(value)}")
+    if not ok or not 0 <= value <= MAX_SETTING_SECONDS:
+        raise ClusterConfigError(
+            f"{where}.{key}", f"expected seconds 0-{MAX_SETTING_SECONDS:,.0f}, got {show_value(value)}"
+        )
     return float(value)
 
 

@@ -47,6 +47,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
+from crawlsim.words import bounds_heading
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -191,7 +192,7 @@ def _lost(items: list[dict[str, str]] | None) -> str:
     reasons: dict[str, int] = {}
     for item in items:
         reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
-    why = ", ".join(f"{n} {r}" if n > 1 else r for r, n in reasons.items())
+    why = ", ".join(f"{n:,} {r}" if n > 1 else r for r, n in reasons.items())
     return f"{len(items):,}" + (f" ({why})" if why else "")
 
 
@@ -209,6 +210,7 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     if "cluster" in data:
         return rows + _cluster_rows(data)
     rows.append(("utilisation", percent(data.get("utilisation"))))
+    rows.append((bounds_heading(model="model_margin" in data), ""))  # as run heads them
     for key, label in BOUND_LABELS.items():
         rows.append((f"{label} bound", seconds(data["bounds"][key])))
     busiest = data.get("busiest_host") or {}

@@ -47,6 +47,7 @@ from crawlsim.real.flags import (
 from crawlsim.real.loopwatch import watch_waits
 from crawlsim.real.progress import PROGRESS_SECONDS, LiveTimeLeft
 from crawlsim.trace.jsonl import TraceWriter
+from crawlsim.words import counted
 
 EXIT_INTERRUPTED = 130
 SHOWN_PAGES = 60
@@ -514,28 +515,28 @@ def _print_pages(result: Any, out: IO[str]) -> None:
             if page not in result.failures and page not in result.unfinished:
                 print(f"  {status}  {page}", file=out)
     else:
-        print(f"  ({len(statuses)} pages; --json or -o FILE for all of them)", file=out)
+        print(f"  ({counted(len(statuses), 'page')}; --json or -o FILE for all of them)", file=out)
 
 
 def _print_problems(result: Any, out: IO[str]) -> None:
     """Failed and unfetched pages, refusals, skipped links, unreadable robots.txt."""
     if result.failures:
-        print(f"failed ({len(result.failures)}):", file=out)
+        print(f"failed ({len(result.failures):,}):", file=out)
         for page, reason in sorted(result.failures.items()):
             print(f"  {page}  {reason}", file=out)
     if result.unfinished:
-        print(f"not fetched when the crawl stopped ({len(result.unfinished)}):", file=out)
+        print(f"not fetched when the crawl stopped ({len(result.unfinished):,}):", file=out)
         for page, reason in sorted(result.unfinished.items())[:SHOWN_PAGES]:
             print(f"  {page}  {reason}", file=out)
         if len(result.unfinished) > SHOWN_PAGES:
-            print(f"  ... and {len(result.unfinished) - SHOWN_PAGES} more (--json lists them all)", file=out)
+            print(f"  ... and {len(result.unfinished) - SHOWN_PAGES:,} more (--json lists them all)", file=out)
     for page, dropped in sorted(result.links_dropped.items()):
         print(f"links not examined when the crawl stopped: {dropped:,} of those on {page}", file=out)
     for what, why in result.refused[:SHOWN_REFUSALS]:
         print(f"refused before connecting: {what}: {why}", file=out)
     if result.stats.skipped:
         skipped = sorted(result.stats.skipped.items())
-        print("links not followed: " + ", ".join(f"{n} {k}" for k, n in skipped), file=out)
+        print("links not followed: " + ", ".join(f"{n:,} {k}" for k, n in skipped), file=out)
     for host, reason in sorted(result.robots_refused.items()):
         print(
             f"robots.txt of {host} could not be read ({reason}): RFC 9309 says treat the whole host as "
@@ -561,19 +562,19 @@ def _crawl_folder(
         )
         print(json.dumps(data, indent=2))
         return 0
-    print(f"crawled {report.root} from {report.start}: {len(report.reachable)} pages reachable", file=out)
+    print(f"crawled {report.root} from {report.start}: {counted(len(report.reachable), 'page')} reachable", file=out)
     if report.unreachable:
-        print(f"unreachable from {report.start} ({len(report.unreachable)}):", file=out)
+        print(f"unreachable from {report.start} ({len(report.unreachable):,}):", file=out)
         for page in report.unreachable:
             print(f"  {page}", file=out)
     else:
         print(f"every HTML file is reachable from {report.start}", file=out)
     if report.failed:
-        print(f"reachable but failed ({len(report.failed)}):", file=out)
+        print(f"reachable but failed ({len(report.failed):,}):", file=out)
         for page, reason in report.failed.items():
             print(f"  {page}  {reason}", file=out)
     if report.broken:
-        print(f"broken links ({len(report.broken)}):", file=out)
+        print(f"broken links ({len(report.broken):,}):", file=out)
         for target, parents in report.broken.items():
             print(f"  {target}  (linked from {', '.join(parents)})", file=out)
     return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from crawlsim.errors import UsageError
+from crawlsim.words import counted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,5 +84,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = list(make_editions(paths, dest, edition))
     except OSError as err:  # a folder inside a file's path, no permission, a full disk
         raise UsageError(f"{err.filename or dest}: cannot write: {err.strerror or err}") from None
-    print(f"wrote {len(written)} {edition} notebooks to {dest}")
+    print(f"wrote {counted(len(written), edition + ' notebook')} to {dest}")
     return 0

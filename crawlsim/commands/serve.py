@@ -32,6 +32,7 @@ from crawlsim.commands.common import ArgumentParser
 from crawlsim.errors import UsageError
 from crawlsim.outfile import check_writable
 from crawlsim.real.flags import NOT_AVAILABLE, check_seconds, missing_loopback, scenario_flags
+from crawlsim.words import counted
 
 DEFAULT_PORT = 8000
 MAX_TIME_SCALE = 1000.0
@@ -147,7 +148,7 @@ async def _serve(server: Any, args: argparse.Namespace, scenario: Any) -> int:
         await _until_stopped(args.duration)
     finally:
         await server.stop()
-    print(f"stopped after {server.log.total} requests", file=sys.stderr)
+    print(f"stopped after {counted(server.log.total, 'HTTP request')}", file=sys.stderr)
     return 0
 
 
@@ -202,13 +203,13 @@ def _announce(server: Any, args: argparse.Namespace, scenario: Any) -> None:
         print(f"host map written to {command[command.index('--hosts-file') + 1]}")
     scale = f", time x{args.time_scale:g}" if args.time_scale != 1 else ""
     endpoints = server.endpoints
-    print(f"serving {scenario.name} ({scenario.title}) on loopback: {len(endpoints)} hosts{scale}")
+    print(f"serving {scenario.name} ({scenario.title}) on loopback: {counted(len(endpoints), 'host')}{scale}")
     width = max(len(h) for h in endpoints)
     for host, ep in list(endpoints.items())[:SHOWN_HOSTS]:
         model = scenario.latency_for(host)
         print(f"  {host:<{width}}  {ep.target:<21}  latency {describe_latency(model.to_spec())}")
     if len(endpoints) > SHOWN_HOSTS:
-        print(f"  ... and {len(endpoints) - SHOWN_HOSTS} more (see the hosts file)")
+        print(f"  ... and {len(endpoints) - SHOWN_HOSTS:,} more (see the hosts file)")
     print(f"start URL: {scenario.seeds[0]}")
     for seed in scenario.seeds[1:]:
         print(f"also a start URL: {seed}")

@@ -31,6 +31,7 @@ import math
 import os
 import re
 import signal
+import textwrap
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +69,7 @@ from crawlsim.errors import UsageError, signal_handled
 from crawlsim.extras import needs
 from crawlsim.outfile import make_folder, replaced, written
 from crawlsim.processes import process_context
+from crawlsim.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -441,6 +443,19 @@ def plot(
         figure.savefig(temp)
 
 
+MARGIN_WRAP = 110
+"""Characters per line of a model's margin line under sweep.png's title (it fits the figure's width)."""
+
+
+def plot_title(scenario: Scenario) -> str:
+    """sweep.png's title: the scenario, and for a model of a real crawl the margin line
+    ``run`` prints with its bounds (wrapped to the figure), once for all the points."""
+    from crawlsim.views.summary import model_margin_line
+
+    margin = model_margin_line(scenario)
+    return "\n".join([f"{scenario.name}: {scenario.title}", *textwrap.wrap(margin or "", MARGIN_WRAP)])
+
+
 def sweep_figure(
     rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]], title: str, base: dict[str, Any] | None = None
 ) -> Figure:
@@ -524,15 +539,22 @@ def main(argv: list[str] | None = None) -> int:
     grid = with_cluster_axes(grid, scenario)
     tasks = _tasks(args, grid, scenario)
     rows_iter, where = _executor(args, tasks)
-    label = f"{scenario.name}: {len(tasks)} runs {where}"
+    label = f"{scenario.name}: {counted(len(tasks), 'run')} {where}"
     rows = with_progress(rows_iter, len(tasks), label, progress_console(quiet=args.json))
     out_dir = Path(args.output or f"sweep-{scenario.name}")
     written = _write_results(rows, grid, scenario, args, out_dir)
     if args.json:
         print(json.dumps(rows, indent=2, default=_cell))
     else:
+        from rich.text import Text
+
+        from crawlsim.views.summary import model_margin_line
+
         console = stdout_console()
         console.print((cluster_table if is_cluster_grid(grid) else results_table)(rows, grid))
+        margin = model_margin_line(scenario)
+        if margin:  # every row's bounds are the model's, within one margin: said once, as run says it
+            console.print(Text(margin, style="yellow"))
         console.print(f"wrote {', '.join(str(out_dir / w) for w in written)}")
     return 0
 
@@ -563,7 +585,7 @@ def _executor(args: Any, tasks: Sequence[dict[str, Any]]) -> tuple[Iterator[dict
     if jobs < 1:
         raise UsageError(f"--jobs: expected a whole number >= 1, got {jobs}")
     processes = min(jobs, len(tasks))
-    return run_local(tasks, jobs), f"in {processes} process{'es' if processes != 1 else ''}"
+    return run_local(tasks, jobs), f"in {counted(processes, 'process')}"
 
 
 def _write_results(
@@ -591,7 +613,7 @@ def _write_results(
             out.write(json.dumps(document, indent=2, default=_cell) + "\n")
         if not args.no_plot:
             base = {"per_host": scenario.options.per_host, "gap": scenario.options.gap}
-            plot(rows, grid, f"{scenario.name}: {scenario.title}", out_dir / "sweep.png", base)
+            plot(rows, grid, plot_title(scenario), out_dir / "sweep.png", base)
     except OSError as err:
         raise UsageError(f"{out_dir}: cannot write: {err.strerror or err}") from None
     return ["sweep.csv", "sweep.json"] + ([] if args.no_plot else ["sweep.png"])
@@ -602,6 +624,7 @@ __all__: list[str] = [
     "grid_from_args",
     "main",
     "plot",
+    "plot_title",
     "points",
     "run_dask",
     "run_local",

@@ -97,6 +97,10 @@ class Rule:
     unit: str = ""
 
 
+MAX_SETTING_SECONDS = 86_400
+"""Longest duration a crawl's settings give, whether options or a scenario file's values (a day):
+beyond it a simulated crawl's clock and its printed figures stop meaning anything.  How long a
+real command may run is another limit (``crawlsim.real.flags.MAX_RUN_SECONDS``)."""
 MAX_PATTERNS = 100
 MAX_PATTERN_LENGTH = 1000
 MAX_USER_AGENT = 200
@@ -120,12 +124,12 @@ RULES: dict[str, Rule] = {
     "max_pages_per_host": Rule("int", 1, 10**10, optional=True),
     "robots": Rule("bool"),
     "user_agent": Rule("text"),
-    "max_crawl_delay": Rule("number", 0, 86_400, unit="seconds"),
-    "max_retry_after": Rule("number", 0, 86_400, unit="seconds"),
+    "max_crawl_delay": Rule("number", 0, MAX_SETTING_SECONDS, unit="seconds"),
+    "max_retry_after": Rule("number", 0, MAX_SETTING_SECONDS, unit="seconds"),
     "max_retries": Rule("int", 0, 100),
     "retry_statuses": Rule("statuses"),
     "backoff_base": Rule("number", 0, 3600, unit="seconds"),
-    "backoff_max": Rule("number", 0, 86_400, unit="seconds"),
+    "backoff_max": Rule("number", 0, MAX_SETTING_SECONDS, unit="seconds"),
     "seen": Rule("choice", choices=SEEN_KINDS),
     "bloom_capacity": Rule("int", 1, 10**18),
     "bloom_error_rate": Rule("number", 1e-9, 0.5),
@@ -569,6 +573,7 @@ def with_implied_order(values: dict[str, Any]) -> dict[str, Any]:
 __all__ = [
     "CONTENT_DEDUP",
     "FRONTIERS",
+    "MAX_SETTING_SECONDS",
     "MODES",
     "ORDERS",
     "PRIORITIES",

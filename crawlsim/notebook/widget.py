@@ -43,6 +43,7 @@ from crawlsim.notebook.steps import SeenSets, Story, seen_sets
 from crawlsim.palette import STATES
 from crawlsim.views.replay import Counters
 from crawlsim.views.summary import margin_line, model_margin
+from crawlsim.words import bounds_heading, counted
 from crawlsim.scenario import Scenario
 from crawlsim.views.session import (
     ORDER_CHOICES,
@@ -436,15 +437,15 @@ def _fetch_parts(run: SimRun | ClusterRun, coverage: Coverage | None) -> list[st
     and failed fetches when there were any."""
     stats = run.stats
     if coverage is not None and coverage.reachable is not None:
-        parts = [f"{coverage.reachable} pages reachable, {stats.pages_fetched} fetched"]
+        parts = [f"{counted(coverage.reachable, 'page')} reachable, {stats.pages_fetched:,} fetched"]
     else:
-        parts = [f"{stats.pages_fetched} pages fetched"]
-    parts.append(f"{stats.fetches} fetches")
+        parts = [f"{counted(stats.pages_fetched, 'page')} fetched"]
+    parts.append(counted(stats.fetches, "fetch"))
     if stats.duplicate_fetches:
-        parts.append(f"<span style='color:{RED}'>{stats.duplicate_fetches} duplicate fetches "
+        parts.append(f"<span style='color:{RED}'>{counted(stats.duplicate_fetches, 'duplicate fetch')} "
                      f"({run.wasted_time:.1f} worker-seconds wasted)</span>")
     if stats.failed:
-        parts.append(f"{stats.failed} failed fetch{'es' if stats.failed != 1 else ''}")
+        parts.append(counted(stats.failed, "failed fetch"))
     return parts
 
 
@@ -459,8 +460,8 @@ def _lost_lines(coverage: Coverage | None) -> list[str]:
             for item in coverage.lost[:LOST_SHOWN]
         )
         count = len(coverage.lost)
-        more = f"; and {count - LOST_SHOWN} more" if count > LOST_SHOWN else ""
-        return [f"<span style='color:{RED}'>{count} page{'s' if count != 1 else ''} lost: {lost}{more}</span>"]
+        more = f"; and {count - LOST_SHOWN:,} more" if count > LOST_SHOWN else ""
+        return [f"<span style='color:{RED}'>{counted(count, 'page')} lost: {lost}{more}</span>"]
     if coverage.lost is None and coverage.note:
         return [f"pages lost not counted: {html.escape(coverage.note)}"]
     return []
@@ -477,8 +478,8 @@ def _bounds_lines(
     host = html.escape(bounds.busiest_host_name or "-")
     mark = "…" if provisional else ""
     return [
-        f"bounds: depth {bounds.depth:.1f} s{mark} · busiest host {host} {bounds.busiest_host:.1f} s · "
-        f"work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
+        f"{bounds_heading(model=bool(margin))}: depth {bounds.depth:.1f} s{mark} · "
+        f"busiest host {host} {bounds.busiest_host:.1f} s · work {bounds.work:.1f} s · binding: {bounds.binding.replace('_', ' ')}",
         *([f"<i>{html.escape(margin_line(margin))}</i>"] if margin else []),
         html.escape(bounds.explanation),
     ]
@@ -495,7 +496,7 @@ def caption_html(lines: list[str]) -> str:
         return "<i>before the first event: press play or step ▶</i>"
     shown = [f"<div>{html.escape(line)}</div>" for line in lines[:CAPTION_LINES]]
     if len(lines) > CAPTION_LINES:
-        shown.append(f"<div><i>and {len(lines) - CAPTION_LINES} more at this instant</i></div>")
+        shown.append(f"<div><i>and {len(lines) - CAPTION_LINES:,} more at this instant</i></div>")
     return "<div style='font-size:12px;line-height:1.35'><b>why</b>" + "".join(shown) + "</div>"
 
 

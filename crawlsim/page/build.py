@@ -23,7 +23,8 @@ from crawlsim.page.grid import Grid, Offer, build_grid, knobs_text, smaller_offe
 from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.views.replay_steps import crawl_steps
-from crawlsim.views.summary import margin_line, model_margin
+from crawlsim.views.summary import model_margin_line
+from crawlsim.words import bounds_heading
 from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
@@ -166,20 +167,16 @@ def scenario_data(
         {"run": run_of[i], "knobs": knobs_text(knobs), "moves": grid.moves[i]} for i, knobs in enumerate(grid.states)
     ]
     data = _common(tables, scenario.name, scenario.title, runs, states, first.finish)
+    margin = model_margin_line(scenario)  # as run heads its bounds with it (None: no model)
     data.update(
         description=" ".join(scenario.description.split()),
         tries=list(scenario.tips),
         offer=offer_line(scenario, offer, len(groups), seconds, cap),
         stepsFirst=start.workers == 1,  # a trace by hand: the table is the lesson
-        margin=_margin(scenario),
+        margin=margin,
+        boundsTitle=bounds_heading(model=margin is not None),
     )
     return data
-
-
-def _margin(scenario: Scenario) -> str | None:
-    """A model's margin line, as ``run`` heads its bounds with it (None: no model)."""
-    margin = model_margin(scenario)
-    return margin_line(margin) if margin else None
 
 
 def _advised_runs(
@@ -241,6 +238,7 @@ def trace_data(trace: RecordedTrace, name: str) -> dict[str, Any]:
         description="",
         tries=[],
         offer="A recorded trace: the what-if keys are off (there is no scenario to rerun), and so are the bounds.",
+        boundsTitle=bounds_heading(),
     )
     return data
 

@@ -30,9 +30,10 @@ function seconds(value) {
   return value.toFixed(1) + " s";
 }
 
-/* "1 URL", "2 URLs": a count and its noun, singular for exactly one. */
+/* "1 URL", "2,360 URLs": a count, its thousands separated, and its noun, singular for exactly one
+   (crawlsim/words.py's counted, the rule every surface uses). */
 function counted(n, noun, plural = noun + "s") {
-  return `${n} ${n === 1 ? noun : plural}`;
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`;
 }
 
 /* The last index i with list[i] <= t (by key), or -1. */
@@ -69,8 +70,8 @@ class Page {
     document.getElementById("note").textContent = d.note;
     document.getElementById("offer").textContent = d.offer;
     if (d.stepsFirst) document.getElementById("lanes-panel").before(document.getElementById("steps-panel"));
-    if (d.margin) { // a model of a real crawl: its bounds are the model's, as `crawlsim run` heads them
-      document.getElementById("bounds-title").textContent = "what bounds the model's finish time";
+    document.getElementById("bounds-title").textContent = d.boundsTitle; // as `crawlsim run` heads the bounds
+    if (d.margin) { // a model of a real crawl: its bounds are the model's, within its margin
       Object.assign(document.getElementById("margin"), { textContent: d.margin, hidden: false });
     }
     const tries = document.getElementById("tries");

@@ -29,8 +29,10 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import priority_name
 from crawlsim.errors import UsageError
 
-MAX_SECONDS = 1_000_000.0
-"""Longest duration a flag takes (about 11.6 days): beyond it a value is a typo."""
+MAX_RUN_SECONDS = 1_000_000.0
+"""Longest wall-clock time a real command's flag gives (about 11.6 days: how long a crawl or a
+server runs, or waits for one answer): beyond it a value is a typo.  A crawl's settings have
+their own, shorter limit (``crawlsim.core.options.MAX_SETTING_SECONDS``, a day)."""
 MAX_BODY_BYTES = 1 << 30
 """Largest ``--max-bytes`` (1 GiB): every body is held in memory while read."""
 MAX_REDIRECTS = 100
@@ -41,7 +43,7 @@ HOST_MAP_SHAPE = '{"hosts": {"a.com": "127.0.0.2:8000"}}'
 """The shape a ``--hosts-file`` must have, as its error messages show it."""
 
 
-def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_SECONDS, zero: str | None = None) -> None:
+def check_seconds(flag: str, value: float | None, *, maximum: float = MAX_RUN_SECONDS, zero: str | None = None) -> None:
     """``UsageError`` unless ``value`` (when given) is finite, > 0 and at most
     ``maximum`` -- or 0, where the flag gives 0 a meaning (``zero``, e.g. "never")."""
     if value is None or (zero is not None and value == 0):
@@ -262,7 +264,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "MAX_HOSTS_FILE_BYTES",
     "MAX_REDIRECTS",
-    "MAX_SECONDS",
+    "MAX_RUN_SECONDS",
     "check_int",
     "check_seconds",
     "fail",

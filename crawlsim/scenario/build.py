@@ -28,7 +28,7 @@ from crawlsim.sim.web import Web
 
 TOP_KEYS = (
     "title", "description", "assumes", "try", "start", "seed", "crawl", "hosts", "pages", "web", "traps", "cluster",
-    "client_cost", "margin",
+    "client_cost", "margin", "recorded_margin",
 )
 
 
@@ -40,7 +40,8 @@ class Builder(CrawlTable, HostsTable, PagesTable, WebTable, TrapsTable):
         title = self.string(data.get("title", name), "title")
         description = self.string(data.get("description", ""), "description")
         self.string(data.get("assumes", ""), "assumes")
-        self.number(data.get("margin", 0.0), "margin")  # the summary reads it (a model's, crawlsim model)
+        self.margin(data.get("margin", 0.0), "margin")  # the summary reads it (a model's, crawlsim model)
+        self.margin(data.get("recorded_margin", 0.0), "recorded_margin")  # what crawlsim model measured
         tips = tuple(self.strings(data.get("try", []), "try"))
         seed = self.integer(data.get("seed", 0), "seed", minimum=None)
         latency, policies, mirrors = self.hosts(data.get("hosts", {}), seed)

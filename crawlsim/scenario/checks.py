@@ -15,14 +15,17 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from crawlsim.core.options import did_you_mean
+from crawlsim.core.options import MAX_SETTING_SECONDS, did_you_mean
 from crawlsim.errors import UsageError
 from crawlsim.sim.latency import LatencyModel, LatencySpecError, latency_from_spec, show_value
 from crawlsim.sim.web import rfc3986_identity
 
-MAX_SECONDS = 86_400.0
-"""Upper bound of any duration in a scenario file (a day): beyond it a
-simulated crawl's clock and its printed figures stop meaning anything."""
+MAX_MARGIN = 2.0
+"""The largest ``margin`` a scenario file may state, a share (2.0: 200%).  It is the
+most the recording's own spread can give (:func:`~crawlsim.scenario.from_trace.recorded_margin`,
+twice the relative standard error of a host's n page times, is at most 2: reached when one
+page holds all of the host's time), so a larger one was never measured: most likely seconds
+where a share belongs (0.07 is 7%)."""
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -89,7 +92,13 @@ class Checks:
                 )
 
     def number(
-        self, value: object, key: str, *, minimum: float = 0.0, positive: bool = False, maximum: float = MAX_SECONDS
+        self,
+        value: object,
+        key: str,
+        *,
+        minimum: float = 0.0,
+        positive: bool = False,
+        maximum: float = MAX_SETTING_SECONDS,
     ) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
             raise self.fail(key, f"expected a number, got {show_value(value)}")
@@ -117,6 +126,14 @@ class Checks:
         if rate > 1.0:
             raise self.fail(key, f"expected a rate between 0 and 1, got {value!r}")
         return rate
+
+    def margin(self, value: object, key: str) -> float:
+        """A model's margin: a share from 0 to :data:`MAX_MARGIN`."""
+        share = self.number(value, key, maximum=math.inf)
+        if share > MAX_MARGIN:
+            raise self.fail(key, f"expected a share from 0 to {MAX_MARGIN:g} (0.07 is 7%; {MAX_MARGIN:g}, "
+                                 f"{MAX_MARGIN:.0%}, is the most a recording's spread gives), got {value!r}")
+        return share
 
     def string(self, value: object, key: str) -> str:
         if not isinstance(value, str):
@@ -163,4 +180,4 @@ class Checks:
             raise self.fail(key_path(*prefix, *([err.key] if err.key else [])), err.message) from None
 
 
-__all__ = ["MAX_SECONDS", "Checks", "ScenarioError", "key_path", "printable"]
+__all__ = ["MAX_MARGIN", "Checks", "ScenarioError", "key_path", "printable"]

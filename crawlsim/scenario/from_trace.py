@@ -29,7 +29,9 @@ The model is the web *as recorded*, nothing guessed where the trace knows:
   flight to a host cannot tell, and the model assumes no growth;
 * a ``margin``: how far the real site may land from the model's figures,
   from the recording's own spread (:func:`recorded_margin`): the bounds
-  ``run`` proves are the model's, and the summary says so with it.
+  ``run`` proves are the model's, and the summary says so with it.  The
+  same number is kept as ``recorded_margin``, what the recording measured,
+  so a ``margin`` a person changed afterwards is not passed off as measured.
 
 Pages discovered but never fetched (a cap, a time limit, robots) get no
 entry: the simulator then answers them 200 with no links and the host's
@@ -50,7 +52,8 @@ from urllib.parse import quote, urlsplit
 
 from crawlsim.core.options import RULES, CrawlOptions, OptionError, option_from_value, show_value, with_implied_order
 from crawlsim.errors import UsageError
-from crawlsim.scenario.checks import MAX_SECONDS, ScenarioError, key_path, printable
+from crawlsim.core.options import MAX_SETTING_SECONDS
+from crawlsim.scenario.checks import ScenarioError, key_path, printable
 from crawlsim.scenario.writer import scenario_toml
 from crawlsim.sim.latency import MAX_LATENCY
 from crawlsim.sim.web import rfc3986_identity
@@ -445,7 +448,7 @@ def scenario_text(rec: Recording, options: Mapping[str, Any] | None, source: str
         "assumes": _assumptions(rec, recorder),
         "start": _start(rec),
         **({"client_cost": round(rec.client_cost, 6)} if rec.client_cost else {}),
-        **({"margin": margin} if margin is not None else {}),
+        **({"margin": margin, "recorded_margin": margin} if margin is not None else {}),
         "crawl": _crawl_table(options or {}, source),
         "hosts": _host_tables(rec, source, contention),
         "pages": pages,
@@ -649,10 +652,10 @@ def _client_cost(options: Mapping[str, Any], fetches: int, path: str | Path, bef
     if CLIENT_BUSY_KEY in options and isinstance(start, (int, float)) and 0 <= start < cpu and before_pages < fetches:
         cpu, fetches = cpu - start, fetches - before_pages
     cost = float(cpu) / fetches
-    if not cost <= MAX_SECONDS:
+    if not cost <= MAX_SETTING_SECONDS:
         key = CLIENT_BUSY_KEY if CLIENT_BUSY_KEY in options else CLIENT_CPU_KEY
         raise UsageError(f"{path}: the Done line's options.{key} ({cpu:g} s over {fetches} fetches) is "
-                         f"{cost:g} s of the crawler's own work per response; expected at most {MAX_SECONDS:g}")
+                         f"{cost:g} s of the crawler's own work per response; expected at most {MAX_SETTING_SECONDS:g}")
     return cost
 
 
@@ -663,12 +666,12 @@ def _server_times(options: Mapping[str, Any], path: str | Path) -> dict[int, flo
     given = options.get(SERVER_TIME_KEY)
     if given is None:
         return {}
-    expected = f"expected fetch ids mapped to seconds between 0 and {MAX_SECONDS:g}"
+    expected = f"expected fetch ids mapped to seconds between 0 and {MAX_SETTING_SECONDS:g}"
     if not isinstance(given, Mapping):
         raise UsageError(f"{path}: the Done line's options.{SERVER_TIME_KEY} is not a table; {expected}")
     served: dict[int, float] = {}
     for key, value in given.items():
-        fine = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_SECONDS
+        fine = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_SETTING_SECONDS
         if not (str(key).isdigit() and fine):
             raise UsageError(f"{path}: the Done line's options.{SERVER_TIME_KEY}[{json.dumps(str(key))}] is "
                              f"{json.dumps(value)}; {expected}")

@@ -194,7 +194,6 @@ class CrawlApp(App[int]):
         self.query_one("#log").border_title = "events"
         self.query_one("#lanes").border_title = LANES_TITLE
         self.query_one("#lanes").border_subtitle = LANES_LEGEND
-        self.query_one("#bounds").border_title = "what bounds the finish time"
         self._fit_to_size()
         self._open()
 

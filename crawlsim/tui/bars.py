@@ -26,7 +26,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.views.narrate import narrate_trace
 from crawlsim.views.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.palette import STATES
-from crawlsim.words import counted
+from crawlsim.words import bounds_heading, counted
 from crawlsim.views.session import REPLAY_PENDING
 from crawlsim.views.summary import margin_line, model_margin
 from crawlsim.tui.base import (
@@ -144,8 +144,14 @@ def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str,
 # -- bounds and the event log ---------------------------------------------------------------
 
 
+NARROW = 100
+"""The bounds panel's width (cells) below which it says each bound, and its heading, in short."""
+
+
 class BoundsView(Panel):
-    """The three lower bounds, which one binds, and the one-sentence diagnosis."""
+    """The three lower bounds, which one binds, and the one-sentence diagnosis,
+    after the heading ``run`` prints over them (its short form when narrow: the
+    panel has no frame to carry it in the smallest layout)."""
 
     WRAP = True
 
@@ -163,7 +169,7 @@ class BoundsView(Panel):
             return Text(
                 "bounds need the scenario (a trace alone does not say what the crawl could have done)", style="dim"
             )
-        narrow = width < 100
+        narrow = width < NARROW
         host = bounds.busiest_host_name
         values = {
             "depth": (f"depth {seconds(bounds.depth)}{'…' if view.result.replay_pending else ''}", bounds.depth),
@@ -174,8 +180,9 @@ class BoundsView(Panel):
             ),
             "work": (f"work {seconds(bounds.work)}", bounds.work),
         }
+        margin = model_margin(view.result.simulated)
         text = Text()
-        text.append("bounds" if narrow else "lower bounds", "bold")
+        text.append(bounds_heading(model=margin is not None, short=narrow), "bold")
         for key, (label, _) in values.items():
             style = "bold reverse" if key == bounds.binding else "dim"
             text.append(f" {label} ", style)
@@ -183,7 +190,6 @@ class BoundsView(Panel):
         text.append(f"{'' if narrow else 'efficiency '}{bounds.efficiency:.0%}", "dim")
         if view.result.note:
             text.append(f"  ({view.result.note})", "italic yellow")
-        margin = model_margin(view.result.simulated)
         if margin:  # a model's bounds are the model's: the real site within its margin
             text.append("\n")
             text.append(margin_line(margin), "yellow")

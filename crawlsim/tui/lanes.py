@@ -28,6 +28,7 @@ from crawlsim.tui.base import (
     fit,
 )
 from crawlsim.tui.nodes import Row, label_width, lane_label, lane_rows, node_header, transit_line
+from crawlsim.words import counted
 
 # -- worker lanes and the frontier/in-flight series ------------------------------------------
 
@@ -81,10 +82,10 @@ class LanesView(Panel):
             elif row.kind == "node" and replay.cluster is not None:
                 lines.append(node_header(replay, replay.cluster.status[row.index], row.hidden, head_w, width))
             elif row.kind == "nodes":
-                lines.append(Text(f"  … {row.hidden} more nodes", style="dim"))
+                lines.append(Text(f"  … {counted(row.hidden, 'more node')}", style="dim"))
             else:
                 busy = sum(1 for s in range(row.index, len(lanes)) if replay.current_span(s, t) is not None)
-                lines.append(Text(f"  … {row.hidden} more lanes, {busy} busy now", style="dim"))
+                lines.append(Text(f"  … {counted(row.hidden, 'more lane')}, {busy:,} busy now", style="dim"))
         if replay.cluster is not None:
             lines.append(transit_line(replay, head_w, width))
         frontier, flight = replay.value_at(t)

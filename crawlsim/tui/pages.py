@@ -19,6 +19,7 @@ from crawlsim.tui.base import (
     fit,
 )
 from crawlsim.tui.nodes import host_nodes_cell, host_nodes_width
+from crawlsim.words import counted
 
 # -- pages -----------------------------------------------------------------------------
 
@@ -193,7 +194,8 @@ class PagesView(Panel):
             rest = hosts[len(shown) :]
             pages = sum(h.total for h in rest)
             done = sum(h.counts[PageState.DONE] for h in rest)
-            rows.append(Text(f"… {len(rest)} more hosts: {done}/{pages} pages fetched", style="dim"))
+            said = f"… {counted(len(rest), 'more host')}: {done:,}/{counted(pages, 'page')} fetched"
+            rows.append(Text(said, style="dim"))
         return rows
 
     @staticmethod
@@ -258,7 +260,7 @@ class HostsView(Panel):
             rows.append(text)
         if len(shown) < len(hosts):
             busy = sum(1 for h in hosts[len(shown) :] if h.in_flight)
-            rows.append(Text(f"… {len(hosts) - len(shown)} more hosts ({busy} busy)", style="dim"))
+            rows.append(Text(f"… {counted(len(hosts) - len(shown), 'more host')} ({busy:,} busy)", style="dim"))
         return rows
 
 

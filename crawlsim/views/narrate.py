@@ -35,6 +35,7 @@ from crawlsim.trace.events import (
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.politeness import SAYS
 from crawlsim.views.replay import EventTable, host_and_path, host_of_url
+from crawlsim.words import counted
 
 _SAY = EventTable()
 """Narrator methods: event class -> the sentence for it (updating the replayed state)."""
@@ -251,7 +252,7 @@ class Narrator:
         where = f"linked from {_short(e.parent)}" if e.parent else "a seed"
         return (
             f"{_where(e.url, e.host)} is new ({where}, depth {e.depth}): added to the seen set "
-            f"({_count(len(self.seen), 'URL')}) and to {e.host}'s queue ({len(host.queued)} waiting)"
+            f"({counted(len(self.seen), 'URL')}) and to {e.host}'s queue ({len(host.queued):,} waiting)"
         )
 
     @_SAY.handles(Skipped)
@@ -355,7 +356,7 @@ class Narrator:
         if e.status >= 400:
             return f"{where} answered {e.status}: recorded as failed, no links"
         return (
-            f"{where} answered {e.status}: {_count(e.links, 'link')}, {e.new_links} new "
+            f"{where} answered {e.status}: {counted(e.links, 'link')}, {e.new_links:,} new "
             f"(frontier {self._frontier_size()}, {self.in_flight} in flight)"
         )
 
@@ -396,7 +397,7 @@ class Narrator:
         rule = (
             "it disallows everything"
             if e.disallow_all
-            else f"its {_count(len(host.queued), 'queued URL')} {'is' if len(host.queued) == 1 else 'are'} checked against it"
+            else f"its {counted(len(host.queued), 'queued URL')} {'is' if len(host.queued) == 1 else 'are'} checked against it"
         )
         return f"{e.host}'s robots.txt is known ({got}{delay}): {rule}"
 
@@ -404,7 +405,7 @@ class Narrator:
     def _done(self, e: Done) -> str:
         return (
             f"the frontier is empty, nothing is in flight and no retry is pending: "
-            f"the crawl is done ({e.pages} URLs queued, {e.fetches} fetches)"
+            f"the crawl is done ({counted(e.pages, 'URL')} queued, {counted(e.fetches, 'fetch')})"
         )
 
 
@@ -445,8 +446,3 @@ def narration_line(e: Event, sentence: str) -> str:
 
 
 __all__ = ["Narrator", "narrate_trace", "narration_line", "seconds"]
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 URL``, ``2 URLs``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -44,6 +44,7 @@ from crawlsim.trace.events import (
 from crawlsim.core.urls import host_key
 from crawlsim.views.replay_nodes import NodeReplay
 from crawlsim.trace.cluster import node_label
+from crawlsim.words import counted
 
 if TYPE_CHECKING:
     from crawlsim.sim.coverage import Coverage
@@ -818,7 +819,7 @@ def _started_line(e: FetchStarted) -> str:
 
 @_LOG_LINE.handles(FetchFinished)
 def _finished_line(e: FetchFinished) -> str:
-    links = f", {_links(e.links)} ({e.new_links} new)" if e.kind == "page" and e.status < 400 else ""
+    links = f", {counted(e.links, 'link')} ({e.new_links:,} new)" if e.kind == "page" and e.status < 400 else ""
     dup = f", copy of {e.duplicate_of}" if e.duplicate_of else ""
     return f"done    {_fetched_what(e)} {e.status}{links}{dup}"
 
@@ -852,29 +853,25 @@ def _skipped_line(e: Skipped) -> str:
 @_LOG_LINE.handles(Done)
 def _done_line(e: Done) -> str:
     # Done.pages counts URLs queued (spellings), not pages: say so
-    return f"DONE    {e.pages} URLs queued, {e.fetches} fetches"
+    return f"DONE    {counted(e.pages, 'URL')} queued, {counted(e.fetches, 'fetch')}"
 
 
 @_LOG_LINE.handles(MessageSent)
 def _sent_line(e: MessageSent) -> str:
-    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({e.size:,} bytes)"
+    return f"send    {node_label(e.src)} -> {node_label(e.dst)}: {counted(e.links, 'link')} ({e.size:,} bytes)"
 
 
 @_LOG_LINE.handles(MessageDelivered)
 def _delivered_line(e: MessageDelivered) -> str:
     if e.lost:
-        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)} ({node_label(e.dst)} is down)"
-    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {_links(e.links)}"
-
-
-def _links(n: int) -> str:
-    """``1 link``, ``2 links``: a log line reads as English."""
-    return f"{n:,} link{'' if n == 1 else 's'}"
+        lost = f"{counted(e.links, 'link')} ({node_label(e.dst)} is down)"
+        return f"LOST    {node_label(e.src)} -> {node_label(e.dst)}: {lost}"
+    return f"receive {node_label(e.src)} -> {node_label(e.dst)}: {counted(e.links, 'link')}"
 
 
 @_LOG_LINE.handles(NodeFailed)
 def _failed_node_line(e: NodeFailed) -> str:
-    return f"DOWN    {node_label(e.node)} failed: {e.lost} URLs lost"
+    return f"DOWN    {node_label(e.node)} failed: {counted(e.lost, 'URL')} lost"
 
 
 @_LOG_LINE.handles(NodeRecovered)

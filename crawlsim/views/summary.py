@@ -37,6 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
+from crawlsim.words import bounds_heading, counted
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -47,7 +48,8 @@ BOUND_LABELS = {"depth": "depth", "busiest_host": "busiest host", "work": "work"
 MARGIN_BASIS = "twice the standard error of the recorded page times summed on the busiest recorded host"
 """What a model's margin is made of (:func:`crawlsim.scenario.from_trace.recorded_margin`)."""
 STATED_BASIS = "as its scenario file's margin key states it"
-"""What a margin written by hand in a scenario file that ``crawlsim model`` did not write is made of."""
+"""What a margin is made of that is not the recording's measure: written by hand, or changed
+by hand from what ``crawlsim model`` wrote."""
 
 _DIGITS = 6
 """Seconds are rounded to a microsecond in JSON: enough for any comparison,
@@ -149,14 +151,17 @@ def model_margin(scenario: Any) -> dict[str, Any] | None:
     """A model of a real crawl's margin (``share`` None: unknown) and its basis;
     None for a scenario that models no real crawl.
 
-    A scenario models one when ``crawlsim model`` wrote it (it has ``assumes``;
-    its margin, when the recording could tell one, is the recording's spread)
-    or when its file states a ``margin`` (by hand: the file is the basis)."""
+    A scenario models one when ``crawlsim model`` wrote it (it has ``assumes``)
+    or when its file states a ``margin``.  The basis is the recording's spread
+    only while ``margin`` is the number the recording measured (the model keeps
+    it as ``recorded_margin``); any other number is the file's own word, and a
+    model with neither is one whose recording could not tell."""
     data = getattr(scenario, "data", None) or {}
-    if data.get("assumes"):
-        return {"share": data.get("margin"), "basis": MARGIN_BASIS}
     if "margin" in data:
-        return {"share": data["margin"], "basis": STATED_BASIS}
+        measured = "recorded_margin" in data and data["margin"] == data["recorded_margin"]
+        return {"share": data["margin"], "basis": MARGIN_BASIS if measured else STATED_BASIS}
+    if data.get("assumes"):
+        return {"share": None, "basis": MARGIN_BASIS}
     return None
 
 
@@ -301,7 +306,7 @@ def options_line(options: Mapping[str, Any]) -> str:
     workers = options.get("workers")
     per_host = options.get("per_host")
     gap = options.get("gap") or 0
-    parts = [f"{workers} worker{'s' if workers != 1 else ''}"]
+    parts = [counted(workers, "worker")] if workers is not None else []
     parts.append(f"per host {per_host}" if per_host else "no per-host limit")
     parts.append(f"gap {seconds(gap)}" + (" (randomised)" if options.get("randomize_gap") else "") if gap else "no gap")
     if options.get("rate") is not None:
@@ -326,15 +331,11 @@ def render_summary(data: Mapping[str, Any]) -> RenderableType:
     if data.get("binding_bound") is not None:
         parts.extend(_bounds_section(data))
     elif data.get("bounds_note"):
-        parts.extend([Text(""), Text(f"lower bounds not computed: {data['bounds_note']}", style="dim")])
+        parts.extend([Text(""), Text(f"{bounds_heading(short=True)} not computed: {data['bounds_note']}", style="dim")])
     hosts = data.get("top_hosts")
     if hosts:
         parts.extend(_busiest_hosts(hosts))
     return Group(*parts)
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
 
 
 def _heading(data: Mapping[str, Any]) -> list[RenderableType]:
@@ -415,7 +416,7 @@ def _fetches_rows(data: Mapping[str, Any]) -> list[Row]:
     fetch_line = Text(f"{data['fetches']:,}")
     dup = data.get("duplicate_fetches", 0)
     wasted = data.get("wasted_time")
-    detail = f"  ({dup:,} duplicate {_plural(dup, 'fetch', 'fetches')}"
+    detail = f"  ({counted(dup, 'duplicate fetch')}"
     if wasted is not None:
         detail += f", {seconds(wasted)} of worker time wasted"
     fetch_line.append(detail + ")", style="red" if dup else "dim")
@@ -428,7 +429,7 @@ def _failed_rows(data: Mapping[str, Any]) -> list[Row]:
     """Failed fetches, and the retries spent before they failed (yellow when
     either happened)."""
     failed, retries = data.get("failed", 0), data.get("retries", 0)
-    retried = f"  ({retries:,} {_plural(retries, 'retry', 'retries')} of failed attempts)" if retries else ""
+    retried = f"  ({counted(retries, 'retry')} of failed attempts)" if retries else ""
     return [("failed fetches", Text(f"{failed:,}" + retried, style="yellow" if failed or retries else ""))]
 
 
@@ -436,7 +437,7 @@ def _utilisation_rows(data: Mapping[str, Any]) -> list[Row]:
     if "utilisation" not in data:
         return []
     workers = data.get("options", {}).get("workers")
-    return [("utilisation", f"{percent(data['utilisation'])} of {workers} worker{'s' if workers != 1 else ''}")]
+    return [("utilisation", f"{percent(data['utilisation'])} of {counted(workers, 'worker')}")]
 
 
 NARROWED_BY = {"scope": "the scope", "cap": "caps", "depth": "the depth limit", "robots": "robots.txt"}
@@ -476,7 +477,7 @@ def _bounds_section(data: Mapping[str, Any]) -> list[RenderableType]:
     margin = data.get("model_margin")
     return [
         Text(""),
-        Text("lower bounds on the model's finish time" if margin else "lower bounds on the finish time", style="bold"),
+        Text(bounds_heading(model=bool(margin)), style="bold"),
         *([Text(margin_line(margin), style="yellow")] if margin else []),
         table,
         Text(f"efficiency {percent(data.get('efficiency'))} (binding bound / finish time)", style="dim"),
@@ -492,6 +493,13 @@ def margin_line(margin: Mapping[str, Any]) -> str:
         return "bounds of a model of a real crawl: proven for the model, not for the real site (margin unknown)"
     return (f"bounds of a model of a real crawl: proven for the model; the real site may land "
             f"{share:.1%} either way ({margin['basis']})")
+
+
+def model_margin_line(scenario: Any) -> str | None:
+    """:func:`margin_line` of ``scenario``'s :func:`model_margin`, for a surface that shows
+    one scenario's bounds (None: it models no real crawl)."""
+    margin = model_margin(scenario)
+    return margin_line(margin) if margin else None
 
 
 def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Text, Text]:
@@ -535,4 +543,4 @@ def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
     return buffer.getvalue()
 
 
-__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
