@@ -217,3 +217,21 @@ def test_a_scaled_scenario_scales_the_bucket_with_its_clock() -> None:
     overridden = scale_scenario(scenario.with_options(rate=1.0), 0.5)
     assert overridden.options.rate == 2.0
     assert scale_options({"rate": 3.0, "burst": 2}, 0.5) == {"rate": 6.0, "burst": 2}
+
+
+def test_a_real_crawl_counts_a_crawl_delay_after_the_first_page_as_the_core_does() -> None:
+    """robots.txt asks a 1 s Crawl-delay: the core lets the first page start as the
+    robots.txt answer arrives and holds each later page 1 s after the one before
+    (``Politeness.crawl_delay``); on the wire the same.  (The wire clock once counted
+    the delay from the robots.txt request as well, and so held every page of the host
+    a delay late: a real crawl ran longer than its simulation by the delay.)"""
+    pages = {"http://a.com/": ["/x"], "http://a.com/x": ["/y"], "http://a.com/y": []}
+    hosts = {"a.com": {"robots": "User-agent: *\nCrawl-delay: 1\n"}}
+    scenario = make_scenario(pages, latency=0.02, hosts=hosts, crawl={"workers": 1, "robots": True})
+    result, server = asyncio.run(crawl_served(scenario))
+    sent = {r.path: r.start for r in server.log.records}
+    assert sent["/"] - sent["/robots.txt"] < 1.0  # not held for the delay it had not yet read
+    assert sent["/x"] - sent["/"] >= 1.0 - CLOCK_EPS  # held for it from then on
+    assert sent["/y"] - sent["/x"] >= 1.0 - CLOCK_EPS
+    simulated = [e.url for e in simulate(scenario, series=False).trace if isinstance(e, FetchStarted)]
+    assert [e.url for e in result.events if isinstance(e, FetchStarted)] == simulated

@@ -123,15 +123,20 @@ class Pace:
 class WireClock:
     """When one host's requests actually went out, against its :class:`Pace`.
 
-    Invariant: :meth:`earliest` is never before the last send plus the gap,
-    nor before the token bucket holds a token (the bucket kept as its
-    theoretical arrival time, GCRA: one float, and exactly a token bucket).
+    Invariant: :meth:`earliest` is never before the last send plus the gap that
+    send was claimed under, nor before the token bucket holds a token (the
+    bucket kept as its theoretical arrival time, GCRA: one float, and exactly a
+    token bucket).  A gap counts after the request sent under it, as the core's
+    :meth:`Politeness.started` counts it from the start it applied to: a
+    Crawl-delay read from robots.txt holds the requests after the next one, not
+    the first page after the robots.txt request (:meth:`Politeness.crawl_delay`).
     """
 
-    __slots__ = ("_last", "_tat", "pace")
+    __slots__ = ("_next", "_tat", "pace")
 
     def __init__(self) -> None:
-        self._last = -_INF
+        self._next = -_INF
+        """The last send plus its gap."""
         self._tat = -_INF
         self.pace = Pace()
         """The rules of the latest request claimed (:meth:`claim`; a Crawl-delay arrives mid-crawl)."""
@@ -139,7 +144,7 @@ class WireClock:
     def earliest(self, pace: Pace) -> float:
         """The first time (the clock :meth:`sent` is given) a request under
         ``pace`` may go.  A query: it changes nothing (:meth:`claim` does)."""
-        at = self._last + pace.gap
+        at = self._next
         if pace.rate is not None:
             at = max(at, self._tat - (pace.burst - 1) / pace.rate)
         return at
@@ -151,7 +156,7 @@ class WireClock:
 
     def sent(self, at: float) -> None:
         """A request went on the wire at ``at``, under the rules last claimed."""
-        self._last = at
+        self._next = at + self.pace.gap
         rate = self.pace.rate
         if rate is not None:
             self._tat = max(self._tat, at) + 1.0 / rate
