@@ -121,6 +121,22 @@ class _TraceRenamed(argparse.Action):
 MAX_PORT = 65535
 
 
+def count_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type=`` for a whole number from ``low`` (``--top 0``: none listed),
+    refused otherwise in one line rather than quietly doing nothing."""
+
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {low}; got {text!r}")
+        return value
+
+    return count
+
+
 def port_number(low: int = 1) -> Callable[[str], int]:
     """An argparse ``type=`` for a TCP port from ``low`` (0: any free port)
     to 65535: every server command refuses a bad ``--port`` in these words."""
@@ -232,10 +248,23 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         patterns = getattr(args, name, None)
         if patterns:
             out[name] = option_from_value(name, list(patterns))
+    given = {name: _spelled(args, name) for name in out}
     for item in getattr(args, "set", None) or []:
         key, value = parse_assignment(item)
+        if key in out and out[key] != value:
+            raise UsageError(f"{key} given twice, as {given[key]} and --set {item.strip()}: give it once")
         out[key] = value
+        given[key] = f"--set {item.strip()}"
     return with_implied_order(out)
+
+
+def _spelled(args: argparse.Namespace, name: str) -> str:
+    """How the user gave option ``name`` as a flag: ``--workers 4``, ``--no-robots``, ``--allow`` ..."""
+    flag = "--" + name.replace("_", "-")
+    value = getattr(args, name, None)
+    if isinstance(value, bool):
+        return flag if value else f"--no-{flag[2:]}"
+    return f"{flag} {value}" if isinstance(value, str) else flag
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:

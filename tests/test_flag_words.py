@@ -217,3 +217,36 @@ def test_crawl_takes_allow_and_deny() -> None:
 
     args = build_parser().parse_args(["http://a.test/", "--allow", r"/docs/", "--allow", "/blog/", "--deny", r"\.pdf$"])
     assert overrides_from_args(args) == {"allow": ("/docs/", "/blog/"), "deny": (r"\.pdf$",)}
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["run", "see-it", "--set", "workers=2", "--workers", "4"],
+         "workers given twice, as --workers 4 and --set workers=2: give it once"),
+        (["run", "see-it", "--set", "workers=2", "--set", "workers=3"],
+         "workers given twice, as --set workers=2 and --set workers=3: give it once"),
+        (["trace", "see-it", "-o", "-", "--no-robots", "--set", "robots=true"],
+         "robots given twice, as --no-robots and --set robots=true: give it once"),
+        (["compare", "see-it", "--a", "workers=1", "--b", "workers=2", "--workers", "8"],
+         "workers=8 for both sides is overridden by --a workers=1 and --b workers=2: drop one of them"),
+        (["run", "see-it", "--top", "-1"],
+         "argument --top: expected a whole number from 0; got '-1' (see `crawlsim run --help`)"),
+        (["sweep", "see-it", "--workers", "1,,2"],
+         "--workers: expected one or more comma-separated values, none empty; got '1,,2'"),
+    ],
+    ids=["flag-and-set", "set-twice", "robots", "compare-both-sides", "top-negative", "sweep-empty-value"],
+)
+def test_a_setting_that_would_be_dropped_unsaid_is_refused(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Options that contradict each other, or a value that would quietly do nothing,
+    exit 2 naming both spellings, never run with one of them dropped."""
+    assert error_line(capsys, argv) == said
+
+
+def test_the_same_value_twice_and_a_side_over_a_shared_flag_still_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "see-it", "--workers", "4", "--set", "workers=4", "--top", "0"]) == 0
+    assert "4 workers" in capsys.readouterr().out
+    assert main(["compare", "see-it", "--a", "workers=1", "--workers", "8"]) == 0
+    assert "workers 1 -> 8" in capsys.readouterr().out

@@ -113,6 +113,16 @@ def _no_sides(sets: list[str]) -> UsageError:
                       f"did you mean {meant}?")
 
 
+def _refuse_shared_set_on_both_sides(shared: dict[str, Any], configs: list[dict[str, Any]]) -> None:
+    """A flag for both sides (``--workers 8``) that ``--a`` and ``--b`` each set
+    again would change neither: refused rather than quietly dropped."""
+    for key in shared:
+        if all(key in config for config in configs):
+            sides = " and ".join(f"--{side} {key}={_show(config[key])}" for side, config in zip(SIDES, configs))
+            raise UsageError(f"{key}={_show(shared[key])} for both sides is overridden by {sides}: "
+                             "drop one of them")
+
+
 def describe(config: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_show(v)}" for k, v in config.items()) or "as the scenario has it"
 
@@ -133,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         raise _no_sides(args.set)
     shared = overrides_from_args(args)
     configs = [parse_side(side, getattr(args, f"side_{side}")) for side in SIDES]
+    _refuse_shared_set_on_both_sides(shared, configs)
     labels = [f"A: {describe(configs[0])}", f"B: {describe(configs[1])}"]
     progress = progress_console(quiet=args.json)
     options = [{k: v for k, v in config.items() if k not in CLUSTER_KEYS} for config in configs]

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, overrides_from_args
+from crawlsim.cli_options import add_cluster_flags, add_crawler_flags, count_at_least, overrides_from_args
 from crawlsim.commands.common import (
     ArgumentParser,
     add_advise_argument,
@@ -52,7 +52,8 @@ def build_parser() -> ArgumentParser:
     )
     add_scenario_argument(parser, optional=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
-    parser.add_argument("--top", type=int, default=5, metavar="N", help="hosts listed by busy time (default 5)")
+    parser.add_argument("--top", type=count_at_least(0), default=5, metavar="N",
+                        help="hosts listed by busy time (default 5; 0: none)")
     parser.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     parser.add_argument(
         "--narrate",

@@ -197,9 +197,10 @@ def _values(name: str, text: str) -> list[Any]:
     the same parser as ``--set name=value`` (so ``--per-host none,1`` works
     and ``--normalize agressive`` suggests ``aggressive``).  Named priorities
     stay names, so the grid prints and pickles as it was written."""
-    parts = [p.strip() for p in _TOP_COMMA.split(text) if p.strip()]
-    if not parts:
-        raise UsageError(f"--{name.replace('_', '-')}: expected one or more comma-separated values")
+    parts = [p.strip() for p in _TOP_COMMA.split(text)]
+    if not all(parts):
+        raise UsageError(f"--{name.replace('_', '-')}: expected one or more comma-separated values, none empty; "
+                         f"got {text!r}")
     out = []
     for part in parts:
         value = parse_assignment(f"{name}={part}")[1]
