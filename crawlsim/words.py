@@ -103,6 +103,16 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
+def signed_percent(share: float) -> str:
+    """A signed change as a share, in whole percent when that shows it (``-32%``),
+    else one decimal (``-1.4%``), else ``-<0.1%``: never a ``-0%`` that reads as no
+    change with a sign (the one rule every surface quoting a change or an error uses)."""
+    for text in (f"{share:+.0%}", f"{share:+.1%}"):
+        if text not in ("+0%", "-0%", "+0.0%", "-0.0%"):
+            return text
+    return "0%" if share == 0 else f"{'-' if share < 0 else '+'}<0.1%"
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -118,5 +128,6 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render",
+    "signed_percent",
 ]

@@ -12,6 +12,7 @@ from crawlsim.cli import main
 from crawlsim.scenario import load_scenario
 from crawlsim.sim.driver import simulate
 from crawlsim.views.time_left import PICTURE_PAGES, picture, report_of, section
+from crawlsim.words import signed_percent
 
 
 def test_run_shows_the_time_left_section(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -43,9 +44,18 @@ def test_the_picture_is_drawn_from_the_threshold_on() -> None:
     assert drawn[1:-2] == picture(report) and drawn[-1].startswith("  the estimate's error: ")
 
 
-def test_run_json_keeps_its_keys(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "polite", "--json"]) == 0
-    assert "time_left" not in json.loads(capsys.readouterr().out)
+def test_run_json_holds_the_time_left_its_text_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """One report, two surfaces: the errors ``run`` quotes are the ones its ``--json``
+    holds (as ``crawl --json``'s ``time_left``), written by the one signed-percent rule."""
+    assert main(["run", "busiest-host"]) == 0
+    text = capsys.readouterr().out
+    assert main(["run", "busiest-host", "--json"]) == 0
+    held = json.loads(capsys.readouterr().out)["time_left"]
+    assert set(held) >= {"bound_excess", "estimate_error", "estimate_worst_error", "moments"}
+    quoted = [f"{signed_percent(error)} at {share}" for share, error in held["estimate_error"].items()]
+    assert f"the estimate's error: {', '.join(quoted)} " in text
+    assert main(["run", "see-it", "--json"]) == 0  # too few pages for the estimate: still the report's figures
+    assert json.loads(capsys.readouterr().out)["time_left"]["moments"]
 
 
 def test_an_unwritable_png_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -310,3 +310,12 @@ def test_crawls_text_writes_a_count_as_counted_does() -> None:
     _print_problems(result, out)
     assert out.getvalue() == (f"  ({words.counted(2360, 'page')}; --json or -o FILE for all of them)\n"
                               "links not followed: 2 scope, 11,500 seen\n")
+
+
+@pytest.mark.parametrize(
+    ("share", "said"),
+    [(-0.32, "-32%"), (0.19, "+19%"), (-0.0022, "-0.2%"), (0.004, "+0.4%"), (0.014, "+1%"), (-0.0004, "-<0.1%"), (0.0, "0%")],
+)
+def test_a_signed_change_never_reads_as_a_signed_zero(share: float, said: str) -> None:
+    """``-0%`` says "no change" with a sign: a small change shows a decimal, or ``<0.1%``."""
+    assert words.signed_percent(share) == said

@@ -47,7 +47,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
-from crawlsim.words import bounds_heading
+from crawlsim.words import bounds_heading, signed_percent
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -188,7 +188,7 @@ def summarise(
 def headline(a: dict[str, Any], b: dict[str, Any]) -> str:
     """``finish 41.0 s -> 31.0 s (-24%)``."""
     before, after = a["finish_time"], b["finish_time"]
-    change = f" ({(after - before) / before:+.0%})" if before else ""
+    change = f" ({signed_percent((after - before) / before)})" if before else ""
     return f"finish {seconds(before)} -> {seconds(after)}{change}"
 
 

@@ -26,7 +26,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import render_summary, summary_dict
-from crawlsim.views.time_left import PICTURE_PAGES
+from crawlsim.views.time_left import PICTURE_PAGES, TimeLeftReport, report_of, section
 from crawlsim.errors import UsageError
 from crawlsim.outfile import check_writable
 from crawlsim.sim.coverage import coverage_of
@@ -93,21 +93,26 @@ def main(argv: list[str] | None = None) -> int:
         return run_cluster(scenario, cluster, args)
     run, bounds = simulate_with_bounds(scenario, args.advise, progress=progress_console(quiet=args.json))
     data = summary_dict(run, bounds, scenario=scenario, top=args.top, coverage=coverage_of(scenario, run))
+    report = time_left_report(run)
     if args.json:
-        json.dump(data, sys.stdout, indent=2)
+        json.dump({**data, "time_left": report.as_dict() if report else None}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         stdout_console().print(render_summary(data))
-    time_left(scenario, run, args)
+    time_left(scenario, run, report, args)
     return 0
 
 
-def time_left(scenario: Scenario, run: SimRun, args: argparse.Namespace) -> None:
-    """The time-left section after the summary (the figures a live crawl would
-    have shown, against the real time left), and its PNG with ``--time-left-png``."""
-    from crawlsim.views.time_left import report_of, section
+def time_left_report(run: SimRun) -> TimeLeftReport | None:
+    """What a live crawl's time left would have said as this one went, against the
+    real time left (:func:`crawlsim.views.time_left.report_of`); None without events."""
+    return report_of(run.options, run.trace) if run.trace else None
 
-    report = report_of(run.options, run.trace) if run.trace else None
+
+def time_left(scenario: Scenario, run: SimRun, report: TimeLeftReport | None, args: argparse.Namespace) -> None:
+    """The time-left section after the summary (the figures a live crawl would
+    have shown, against the real time left; ``--json`` holds them instead), and
+    its PNG with ``--time-left-png``."""
     if not args.json:
         print("\n".join(section(report, run.stats.pages_fetched)))
     if args.time_left_png:

@@ -66,6 +66,7 @@ from crawlsim.sim.coverage import Coverage, coverage_of
 from crawlsim.sim.dedup_advice import DEDUP_KNOBS, dedup_plan, loss_phrase, waste_phrase
 from crawlsim.sim.driver import SimRun
 from crawlsim.sim.reruns import rerun
+from crawlsim.words import signed_percent
 
 if TYPE_CHECKING:
     from crawlsim.sim.inputs import SimInput
@@ -406,11 +407,7 @@ def _change(before: float, after: float) -> str:
     ``-1.4%``, or ``-<0.1%`` for a change too small to show."""
     if after == before:
         return "no change"
-    rel = (after - before) / before if before > 0 else 0.0
-    for text in (f"{rel:+.0%}", f"{rel:+.1%}"):
-        if text not in ("+0%", "-0%", "+0.0%", "-0.0%"):
-            return text
-    return f"{'-' if rel < 0 else '+'}<0.1%"
+    return signed_percent((after - before) / before if before > 0 else 0.0)
 
 
 def _verdict(run: SimRun, counterfactuals: tuple[Counterfactual, ...]) -> str:

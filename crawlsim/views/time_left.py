@@ -19,7 +19,7 @@ from typing import Any
 from crawlsim.core.options import CrawlOptions
 from crawlsim.sim.time_left import Moment, time_left_series
 from crawlsim.trace.events import Event
-from crawlsim.words import counted
+from crawlsim.words import counted, signed_percent
 
 CHECKPOINTS = (0.25, 0.5, 0.75)
 """Where the estimate's error is quoted: a quarter, half and three quarters of the way."""
@@ -98,7 +98,7 @@ class TimeLeftReport:
         """The report in words: the bound against the truth, the estimate's errors."""
         bound = self.bound_line()
         errors = [(share, self.error_at(share)) for share in CHECKPOINTS]
-        said = ", ".join(f"{error:+.0%} at {share:.0%}" for share, error in errors if error is not None)
+        said = ", ".join(f"{signed_percent(error)} at {share:.0%}" for share, error in errors if error is not None)
         worst = self.worst_error()
         estimate = f"the estimate's error: {said or 'none measured'}"
         if worst is not None:
