@@ -175,6 +175,18 @@ def test_seen_on_finish_also_wastes_fetches_on_the_diamond() -> None:
     assert all(info["times"] > 1 for info in details["fetched_more_than_once"].values())
 
 
+def test_a_crawl_that_spins_before_its_first_fetch_is_told_so(tmp_path: Path) -> None:
+    """A crawl that never calls get_urls has no fetch to wait for: the check says it
+    never fetched, not a count of fetches of pages that reads as nonsense."""
+    spin = tmp_path / "spin.py"
+    spin.write_text("def crawl(start_url, get_urls, max_workers):\n    while True:\n        pass\n")
+    report = run_check(f"{spin}:crawl", quick=True, only=["basic"])
+    basic = report.check("basic")
+    assert not basic.passed and basic.cause == "timeout", basic.explanation
+    assert "never called get_urls" in basic.explanation
+    assert "0 fetches" not in basic.explanation and "spins in a loop" in basic.hint
+
+
 def test_stopping_on_an_empty_queue_is_also_slow_to_return() -> None:
     report = quick_report("buggy_stops_when_queue_empty")
     failed = failed_names(report)

@@ -63,7 +63,7 @@ def named(items: Iterable[str], limit: int = MAX_NAMED) -> str:
 
 
 def _progress(f: dict[str, Any]) -> str:
-    return f"{counted(f['fetches'], 'fetch')} of {f['pages_done']} of the {f['pages_expected']} pages so far"
+    return f"{counted(f['fetches'], 'fetch')} so far, {f['pages_done']} of the {f['pages_expected']} pages done"
 
 
 def _crash(f: dict[str, Any]) -> str:
@@ -71,6 +71,12 @@ def _crash(f: dict[str, Any]) -> str:
 
 
 def _stuck(f: dict[str, Any]) -> str:
+    if not f["fetches"]:  # nothing to wait for yet: it spins, or waits before its first fetch
+        return (
+            f"The crawl did not return and never called get_urls in {f['stopped_after']:.2f} s: it is busy or "
+            "waiting before its first fetch (a loop that spins without fetching, or a wait for something nothing "
+            "has started)."
+        )
     since = f" since {f['last_fetch_end']:.2f} s" if f["last_fetch_end"] is not None else " at all"
     text = (
         f"The crawl did not return and stopped making progress: no fetch was started or in flight{since} "
@@ -186,9 +192,9 @@ HINTS: dict[str, str] = {
         "and carry on crawling."
     ),
     "timeout": (
-        "A crawl that stops making progress without returning waits for work that will not come: a "
-        "queue.join() whose task_done() is skipped when a fetch raises, a worker thread that died, or a lock "
-        "never released."
+        "A crawl that stops making progress without returning waits for work that will not come (a "
+        "queue.join() whose task_done() is skipped when a fetch raises, a worker thread that died, a lock "
+        "never released) or spins in a loop that neither fetches nor waits."
     ),
     "too-slow": "The crawl was still working at its deadline: it is correct so far but too slow to finish.",
     "crash": (
