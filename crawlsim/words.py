@@ -89,6 +89,11 @@ def bounds_heading(*, model: bool = False, short: bool = False) -> str:
     return f"{BOUNDS} on {whose} finish time"
 
 
+SEEN_REST = "fetched, failed or skipped"
+"""The seen set beyond the frontier and the fetches in flight, as the app's and the
+page's seen-set box say it: URLs fetched (duplicate fetches among them), failed, or
+skipped by robots.txt (seen before robots.txt is asked), in the legends' words."""
+
 BEGIN = "<!-- the vocabulary table: crawlsim/words.py renders it -->"
 END = "<!-- end of the vocabulary table -->"
 
@@ -118,5 +123,5 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
 ]

@@ -24,7 +24,7 @@ from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.views.replay_steps import crawl_steps
 from crawlsim.views.summary import model_margin_line
-from crawlsim.words import bounds_heading
+from crawlsim.words import SEEN_REST, bounds_heading
 from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
@@ -262,6 +262,7 @@ def _common(
         "speeds": list(SPEED_LADDER),
         "speed": default_speed(finish),
         "keys": KEY_WORDS,
+        "seenRest": SEEN_REST,
     }
 
 
