@@ -89,6 +89,10 @@ def bounds_heading(*, model: bool = False, short: bool = False) -> str:
     return f"{BOUNDS} on {whose} finish time"
 
 
+BINDING_MARK = "<- binding"
+"""How a list of the three bounds marks the one that binds (``run``'s table, the
+animated picture's legend): beside it, where colour or weight alone may not print."""
+
 SEEN_REST = "fetched, failed or skipped"
 """The seen set beyond the frontier and the fetches in flight, as the app's and the
 page's seen-set box say it: URLs fetched (duplicate fetches among them), failed, or
@@ -123,5 +127,5 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
 ]
