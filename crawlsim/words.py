@@ -112,6 +112,13 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
+def busiest_host_note(host: str, fetches: int | None = None) -> str:
+    """``b.com, 6 fetches``: the host that sets the busiest-host bound and how many fetches
+    it took, as every surface writes it beside that bound; ``b.com`` alone where one count
+    would not be true (a sweep's curve spans several crawls)."""
+    return host if fetches is None else f"{host}, {counted(fetches, 'fetch')}"
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -127,5 +134,6 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading",
+    "busiest_host_note", "counted", "refused", "render",
 ]

@@ -269,7 +269,8 @@ class CrawlFigure:
             value = getattr(bounds, key)
             if value <= 0:
                 continue
-            name = plots.bound_name(key, bounds.busiest_host_name)  # type: ignore[union-attr]
+            name = plots.bound_name(key, bounds.busiest_host_name,  # type: ignore[union-attr]
+                                    bounds.busiest_host_pages)  # type: ignore[union-attr]
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,
@@ -416,11 +417,12 @@ the legend right of the lanes has about this many letters' room at 8 in."""
 
 
 def mark_label(name: str, value: float, binds: bool) -> str:
-    """``depth bound 7.0 s``, or ``h0.example bound`` over ``153.2 s`` when
-    long; :data:`~crawlsim.words.BINDING_MARK` under the binding bound, as ``run`` marks it."""
+    """``depth bound 7.0 s``, or ``busiest host bound`` over ``(b.com, 6 fetches)`` over
+    ``153.2 s`` when long; :data:`~crawlsim.words.BINDING_MARK` under the binding bound, as ``run`` marks it."""
     text = f"{name} {plots.seconds(value)}"
     if len(text) > MARK_LABEL_WIDTH:
-        text = f"{name}\n{plots.seconds(value)}"
+        head, _, host = name.partition(" (")  # the busiest host's name on a line of its own
+        text = "\n".join([head, *([f"({host}"] if host else []), plots.seconds(value)])
     return text + (f"\n{BINDING_MARK}" if binds else "")
 
 
