@@ -89,6 +89,15 @@ def bounds_heading(*, model: bool = False, short: bool = False) -> str:
     return f"{BOUNDS} on {whose} finish time"
 
 
+BINDING_MARK = "<- binding"
+"""How a list of the three bounds marks the one that binds (``run``'s table, the
+animated picture's legend): beside it, where colour or weight alone may not print."""
+
+SEEN_REST = "fetched, failed or skipped"
+"""The seen set beyond the frontier and the fetches in flight, as the app's and the
+page's seen-set box say it: URLs fetched (duplicate fetches among them), failed, or
+skipped by robots.txt (seen before robots.txt is asked), in the legends' words."""
+
 BEGIN = "<!-- the vocabulary table: crawlsim/words.py renders it -->"
 END = "<!-- end of the vocabulary table -->"
 
@@ -113,6 +122,13 @@ def signed_percent(share: float) -> str:
     return "0%" if share == 0 else f"{'-' if share < 0 else '+'}<0.1%"
 
 
+def busiest_host_note(host: str, fetches: int | None = None) -> str:
+    """``b.com, 6 fetches``: the host that sets the busiest-host bound and how many fetches
+    it took, as every surface writes it beside that bound; ``b.com`` alone where one count
+    would not be true (a sweep's curve spans several crawls)."""
+    return host if fetches is None else f"{host}, {counted(fetches, 'fetch')}"
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -128,6 +144,6 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render",
-    "signed_percent",
+    "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading",
+    "busiest_host_note", "counted", "refused", "render", "signed_percent",
 ]

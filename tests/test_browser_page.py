@@ -195,3 +195,44 @@ def test_a_models_page_heads_its_bounds_with_the_margin_line(chromium: Any, tmp_
     assert margin.startswith("bounds of a model of a real crawl: proven for the model; the real site may land 5.0%")
     assert shown["isro"][0] == "lower bounds on the finish time"
     assert not any("proven for the model" in text for text in shown["isro"])
+
+
+def _apps_seen_box(name: str) -> str:
+    """The terminal app's seen-set panel at the end of scenario ``name``'s crawl (its own
+    event loop, in a thread: Playwright's runs in this one)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from crawlsim.scenario import load_scenario
+    from crawlsim.tui.app import CrawlApp
+    from crawlsim.tui.widgets import SeenView
+
+    async def read() -> str:
+        app = CrawlApp(load_scenario(name), paused=True, animate=False, threaded=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.press("end")
+            await pilot.pause()
+            return " ".join(app.query_one(SeenView).plain().split())
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, read()).result()
+
+
+def test_the_page_and_the_app_name_the_rest_of_the_seen_set_alike(chromium: Any, tmp_path: Path) -> None:
+    """At the end of polite's crawl (robots.txt refuses some links: seen, skipped) both
+    boxes say what the seen set holds beyond the frontier and in flight in one wording."""
+    from crawlsim.cli import main
+    from crawlsim.words import SEEN_REST
+
+    path = tmp_path / "polite.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
+    with browser_page(chromium) as page:
+        page.goto(path.as_uri())
+        page.wait_for_selector("#seen .rest")
+        page.eval_on_selector("#scrub", "s => { s.value = 1000; s.dispatchEvent(new Event('input')); }")
+        page.wait_for_function("() => document.querySelector('#seen .set.frontier').innerText.trim() === 'frontier 0'")
+        on_page = page.inner_text("#seen .rest").strip()
+    in_app = _apps_seen_box("polite")
+    assert on_page.startswith(SEEN_REST + " ")
+    assert f" {on_page} " in f" {in_app} ", (in_app, on_page)

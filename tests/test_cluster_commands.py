@@ -86,7 +86,7 @@ def test_sweep_nodes_on_the_pool_gives_the_same_rows(tmp_path: Path, capsys: pyt
     table = capsys.readouterr().out.splitlines()
     assert table[0] == "every point: workers=4"
     assert table[1].split() == [
-        "nodes", "partition", "finish", "detected", "msgs", "impolite", "node", "bound", "held", "by", "busiest"
+        "nodes", "partition", "finish", "detected", "msgs", "impolite", "node", "bound", "held", "by", "busiest", "node"
     ]
     cells = table[5].split()  # 3 url-hash 13.0 s +0.020 s MSGS IMPOLITE ...
     assert cells[:2] == ["3", "url-hash"]

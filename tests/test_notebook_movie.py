@@ -226,3 +226,26 @@ def test_blitted_frames_match_a_full_redraw(see_it_off: Result) -> None:
         # only where a fixed page label overlaps a moving node edge may the order differ
         assert differing <= math.ceil(0.001 * frame.shape[0] * frame.shape[1]), t
     assert all((a != b).any() for a, b in itertools.pairwise(frames))
+
+
+def test_the_pictures_legends_say_the_apps_and_the_pages_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """polite skips links robots.txt refuses: the picture's key says ``unseen`` and ``skipped``
+    as the app's legend and the see-it page's do, and marks the binding bound as ``run`` does."""
+    import re
+
+    from crawlsim.cli import main
+    from crawlsim.page.look import look_data
+    from crawlsim.tui.pages import PagesView
+    from crawlsim.words import BINDING_MARK
+
+    figure = snapshot("polite", dpi=30)
+    in_picture = [t.get_text() for t in figure.ax_graph.get_legend().get_texts()]
+    on_page = [look["label"] for look in look_data()["states"]][: len(in_picture)]
+    in_app = re.findall(r"([a-z]+) \d+", PagesView.legend(figure.replay, 300).plain)
+    assert in_picture == on_page
+    assert {"unseen", "skipped"} <= set(in_app) and set(in_app) - {"dup"} <= set(in_picture)
+    marks = [t.get_text() for t in figure.ax_lanes.get_legend().get_texts()]
+    assert main(["run", "polite"]) == 0
+    run_lines = [line for line in capsys.readouterr().out.splitlines() if BINDING_MARK in line]
+    assert len(run_lines) == 1 and run_lines[0].rstrip().endswith(BINDING_MARK)
+    assert [m.splitlines()[-1] for m in marks if BINDING_MARK in m] == [BINDING_MARK]

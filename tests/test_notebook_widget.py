@@ -410,7 +410,7 @@ def test_sweep_plot_draws_finish_and_bounds() -> None:
     result = sweep_plot("see-it", workers=[1, 2, 3], per_host=None)
     assert [p.finish for p in result.points] == [26.0, 14.0, 10.0]
     labels = [line.get_label() for line in result.figure.axes[0].get_lines()]
-    assert labels[:4] == ["finish time", "depth bound", "b.com bound", "work bound"]
+    assert labels[:4] == ["finish time", "depth bound", "busiest host bound (b.com)", "work bound"]
     assert result._repr_png_().startswith(PNG)
 
 

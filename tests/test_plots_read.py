@@ -61,7 +61,7 @@ def test_each_lines_own_bound_is_drawn_in_that_lines_colour(chart: Figure) -> No
         assert to_hex(line.get_color()) == finish[series], series
     assert len({to_hex(line.get_color()) for line in per_line}) == 3
     legend = [text.get_text() for text in chart.axes[0].get_legend().get_texts()]
-    assert "h0.example bound: one per line, in its colour" in legend
+    assert "busiest host bound (h0.example): one per line, in its colour" in legend
 
 
 def test_every_bound_the_legend_names_is_inside_the_axes_and_over_the_lines(chart: Figure) -> None:
@@ -69,7 +69,8 @@ def test_every_bound_the_legend_names_is_inside_the_axes_and_over_the_lines(char
     low, high = ax.get_ylim()
     legend = {text.get_text() for text in ax.get_legend().get_texts()}
     finish_z = max(line.get_zorder() for line in lines_with(chart, FINISH_GID))
-    for key, word in (("depth", "depth bound"), ("work", "work bound"), ("busiest_host", "h0.example bound")):
+    busiest = "busiest host bound (h0.example)"
+    for key, word in (("depth", "depth bound"), ("work", "work bound"), ("busiest_host", busiest)):
         drawn = [line for line in lines_with(chart, f"{BOUND_GID}:{key}:")]
         assert any(text.startswith(word) for text in legend), word
         ys = [float(y) for line in drawn for y in line.get_ydata()]

@@ -45,11 +45,12 @@ def test_the_pages_panel_counts_pages_and_urls_apart() -> None:
 
 @pytest.mark.parametrize("width", range(8, 120))
 def test_the_seen_boxs_label_keeps_its_words_at_every_width(width: int) -> None:
-    from crawlsim.tui.seen import REST_WORDS, rest_label_for
+    from crawlsim.tui.seen import rest_label_for
+    from crawlsim.words import SEEN_REST
 
     label = rest_label_for(12, width)
     assert len(label) <= width
-    assert label in ("", " 12", f" {REST_WORDS} 12")
+    assert label in ("", " 12", f" {SEEN_REST} 12")
 
 
 def test_piped_run_output_is_not_wrapped_and_has_no_trailing_spaces() -> None:

@@ -139,9 +139,9 @@ def test_sweep_png_gives_each_bound_its_own_colour_and_shows_the_small_one() -> 
                           {"per_host": 1, "gap": 0.0})
     (ax,) = figure.axes
     labels = {str(line.get_label()): line for line in ax.get_lines()}
-    assert set(labels) == {"finish time", "depth bound", "h0.example bound", "work bound"}
+    assert set(labels) == {"finish time", "depth bound", "busiest host bound (h0.example)", "work bound"}
     colours = [line.get_color() for line in labels.values()]
-    styles = [labels[n].get_linestyle() for n in ("depth bound", "h0.example bound", "work bound")]
+    styles = [labels[n].get_linestyle() for n in ("depth bound", "busiest host bound (h0.example)", "work bound")]
     assert len(set(colours)) == 4 and len(set(styles)) == 3  # before: every line one blue
     depth = labels["depth bound"]
     assert depth.get_color() == BOUND_COLOURS["depth"]

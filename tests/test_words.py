@@ -319,3 +319,36 @@ def test_crawls_text_writes_a_count_as_counted_does() -> None:
 def test_a_signed_change_never_reads_as_a_signed_zero(share: float, said: str) -> None:
     """``-0%`` says "no change" with a sign: a small change shows a decimal, or ``<0.1%``."""
     assert words.signed_percent(share) == said
+
+
+async def test_every_surface_writes_the_busiest_host_one_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``b.com, 6 fetches`` beside the busiest-host bound in run, compare, the app, the page
+    and the animated picture; sweep.png's curve spans crawls, so its host alone, the same way."""
+    from crawlsim.commands.sweep import sweep_figure
+    from crawlsim.notebook.runs import snapshot
+    from crawlsim.page.build import scenario_data
+    from crawlsim.tui.bars import BoundsView
+
+    busiest = _json_of(["run", "polite", "--json"], capsys)["busiest_host"]
+    note = words.busiest_host_note(busiest["host"], busiest["fetches"])
+    assert note == f"{busiest['host']}, {busiest['fetches']} fetches"
+    shown = {}
+    for command in (["run", "polite"], ["compare", "polite", "--b", "workers=2"]):
+        assert main(command) == 0
+        shown[command[0]] = capsys.readouterr().out
+    app = CrawlApp(load_scenario("polite"), paused=True, animate=False, threaded=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        shown["app"] = " ".join(app.query_one(BoundsView).plain().split())
+    shown["page"] = scenario_data(load_scenario("polite"), budget=0.01)["runs"][0]["bounds"]["busiestHostNote"]
+    legend = snapshot("polite", dpi=30).ax_lanes.get_legend().get_texts()
+    shown["picture"] = " ".join(" ".join(t.get_text() for t in legend).split())
+    for surface, text in shown.items():
+        assert note in text, surface
+    assert main(["sweep", "polite", "--vary", "workers=1,2", "--no-plot", "-o", str(tmp_path), "--json"]) == 0
+    figure = sweep_figure(json.loads(capsys.readouterr().out), {"workers": [1, 2]}, "polite")
+    sweep_png = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert f"busiest host bound ({busiest['host']})" in sweep_png

@@ -47,7 +47,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
-from crawlsim.words import bounds_heading, signed_percent
+from crawlsim.words import bounds_heading, busiest_host_note, signed_percent
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -225,10 +225,15 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     for key, label in BOUND_LABELS.items():
         rows.append((f"{label} bound", seconds(data["bounds"][key])))
     busiest = data.get("busiest_host") or {}
-    rows.append(("busiest host", f"{busiest.get('host') or '-'} ({busiest.get('fetches', 0):,})"))
+    rows.append(("busiest host", _busiest_host(busiest)))
     rows.append(("binding bound", BOUND_LABELS.get(data["binding_bound"], data["binding_bound"])))
     rows.append(("efficiency", percent(data.get("efficiency"))))
     return rows
+
+
+def _busiest_host(busiest: dict[str, Any]) -> str:
+    """``b.com, 6 fetches`` as ``run`` writes it beside the bound, ``-`` when no host fetched."""
+    return busiest_host_note(busiest["host"], busiest.get("fetches")) if busiest.get("host") else "-"
 
 
 def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -241,7 +246,7 @@ def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("nodes", f"{cluster['nodes']}, {cluster['partition']}"),
         ("cluster utilisation", percent(data["cluster_utilisation"])),
         ("node bound", f"{seconds(data['node_bound'])} ({holder})"),
-        ("busiest host", f"{busiest.get('host') or '-'} ({busiest.get('fetches', 0):,})"),
+        ("busiest host", _busiest_host(busiest)),
         ("messages", f"{data['messages']:,} ({data['message_bytes']:,} bytes)"),
         ("politeness violations", f"{data['politeness_violations']:,}"),
         ("termination detected", f"{seconds(data['detection_delay'])} after the end"),

@@ -188,7 +188,7 @@ def results_table(rows: Sequence[dict[str, Any]], grid: dict[str, list[Any]]) ->
 
     axes = [k for k in grid if len(grid[k]) > 1] or ["nodes"]
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
-    for name in (*axes, "finish", "detected", "msgs", "impolite", "node bound", "held by", "busiest"):
+    for name in (*axes, "finish", "detected", "msgs", "impolite", "node bound", "held by", "busiest node"):
         table.add_column(name, justify="left" if name == "held by" else "right", no_wrap=True)
     for row in rows:
         cells = ["none" if axis_value(row, k) is None else str(axis_value(row, k)) for k in axes]

@@ -41,6 +41,7 @@ from crawlsim.views import plots
 from crawlsim.notebook.layout import Layout, compute_layout
 from crawlsim.notebook.nodes import NodeDrawing
 from crawlsim.palette import LANE_STATES, SPAN_STATES, STATES, lane_key, page_style
+from crawlsim.words import BINDING_MARK
 from crawlsim.views.replay import Counters, PageState, Replay, Span, duplicates_text, fetched_text, short_url
 
 if TYPE_CHECKING:
@@ -50,17 +51,10 @@ STATE_COLOURS: dict[PageState, str] = {state: page_style(state).hex for state in
 """Each page state's colour, from the one palette (:mod:`crawlsim.palette`):
 yellow waiting in the frontier, sky blue being fetched, green fetched, red a
 duplicate fetch (the same page under another spelling, or the same content
-under another URL), purple failed, slate refused (robots, scope, cap)."""
+under another URL), purple failed, slate skipped (robots, scope, cap)."""
 
-STATE_NAMES: dict[PageState, str] = {
-    PageState.UNDISCOVERED: "not yet found",
-    PageState.FRONTIER: "frontier",
-    PageState.IN_FLIGHT: "fetching",
-    PageState.DONE: "fetched",
-    PageState.DUPLICATE: "duplicate fetch",
-    PageState.FAILED: "failed",
-    PageState.SKIPPED: "refused",
-}
+STATE_NAMES: dict[PageState, str] = {state: page_style(state).label for state in PageState}
+"""Each page state's legend word, from the one palette: the app's and the see-it page's words."""
 
 SPAN_COLOURS: dict[str, str] = {"running": STATES["fetching"].hex} | {
     outcome: STATES[name].hex for outcome, name in SPAN_STATES.items()
@@ -275,7 +269,8 @@ class CrawlFigure:
             value = getattr(bounds, key)
             if value <= 0:
                 continue
-            name = plots.bound_name(key, bounds.busiest_host_name)  # type: ignore[union-attr]
+            name = plots.bound_name(key, bounds.busiest_host_name,  # type: ignore[union-attr]
+                                    bounds.busiest_host_pages)  # type: ignore[union-attr]
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,
@@ -422,12 +417,13 @@ the legend right of the lanes has about this many letters' room at 8 in."""
 
 
 def mark_label(name: str, value: float, binds: bool) -> str:
-    """``depth bound 7.0 s``, or ``h0.example bound`` over ``153.2 s`` when
-    long; ``(binds)`` under the binding bound."""
+    """``depth bound 7.0 s``, or ``busiest host bound`` over ``(b.com, 6 fetches)`` over
+    ``153.2 s`` when long; :data:`~crawlsim.words.BINDING_MARK` under the binding bound, as ``run`` marks it."""
     text = f"{name} {plots.seconds(value)}"
     if len(text) > MARK_LABEL_WIDTH:
-        text = f"{name}\n{plots.seconds(value)}"
-    return text + ("\n(binds)" if binds else "")
+        head, _, host = name.partition(" (")  # the busiest host's name on a line of its own
+        text = "\n".join([head, *([f"({host}"] if host else []), plots.seconds(value)])
+    return text + (f"\n{BINDING_MARK}" if binds else "")
 
 
 BAR_STATES = tuple(name for name in LANE_STATES if name != "idle")

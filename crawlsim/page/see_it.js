@@ -448,7 +448,7 @@ class Page {
     const box = document.getElementById("seen");
     const frontier = el("div", { class: "set frontier", style: "flex-basis:" + share(c[4]) }, "frontier " + c[4]);
     const flight = el("div", { class: "set flight", style: "flex-basis:" + share(c[5]) }, "in flight " + c[5]);
-    const rest = el("div", { class: "set rest" }, "fetched or dropped " + Math.max(0, seen - c[4] - c[5] + outside));
+    const rest = el("div", { class: "set rest" }, this.d.seenRest + " " + Math.max(0, seen - c[4] - c[5] + outside));
     box.replaceChildren(frontier, flight, rest);
   }
 
@@ -478,7 +478,7 @@ class Page {
     }
     const b = run.bounds;
     for (const [key, label] of [["depth", "depth"], ["busiest_host", "busiest host"], ["work", "work"]]) {
-      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${counted(b.fetches, "fetch", "fetches")})` : "";
+      const extra = key === "busiest_host" && b.busiestHostNote ? ` (${b.busiestHostNote})` : "";
       box.append(el("span", { class: "bound" + (key === b.binding ? " binding" : "") }, `${label} ${seconds(b[key])}${extra}`));
     }
     box.append(el("span", { class: "efficiency" }, `efficiency ${Math.round(b.efficiency * 100)}%`));

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from crawlsim.trace.events import Discovered, Skipped
 from crawlsim.views.replay import PageState, Replay
-from crawlsim.words import counted
+from crawlsim.words import SEEN_REST, counted
 from crawlsim.tui.base import STATE_GLYPH, STATE_STYLE, Panel, Runs, ViewState, fit
 
 
@@ -113,14 +113,11 @@ class SeenView(Panel):
         return rows
 
 
-REST_WORDS = "fetched, failed or refused"
-"""What the rest of the seen set is; the same words at every width (a
-narrow panel drops them and keeps the count, rather than saying something else)."""
-
-
 def rest_label_for(count: int, room: int) -> str:
-    """The label of the seen set beyond the two boxes, in ``room`` columns."""
-    for label in (f" {REST_WORDS} {count}", f" {count}"):
+    """The label of the seen set beyond the two boxes, in ``room`` columns: the
+    page's words (:data:`~crawlsim.words.SEEN_REST`) at every width (a narrow panel
+    drops them and keeps the count, rather than saying something else)."""
+    for label in (f" {SEEN_REST} {count}", f" {count}"):
         if len(label) <= room:
             return label
     return ""

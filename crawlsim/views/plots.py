@@ -37,6 +37,8 @@ from matplotlib.patches import Patch
 from matplotlib.text import Annotation, Text
 from matplotlib.ticker import MaxNLocator
 
+from crawlsim.words import busiest_host_note
+
 BOUND_KEYS = ("depth", "busiest_host", "work")
 BOUND_COLOURS: dict[str, str] = {"depth": "#1864ab", "busiest_host": "#6a3d9a", "work": "#e8590c"}
 """Blue, dark purple, orange: far apart in hue, so a GIF palette keeps them apart, and
@@ -80,10 +82,12 @@ def seconds(value: float) -> str:
     return f"{value:.1f} s" if value >= 0.05 or value == 0 else f"{value:.2g} s"
 
 
-def bound_name(key: str, host: str | None = None) -> str:
-    """``depth bound``, ``b.com bound`` (the busiest host by name), ``work bound``."""
+def bound_name(key: str, host: str | None = None, fetches: int | None = None) -> str:
+    """``depth bound``, ``busiest host bound (b.com, 6 fetches)`` (the host and its fetches
+    as ``run`` writes them beside the bound; the host alone where ``fetches`` is not one
+    count), ``work bound``."""
     if key == "busiest_host":
-        return f"{host or 'busiest-host'} bound"
+        return "busiest host bound" + (f" ({busiest_host_note(host, fetches)})" if host else "")
     return f"{key} bound"
 
 

@@ -37,7 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
-from crawlsim.words import bounds_heading, counted
+from crawlsim.words import BINDING_MARK, bounds_heading, busiest_host_note, counted
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -509,11 +509,11 @@ def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Tex
     note = ""
     if key == "busiest_host" and data.get("busiest_host", {}).get("host"):
         busiest = data["busiest_host"]
-        note = f"{busiest['host']}, {busiest['fetches']:,} fetches"
+        note = busiest_host_note(busiest["host"], busiest["fetches"])
     style = "bold green" if binding else ""
     row_note = Text(note, style="dim")
     if binding:
-        row_note.append("  <- binding", style="bold green")
+        row_note.append(f"  {BINDING_MARK}", style="bold green")
     mark = "> " if binding else "  "
     return Text(mark + label, style=style), Text(seconds(data["bounds"][key]), style=style), row_note
 
