@@ -491,8 +491,9 @@ def margin_line(margin: Mapping[str, Any]) -> str:
     share = margin.get("share")
     if share is None:
         return "bounds of a model of a real crawl: proven for the model, not for the real site (margin unknown)"
+    shown = f"{share:.1%}" if share == 0 or share >= 0.0005 else "under 0.1%"  # not 0.0%: it is not exact
     return (f"bounds of a model of a real crawl: proven for the model; the real site may land "
-            f"{share:.1%} either way ({margin['basis']})")
+            f"{shown} either way ({margin['basis']})")
 
 
 def model_margin_line(scenario: Any) -> str | None:
