@@ -103,6 +103,12 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
+def per_host_limit(per_host: int | None) -> str:
+    """The per-host limit as ``run``'s and ``crawl``'s banners both say it:
+    ``per host at most 2 fetches at a time``, or ``no per-host limit``."""
+    return f"per host at most {counted(per_host, 'fetch')} at a time" if per_host else "no per-host limit"
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -118,5 +124,6 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "per_host_limit", "refused",
+    "render"
 ]

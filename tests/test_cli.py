@@ -530,7 +530,7 @@ def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytes
         proc.wait(timeout=30)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 request at a time" in out
+    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 fetch at a time" in out
     assert "4 workers in all; scope: any" in out
     fetched = {line.split()[1] for line in out.splitlines() if line.startswith("  200  ")}
     assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched

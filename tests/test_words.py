@@ -310,3 +310,17 @@ def test_crawls_text_writes_a_count_as_counted_does() -> None:
     _print_problems(result, out)
     assert out.getvalue() == (f"  ({words.counted(2360, 'page')}; --json or -o FILE for all of them)\n"
                               "links not followed: 2 scope, 11,500 seen\n")
+
+
+@pytest.mark.parametrize(("per_host", "said"), [(1, "per host at most 1 fetch at a time"),
+                                                 (2, "per host at most 2 fetches at a time"),
+                                                 (None, "no per-host limit")])
+def test_run_and_crawl_say_the_per_host_limit_alike(per_host: int | None, said: str) -> None:
+    """``run``'s banner and ``crawl``'s politeness line name the same setting in the same words, a fetch's."""
+    from crawlsim.core.options import CrawlOptions
+    from crawlsim.real.flags import politeness_line
+    from crawlsim.views.summary import options_dict, options_line
+
+    options = CrawlOptions(workers=4, per_host=per_host)
+    for banner in (options_line(options_dict(options)), politeness_line(options)):
+        assert said in banner and "request" not in banner

@@ -37,7 +37,7 @@ from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
-from crawlsim.words import bounds_heading, counted
+from crawlsim.words import bounds_heading, counted, per_host_limit
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -304,10 +304,9 @@ def bucket_phrase(rate: float, burst: int) -> str:
 def options_line(options: Mapping[str, Any]) -> str:
     """The knobs that shape a crawl's time, in one line."""
     workers = options.get("workers")
-    per_host = options.get("per_host")
     gap = options.get("gap") or 0
     parts = [counted(workers, "worker")] if workers is not None else []
-    parts.append(f"per host {per_host}" if per_host else "no per-host limit")
+    parts.append(per_host_limit(options.get("per_host")))
     parts.append(f"gap {seconds(gap)}" + (" (randomised)" if options.get("randomize_gap") else "") if gap else "no gap")
     if options.get("rate") is not None:
         parts.append(bucket_phrase(options["rate"], options.get("burst", 1)))
