@@ -28,11 +28,10 @@ What :func:`summary_dict` reads (missing optional attributes are skipped):
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -535,12 +534,4 @@ def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
     return [Text(""), table]
 
 
-def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
-    """:func:`render_summary` as plain text (no colour), for tests and logs."""
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, color_system=None, force_terminal=False, highlight=False)
-    console.print(render_summary(data))
-    return buffer.getvalue()
-
-
-__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict"]
