@@ -129,6 +129,12 @@ def busiest_host_note(host: str, fetches: int | None = None) -> str:
     return host if fetches is None else f"{host}, {counted(fetches, 'fetch')}"
 
 
+def per_host_limit(per_host: int | None) -> str:
+    """The per-host limit as ``run``'s and ``crawl``'s banners both say it:
+    ``per host at most 2 fetches at a time``, or ``no per-host limit``."""
+    return f"per host at most {counted(per_host, 'fetch')} at a time" if per_host else "no per-host limit"
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -145,5 +151,5 @@ def render() -> str:
 
 __all__ = [
     "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading",
-    "busiest_host_note", "counted", "refused", "render", "signed_percent",
+    "busiest_host_note", "counted", "per_host_limit", "refused", "render", "signed_percent",
 ]

@@ -37,10 +37,28 @@ def test_a_passing_report_is_short_and_says_its_verdict_first() -> None:
     assert len(lines) <= 30, text
     verdict = next(i for i, line in enumerate(lines) if line.startswith("Correctness: all"))
     assert verdict < next(i for i, line in enumerate(lines) if "PASS" in line)
-    # one line (or its wrap) per level, not one per check
-    assert [line.split(":")[0].strip() for line in lines if "  PASS  " in line] == ["PASS  L4", "PASS  L5", "PASS  L6"]
+    # one line (or its wrap) per level, not one per check; the performance checks apart
+    before = lines[: lines.index("Performance:")] if "Performance:" in lines else lines
+    assert [line.split(":")[0].strip() for line in before if "  PASS  " in line] == ["PASS  L4", "PASS  L5", "PASS  L6"]
     assert any(line.startswith("Levels: L4") for line in lines)
     assert UNOBSERVABLE not in " ".join(lines) and "--explain" in lines[-1]
+
+
+def test_the_passes_say_which_checks_are_correctness_and_which_performance() -> None:
+    """As the JSON's ``kind`` does: the performance checks listed under their own heading."""
+    from crawlsim.check.report import CheckResult
+
+    checks = [
+        CheckResult("basic", True, "", level="L4"),
+        CheckResult("concurrency", True, "", kind="performance", level="L4"),
+        CheckResult("cycle", True, "", level="L5"),
+        CheckResult("speed-up", True, "", kind="performance", level="L6"),
+    ]
+    lines = CheckReport("crawler.py:crawl", "threads", True, checks, 1.0).render().splitlines()
+    heading = lines.index("Performance:")
+    assert [line for line in lines[:heading] if "PASS" in line] == ["  PASS  L4: basic", "  PASS  L5: cycle"]
+    assert lines[heading + 1 : heading + 3] == ["  PASS  L4: concurrency", "  PASS  L6: speed-up"]
+    assert "Performance:" not in CheckReport("crawler.py:crawl", "threads", True, checks[::2], 1.0).render()
 
 
 def test_failures_come_before_every_pass() -> None:

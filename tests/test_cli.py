@@ -530,10 +530,32 @@ def test_serve_first_line_is_a_crawl_command_that_works_as_printed(capsys: pytes
         proc.wait(timeout=30)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 request at a time" in out
+    assert "politeness: robots.txt NOT read (--no-robots); per host at most 1 fetch at a time" in out
     assert "4 workers in all; scope: any" in out
     fetched = {line.split()[1] for line in out.splitlines() if line.startswith("  200  ")}
     assert len(fetched) == 14 and {"http://a.com/", "http://b.com/"} <= fetched
+
+
+def test_crawl_written_to_a_file_is_unwrapped_and_unpadded_as_run_is(tmp_path: Path) -> None:
+    """`crawlsim crawl ... > out.txt`: a paragraph stays one line and no line
+    ends in spaces, as `crawlsim run ... > out.txt` writes."""
+    import shlex
+
+    serve = [sys.executable, "-m", "crawlsim", "serve", "see-it", "--port", "0", "--time-scale", "0.02"]
+    proc = subprocess.Popen([*serve, "--duration", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        argv = shlex.split(proc.stdout.readline())  # printed once every host listens
+        with (tmp_path / "out.txt").open("w") as out:
+            done = subprocess.run([sys.executable, "-m", "crawlsim", *argv[1:]], stdout=out, timeout=120)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert done.returncode == 0
+    lines = (tmp_path / "out.txt").read_text().splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    banner = [line for line in lines if line.startswith("4 workers, ")]
+    assert len(banner) == 1 and banner[0].endswith("scope any"), lines[:8]
 
 
 # -- the tour (docs/tutorials/tour.md) ---------------------------------------------------------------------------

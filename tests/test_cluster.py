@@ -251,6 +251,19 @@ def test_run_reports_the_failure_cost(tmp_path: Any, capsys: pytest.CaptureFixtu
     assert cost["finish_cost"] == pytest.approx(data["finish_time"] - cost["finish_time_without_failures"], abs=1e-6)
 
 
+def test_a_failure_that_ends_the_crawl_sooner_says_sooner(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "fail.toml"
+    path.write_text(
+        'start = "http://a.com/"\n[hosts."*"]\nlatency = 1.0\n[pages]\n"http://a.com/" = ["/x"]\n"http://a.com/x" = []\n'
+        "[cluster]\nnodes = 3\nfail = [{node = 1, at = 0.5}]\n"
+    )
+    assert main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "finish 2.0 s sooner than without it (2.0 s): 2 pages lost, never fetched" in out
+    assert "-2.0 s" not in out
+    assert "1 URL lost with it" in out
+
+
 # -- configuration and the command line ---------------------------------------------
 
 

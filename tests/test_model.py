@@ -198,6 +198,18 @@ def test_a_margin_written_by_hand_makes_the_bounds_a_models(tmp_path: Path, caps
     assert said_as in " ".join(capsys.readouterr().out.split())
 
 
+@pytest.mark.parametrize(("share", "said"), [(0.0003, "under 0.1%"), (0.0005, "0.1%"), (0.0, "0.0%")])
+def test_a_tiny_margin_does_not_read_as_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], share: float, said: str
+) -> None:
+    site = tmp_path / "measured.toml"
+    site.write_text(f'margin = {share}\n[pages]\n"http://a.test/" = ["http://a.test/b"]\n"http://a.test/b" = []\n')
+    capsys.readouterr()
+    assert cli(["run", str(site)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"the real site may land {said} either way" in text
+
+
 async def test_the_app_heads_a_models_bounds_with_the_margin_line(tmp_path: Path) -> None:
     from crawlsim.scenario import load_scenario
     from crawlsim.tui.app import CrawlApp

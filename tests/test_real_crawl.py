@@ -611,7 +611,7 @@ def test_crawl_cli_states_its_polite_defaults_and_rejects_mistakes(capsys: pytes
     assert crawl_main(["http://a.test/", "--resolve", "b.test=127.0.0.9:9", "--max-time", "5"]) == 1
     out = capsys.readouterr().out
     assert f"as {DEFAULT_USER_AGENT!r}" in out
-    assert "politeness: robots.txt obeyed; per host at most 2 requests at a time, starts 1 s apart" in out
+    assert "politeness: robots.txt obeyed; per host at most 2 fetches at a time, starts 1 s apart" in out
     assert "scope: host" in out
 
 

@@ -1,6 +1,7 @@
 """A trace whose last line was cut (a recording killed while writing it): the
 reader names the line as cut off and says how to read the rest -- also when
-the cut fell inside a multi-byte UTF-8 character."""
+the cut fell inside a multi-byte UTF-8 character.  A whole line that is not
+JSON is named with json's own reason and the column."""
 
 from __future__ import annotations
 
@@ -31,3 +32,20 @@ def test_bad_utf8_inside_a_whole_line_is_not_called_cut_off(tmp_path: Path) -> N
     with pytest.raises(TraceError, match="line 1: ") as raised:
         read_trace(path)
     assert "cut off" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b'{"t":"a\tb"}\n', "not JSON: Invalid control character at column 8"),
+        (b'{"t":1 2}\n', "not JSON: Expecting ',' delimiter at column 8"),
+        (b'{"t":}\n', "not JSON: Expecting value at column 6"),
+    ],
+    ids=["control-character", "no-comma", "no-value"],
+)
+def test_a_line_that_is_not_json_says_why_and_where_once(tmp_path: Path, line: bytes, reason: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(line)
+    with pytest.raises(TraceError) as raised:
+        read_trace(path)
+    assert str(raised.value).endswith(f"line 1: {reason}")

@@ -352,3 +352,17 @@ async def test_every_surface_writes_the_busiest_host_one_way(
     figure = sweep_figure(json.loads(capsys.readouterr().out), {"workers": [1, 2]}, "polite")
     sweep_png = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
     assert f"busiest host bound ({busiest['host']})" in sweep_png
+
+
+@pytest.mark.parametrize(("per_host", "said"), [(1, "per host at most 1 fetch at a time"),
+                                                 (2, "per host at most 2 fetches at a time"),
+                                                 (None, "no per-host limit")])
+def test_run_and_crawl_say_the_per_host_limit_alike(per_host: int | None, said: str) -> None:
+    """``run``'s banner and ``crawl``'s politeness line name the same setting in the same words, a fetch's."""
+    from crawlsim.core.options import CrawlOptions
+    from crawlsim.real.flags import politeness_line
+    from crawlsim.views.summary import options_dict, options_line
+
+    options = CrawlOptions(workers=4, per_host=per_host)
+    for banner in (options_line(options_dict(options)), politeness_line(options)):
+        assert said in banner and "request" not in banner

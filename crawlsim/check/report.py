@@ -261,19 +261,25 @@ class CheckReport:
 
     def _passed_lines(self, width: int) -> list[str]:
         """The checks that passed with nothing more to say, one folded line
-        per level (a follow-up round's own checks under the round's name)."""
-        groups: dict[str, list[str]] = {}
-        for c in self.checks:
-            if c.kind != "note" and c.passed and not c.remark:
-                groups.setdefault(c.level or self.follow_up or "other", []).append(c.name)
+        per level (a follow-up round's own checks under the round's name):
+        the correctness checks, then the performance checks under their own
+        heading, as the JSON's ``kind`` tells them apart."""
         head = "  PASS  "
-        return [
-            line
-            for group, names in groups.items()
-            for line in textwrap.wrap(
-                f"{head}{group}: {', '.join(names)}", width=width, subsequent_indent=" " * (len(head) + 4)
-            )
-        ]
+        lines: list[str] = []
+        for kind, heading in (("correctness", None), ("performance", "Performance:")):
+            groups: dict[str, list[str]] = {}
+            for c in self.checks:
+                if c.kind == kind and c.passed and not c.remark:
+                    groups.setdefault(c.level or self.follow_up or "other", []).append(c.name)
+            lines += [heading] if heading and groups else []
+            lines += [
+                line
+                for group, names in groups.items()
+                for line in textwrap.wrap(
+                    f"{head}{group}: {', '.join(names)}", width=width, subsequent_indent=" " * (len(head) + 4)
+                )
+            ]
+        return lines
 
     def _correctness_line(self) -> str:
         """How many correctness checks failed, and by how many causes when

@@ -13,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -182,16 +182,18 @@ class _StrippedLines:
         return False
 
 
-def stdout_console() -> Console:
-    """Colour on a terminal, never wider than 120; in a pipe, plain text,
-    unwrapped (a paragraph is one line) and without trailing spaces."""
-    console = Console(highlight=False)
+def stdout_console(out: IO[str] | None = None) -> Console:
+    """Colour on a terminal, never wider than 120; in a pipe or a file, plain
+    text, unwrapped (a paragraph is one line) and without trailing spaces.
+    Standard output, or ``out`` for a command that passes its stream along."""
+    stream = sys.stdout if out is None else out
+    console = Console(file=stream, highlight=False)
     if not console.is_terminal:
         console = Console(
-            file=_StrippedLines(sys.stdout), highlight=False, width=PIPE_WIDTH, color_system=None, soft_wrap=True
+            file=_StrippedLines(stream), highlight=False, width=PIPE_WIDTH, color_system=None, soft_wrap=True
         )
     elif console.width > 120:
-        console = Console(highlight=False, width=120)
+        console = Console(file=stream, highlight=False, width=120)
     return console
 
 

@@ -498,9 +498,10 @@ def _web_json(result: Any, url: str) -> dict[str, Any]:
 def _print_result(result: Any, url: str, out: IO[str]) -> None:
     """The run summary's layout (shared with ``crawlsim run``), then each page,
     then what went wrong."""
-    from crawlsim.views.summary import summary_text
+    from crawlsim.commands.common import stdout_console
+    from crawlsim.views.summary import render_summary
 
-    print(summary_text(summary_dict(result, [url])).rstrip(), file=out)
+    stdout_console(out).print(render_summary(summary_dict(result, [url])))
     print("pages:", file=out)
     if result.stopped:
         print(f"stopped early: {result.stopped}", file=out)

@@ -19,6 +19,7 @@ from crawlsim.cluster.config import ClusterConfig, ClusterConfigError, apply_fla
 from crawlsim.cluster.failure import MIN_CHECKPOINT
 from crawlsim.views.summary import render_summary, seconds, summary_dict
 from crawlsim.errors import UsageError
+from crawlsim.words import counted
 
 if TYPE_CHECKING:
     from crawlsim.scenario import Scenario
@@ -130,12 +131,24 @@ def render_cluster(data: Mapping[str, Any]) -> list[Any]:
             back = f", back at {seconds(record['recovered_at'])}" if record["recovered_at"] is not None else ", never back"
             saved = f" from its save at {seconds(record['restored_from'])}" if record["restored_from"] is not None else ""
             lines.append(Text(f"node {record['node']} failed at {seconds(record['at'])}{back}{saved}: "
-                              f"{record['urls_lost']:,} URLs lost with it", style="yellow"))
-        lines.append(Text(
-            f"failure cost: finish {seconds(cost['finish_cost'])} later than without it "
-            f"({seconds(cost['finish_time_without_failures'])}), {cost['pages_lost']:,} pages lost, "
-            f"{cost['pages_refetched']:,} fetched again", style="yellow"))
+                              f"{counted(record['urls_lost'], 'URL')} lost with it", style="yellow"))
+        lines.append(Text(failure_cost_line(cost), style="yellow"))
     return lines
 
 
-__all__ = ["cluster_config", "cluster_summary", "node_table", "render_cluster", "run_cluster"]
+def failure_cost_line(cost: Mapping[str, Any]) -> str:
+    """What the failures cost, in words: the finish ``later`` than without them,
+    or ``sooner`` -- a crawl that lost pages may end early because it never
+    fetched them, and a cost read as a negative delay would hide that."""
+    delta = cost["finish_cost"]
+    lost = counted(cost["pages_lost"], "page")
+    again = f"{cost['pages_refetched']:,} fetched again"
+    without = seconds(cost["finish_time_without_failures"])
+    if delta < 0 and cost["pages_lost"]:
+        return (f"failure cost: finish {seconds(-delta)} sooner than without it ({without}): "
+                f"{lost} lost, never fetched; {again}")
+    when = f"{seconds(-delta)} sooner" if delta < 0 else f"{seconds(delta)} later"
+    return f"failure cost: finish {when} than without it ({without}), {lost} lost, {again}"
+
+
+__all__ = ["cluster_config", "cluster_summary", "failure_cost_line", "node_table", "render_cluster", "run_cluster"]

@@ -41,6 +41,7 @@ from crawlsim.palette import STATES
 from crawlsim.views.replay import Replay
 from crawlsim.views.replay_nodes import NodeReplay
 from crawlsim.trace.cluster import node_label
+from crawlsim.words import counted
 
 if TYPE_CHECKING:
     from crawlsim.cluster.sim import ClusterRun
@@ -272,7 +273,7 @@ def cluster_lines(run: ClusterRun) -> list[str]:
     for failure in run.failures_seen:
         back = failure.get("recovered_at")
         lines.append(f"<span style='color:{DOWN_COLOUR}'>{node_label(failure['node'])} DOWN at {failure['at']:.1f} s: "
-                     f"{failure['urls_lost']} URLs lost" + (f", back at {back:.1f} s" if back is not None else "")
+                     f"{counted(failure['urls_lost'], 'URL')} lost" + (f", back at {back:.1f} s" if back is not None else "")
                      + "</span>")
     if run.failures_seen:
         lines.append(f"{run.refetched} page fetches repeated a page already fetched")

@@ -20,8 +20,8 @@ REAL_DEFAULTS: dict[str, Any] = {
     "user_agent": DEFAULT_USER_AGENT,
 }
 """Politeness for crawling real servers unless flags say otherwise: obey
-robots.txt under a clear user agent, two requests at a time per host, one
-second between request starts to a host, stay on the start host."""
+robots.txt under a clear user agent, two fetches at a time per host, one
+second between fetch starts to a host, stay on the start host."""
 
 ROBOTS_MAX_BYTES = 500 * 1024
 """robots.txt is read to its first 500 KiB and parsed from there (RFC 9309

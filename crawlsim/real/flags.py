@@ -28,6 +28,7 @@ from crawlsim.cli_options import FLAGS
 from crawlsim.core.options import CrawlOptions
 from crawlsim.core.priorities import priority_name
 from crawlsim.errors import UsageError
+from crawlsim.words import per_host_limit
 
 MAX_RUN_SECONDS = 1_000_000.0
 """Longest wall-clock time a real command's flag gives (about 11.6 days: how long a crawl or a
@@ -183,14 +184,13 @@ def _seconds(value: float) -> str:
 def politeness_line(options: CrawlOptions) -> str:
     """The effective politeness settings in one sentence (shown on every crawl)."""
     robots = "robots.txt obeyed" if options.robots else "robots.txt NOT read (--no-robots)"
-    per_host = options.per_host or options.workers
     gap = f"starts {_seconds(options.gap)} apart" if options.gap > 0 else "no gap between starts"
     if options.randomize_gap and options.gap > 0:
         gap += " (randomised 0.5-1.5x)"
     if options.rate is not None:
         gap += f", rate {options.rate:g}/s per host, burst {options.burst}"
     return (
-        f"politeness: {robots}; per host at most {per_host} request{'s' if per_host != 1 else ''} at a time, "
+        f"politeness: {robots}; {per_host_limit(options.per_host)}, "
         f"{gap} (Crawl-delay up to {_seconds(options.max_crawl_delay)} honoured); "
         f"{options.workers} workers in all; scope: {options.scope}; "
         f"retries: {options.max_retries} on {', '.join(map(str, options.retry_statuses))} and network errors"

@@ -161,7 +161,8 @@ def _trace_record(path: str | Path, number: int, line: bytes, shared: dict[str, 
     except json.JSONDecodeError as err:
         if not line.endswith(b"\n"):
             raise _cut_off(path, number) from None
-        raise TraceError(f"{path}: line {number}: not JSON: {err.msg} at column {err.pos + 1}") from None
+        at = "" if err.msg.endswith(" at") else " at"  # json's own message may end in "at" already
+        raise TraceError(f"{path}: line {number}: not JSON: {err.msg}{at} column {err.pos + 1}") from None
     except UnicodeDecodeError as err:
         if not line.endswith(b"\n") and err.reason == "unexpected end of data":  # cut inside a character
             raise _cut_off(path, number) from None

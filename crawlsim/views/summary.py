@@ -28,16 +28,15 @@ What :func:`summary_dict` reads (missing optional attributes are skipped):
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from crawlsim.core.urls import mode_name
-from crawlsim.words import BINDING_MARK, bounds_heading, busiest_host_note, counted
+from crawlsim.words import BINDING_MARK, bounds_heading, busiest_host_note, counted, per_host_limit
 
 LOST_SHOWN = 5
 """Lost pages listed in the text summary (``--json`` lists all)."""
@@ -304,10 +303,9 @@ def bucket_phrase(rate: float, burst: int) -> str:
 def options_line(options: Mapping[str, Any]) -> str:
     """The knobs that shape a crawl's time, in one line."""
     workers = options.get("workers")
-    per_host = options.get("per_host")
     gap = options.get("gap") or 0
     parts = [counted(workers, "worker")] if workers is not None else []
-    parts.append(f"per host {per_host}" if per_host else "no per-host limit")
+    parts.append(per_host_limit(options.get("per_host")))
     parts.append(f"gap {seconds(gap)}" + (" (randomised)" if options.get("randomize_gap") else "") if gap else "no gap")
     if options.get("rate") is not None:
         parts.append(bucket_phrase(options["rate"], options.get("burst", 1)))
@@ -491,8 +489,9 @@ def margin_line(margin: Mapping[str, Any]) -> str:
     share = margin.get("share")
     if share is None:
         return "bounds of a model of a real crawl: proven for the model, not for the real site (margin unknown)"
+    shown = f"{share:.1%}" if share == 0 or share >= 0.0005 else "under 0.1%"  # not 0.0%: it is not exact
     return (f"bounds of a model of a real crawl: proven for the model; the real site may land "
-            f"{share:.1%} either way ({margin['basis']})")
+            f"{shown} either way ({margin['basis']})")
 
 
 def model_margin_line(scenario: Any) -> str | None:
@@ -535,12 +534,4 @@ def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
     return [Text(""), table]
 
 
-def summary_text(data: Mapping[str, Any], width: int = 100) -> str:
-    """:func:`render_summary` as plain text (no colour), for tests and logs."""
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, color_system=None, force_terminal=False, highlight=False)
-    console.print(render_summary(data))
-    return buffer.getvalue()
-
-
-__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict", "summary_text"]
+__all__ = ["BOUND_LABELS", "margin_line", "model_margin", "model_margin_line", "options_dict", "options_line", "render_summary", "seconds", "summary_dict"]
