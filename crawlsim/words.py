@@ -103,6 +103,13 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
+def fetches_and_robots(fetches: int, robots: int) -> str:
+    """``7 fetches + 1 robots.txt``: one host's fetches counted as the summary counts the
+    crawl's (a fetch is a page's; robots.txt fetches apart), the robots.txt part only when
+    the host had one."""
+    return counted(fetches, "fetch") + (f" + {robots:,} robots.txt" if robots else "")
+
+
 def refused() -> dict[str, str]:
     """Each spelling no surface may show -> the word to show instead."""
     return {wrong: w.word for w in WORDS for wrong in w.not_spelled}
@@ -118,5 +125,5 @@ def render() -> str:
 
 
 __all__ = [
-    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "refused", "render"
+    "BEGIN", "BOUNDS", "END", "NORMALIZATION_MODES", "WORDS", "Word", "bounds_heading", "counted", "fetches_and_robots", "refused", "render"
 ]

@@ -195,3 +195,18 @@ def test_a_models_page_heads_its_bounds_with_the_margin_line(chromium: Any, tmp_
     assert margin.startswith("bounds of a model of a real crawl: proven for the model; the real site may land 5.0%")
     assert shown["isro"][0] == "lower bounds on the finish time"
     assert not any("proven for the model" in text for text in shown["isro"])
+
+
+def test_the_pages_busiest_host_counts_its_fetches_as_run_does(chromium: Any, tmp_path: Path) -> None:
+    """polite's a.com: its page fetches, and its robots.txt apart (the page said `8 fetches`,
+    its robots.txt among them, beside a summary that counts robots.txt apart)."""
+    from crawlsim.cli import main
+
+    path = tmp_path / "polite.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
+    with browser_page(chromium) as page:
+        page.goto(path.as_uri())
+        page.wait_for_selector("#bounds .bound")
+        bounds = page.evaluate("[...document.querySelectorAll('#bounds .bound')].map(e => e.innerText)")
+    assert "busiest host 13.0 s (a.com, 7 fetches + 1 robots.txt)" in bounds

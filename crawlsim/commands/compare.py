@@ -47,7 +47,7 @@ from crawlsim.commands.common import (
     stdout_console,
 )
 from crawlsim.views.summary import BOUND_LABELS, margin_line, percent, seconds, summary_dict
-from crawlsim.words import bounds_heading
+from crawlsim.words import bounds_heading, fetches_and_robots
 from crawlsim.errors import UsageError
 from crawlsim.sim.coverage import coverage_of
 
@@ -230,7 +230,8 @@ def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("nodes", f"{cluster['nodes']}, {cluster['partition']}"),
         ("cluster utilisation", percent(data["cluster_utilisation"])),
         ("node bound", f"{seconds(data['node_bound'])} ({holder})"),
-        ("busiest host", f"{busiest.get('host') or '-'} ({busiest.get('fetches', 0):,})"),
+        ("busiest host", f"{busiest.get('host') or '-'} "
+                         f"({fetches_and_robots(busiest.get('fetches', 0), busiest.get('robots_fetches', 0))})"),
         ("messages", f"{data['messages']:,} ({data['message_bytes']:,} bytes)"),
         ("politeness violations", f"{data['politeness_violations']:,}"),
         ("termination detected", f"{seconds(data['detection_delay'])} after the end"),

@@ -24,7 +24,7 @@ from crawlsim.page.layout import Layout, Place
 from crawlsim.page.look import look_data
 from crawlsim.views.replay_steps import crawl_steps
 from crawlsim.views.summary import model_margin_line
-from crawlsim.words import bounds_heading
+from crawlsim.words import bounds_heading, fetches_and_robots
 from crawlsim.views.session import (
     SPEED_LADDER,
     Knobs,
@@ -111,7 +111,8 @@ def figures(result: Result, strings: Strings) -> dict[str, Any]:
         out["bounds"] = {
             "depth": bounds.depth, "busiest_host": bounds.busiest_host, "work": bounds.work,
             "binding": bounds.binding, "efficiency": bounds.efficiency,
-            "host": bounds.busiest_host_name or "", "fetches": bounds.busiest_host_pages,
+            "host": bounds.busiest_host_name or "",
+            "fetches": strings(fetches_and_robots(bounds.busiest_host_pages, bounds.busiest_host_robots)),
         }
         out["explanation"] = strings(bounds.explanation)
     return out

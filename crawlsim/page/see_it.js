@@ -478,7 +478,7 @@ class Page {
     }
     const b = run.bounds;
     for (const [key, label] of [["depth", "depth"], ["busiest_host", "busiest host"], ["work", "work"]]) {
-      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${counted(b.fetches, "fetch", "fetches")})` : "";
+      const extra = key === "busiest_host" && b.host ? ` (${b.host}, ${this.s[b.fetches]})` : "";
       box.append(el("span", { class: "bound" + (key === b.binding ? " binding" : "") }, `${label} ${seconds(b[key])}${extra}`));
     }
     box.append(el("span", { class: "efficiency" }, `efficiency ${Math.round(b.efficiency * 100)}%`));

@@ -26,7 +26,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.views.narrate import narrate_trace
 from crawlsim.views.replay import Counters, PageState, Replay, describe_event, duplicates_text, fetched_text
 from crawlsim.palette import STATES
-from crawlsim.words import bounds_heading, counted
+from crawlsim.words import bounds_heading, counted, fetches_and_robots
 from crawlsim.views.session import REPLAY_PENDING
 from crawlsim.views.summary import margin_line, model_margin
 from crawlsim.tui.base import (
@@ -175,7 +175,7 @@ class BoundsView(Panel):
             "depth": (f"depth {seconds(bounds.depth)}{'…' if view.result.replay_pending else ''}", bounds.depth),
             "busiest_host": (
                 (f"{host} {seconds(bounds.busiest_host)}" if narrow else f"busiest host {seconds(bounds.busiest_host)}")
-                + ("" if narrow or not host else f" ({host}, {counted(bounds.busiest_host_pages, 'fetch')})"),
+                + ("" if narrow or not host else f" ({host}, {fetches_and_robots(bounds.busiest_host_pages, bounds.busiest_host_robots)})"),
                 bounds.busiest_host,
             ),
             "work": (f"work {seconds(bounds.work)}", bounds.work),
