@@ -380,8 +380,10 @@ def _figures(data: Mapping[str, Any]) -> Table:
 
 
 def _finish_rows(data: Mapping[str, Any]) -> list[Row]:
+    """The finish time on its clock; a crawl cut short says so (it finished when it stopped)."""
     clock = data.get("clock", "simulated")
-    return [("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({clock})", style="dim"))]
+    note = f"{clock}; stopped: {data['stopped']}" if data.get("stopped") else clock
+    return [("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({note})", style="dim"))]
 
 
 def _pages_rows(data: Mapping[str, Any]) -> list[Row]:
