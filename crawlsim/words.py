@@ -112,6 +112,13 @@ def counted(n: int, word: str) -> str:
     return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
 
 
+def fetches_and_robots(fetches: int, robots: int) -> str:
+    """``7 fetches + 1 robots.txt``: one host's fetches counted as the summary counts the
+    crawl's (a fetch is a page's; robots.txt fetches apart), the robots.txt part only when
+    the host had one."""
+    return counted(fetches, "fetch") + (f" + {robots:,} robots.txt" if robots else "")
+
+
 def signed_percent(share: float) -> str:
     """A signed change as a share, in whole percent when that shows it (``-32%``),
     else one decimal (``-1.4%``), else ``-<0.1%``: never a ``-0%`` that reads as no
@@ -122,11 +129,12 @@ def signed_percent(share: float) -> str:
     return "0%" if share == 0 else f"{'-' if share < 0 else '+'}<0.1%"
 
 
-def busiest_host_note(host: str, fetches: int | None = None) -> str:
-    """``b.com, 6 fetches``: the host that sets the busiest-host bound and how many fetches
-    it took, as every surface writes it beside that bound; ``b.com`` alone where one count
-    would not be true (a sweep's curve spans several crawls)."""
-    return host if fetches is None else f"{host}, {counted(fetches, 'fetch')}"
+def busiest_host_note(host: str, fetches: int | None = None, robots: int = 0) -> str:
+    """``b.com, 6 fetches`` (``a.com, 7 fetches + 1 robots.txt``): the host that sets the
+    busiest-host bound and its fetches (:func:`fetches_and_robots`), as every surface writes
+    it beside that bound; ``b.com`` alone where one count would not be true (a sweep's
+    curve spans several crawls)."""
+    return host if fetches is None else f"{host}, {fetches_and_robots(fetches, robots)}"
 
 
 def per_host_limit(per_host: int | None) -> str:
@@ -151,5 +159,5 @@ def render() -> str:
 
 __all__ = [
     "BEGIN", "BINDING_MARK", "BOUNDS", "END", "NORMALIZATION_MODES", "SEEN_REST", "WORDS", "Word", "bounds_heading",
-    "busiest_host_note", "counted", "per_host_limit", "refused", "render", "signed_percent",
+    "busiest_host_note", "counted", "fetches_and_robots", "per_host_limit", "refused", "render", "signed_percent",
 ]

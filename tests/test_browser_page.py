@@ -236,3 +236,18 @@ def test_the_page_and_the_app_name_the_rest_of_the_seen_set_alike(chromium: Any,
     in_app = _apps_seen_box("polite")
     assert on_page.startswith(SEEN_REST + " ")
     assert f" {on_page} " in f" {in_app} ", (in_app, on_page)
+
+
+def test_the_pages_busiest_host_counts_its_fetches_as_run_does(chromium: Any, tmp_path: Path) -> None:
+    """polite's a.com: its page fetches, and its robots.txt apart (the page said `8 fetches`,
+    its robots.txt among them, beside a summary that counts robots.txt apart)."""
+    from crawlsim.cli import main
+
+    path = tmp_path / "polite.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
+    with browser_page(chromium) as page:
+        page.goto(path.as_uri())
+        page.wait_for_selector("#bounds .bound")
+        bounds = page.evaluate("[...document.querySelectorAll('#bounds .bound')].map(e => e.innerText)")
+    assert "busiest host 13.0 s (a.com, 7 fetches + 1 robots.txt)" in bounds

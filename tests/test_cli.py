@@ -126,6 +126,32 @@ def test_the_busiest_hosts_table_ranks_the_bounds_host_first(name: str, capsys: 
     assert ranked[0] == data["bounds"]["busiest_host"]
 
 
+@pytest.mark.parametrize("nodes", [[], ["--nodes", "2"]])
+def test_each_hosts_fetches_are_the_summarys_kind(nodes: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # polite printed "fetches 27; 3 robots.txt" beside "a.com, 8 fetches" and
+    # a hosts table summing to 30: the hosts counted their robots.txt as fetches
+    code, out, _ = run_cli(capsys, "run", "polite", *nodes, "--json")
+    assert code == 0
+    data = json.loads(out)
+    hosts = data["top_hosts"]
+    assert len(hosts) == 3  # every host of polite is listed, so the rows add up to the crawl
+    assert sum(row["fetches"] for row in hosts) == data["fetches"]
+    assert sum(row["robots_fetches"] for row in hosts) == data["robots_fetches"]
+    for row in hosts:  # the busy time is still every fetch the host answered
+        assert row["mean_latency"] == pytest.approx(row["busy"] / (row["fetches"] + row["robots_fetches"]), abs=1e-6)
+    if data["busiest_host"] is not None:
+        busiest = next(row for row in hosts if row["host"] == data["busiest_host"]["host"])
+        assert data["busiest_host"]["fetches"] == busiest["fetches"]
+        assert data["busiest_host"]["robots_fetches"] == busiest["robots_fetches"]
+
+
+def test_the_busiest_host_line_shows_its_robots_txt_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "run", "polite")
+    assert code == 0
+    assert "a.com, 7 fetches + 1 robots.txt" in out
+    assert "a.com, 8 fetches" not in out
+
+
 def test_run_a_scenario_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "mine.toml"
     path.write_text(SEE_IT_TOML)

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -248,6 +249,36 @@ def test_crawl_max_time_lists_what_it_did_not_fetch(capsys: pytest.CaptureFixtur
     assert data["found"] == data["pages_fetched"] + len(failed) + len(not_fetched)
     assert not set(failed) & set(not_fetched)
     assert server.url + "/busy" in {**failed, **not_fetched}
+
+
+HELD_ROUTES = {
+    "/": lambda r: html('<a href="/held">h</a>'),
+    "/held": lambda r: web.Response(status=503, headers={"Retry-After": "100"}),
+}
+"""A site whose second page holds its host for 100 s (Retry-After under the crawler's most,
+so the page waits): a crawl of it with a time limit of seconds is stopped by the limit."""
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_crawl_the_time_limit_stopped_finishes_when_it_stopped(
+    as_json: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --max-time 5 printed "finish time 4.0 s" (its last response) and then that
+    # time left was not measured because "the crawl recorded no events"
+    argv = ["--no-robots", "--gap", "0", "--per-host", "1", "--max-time", "2", *(["--json"] if as_json else [])]
+    with hostile_in_thread(HELD_ROUTES) as server:
+        assert crawl_main([server.url + "/", *argv]) == 0
+    out = capsys.readouterr().out
+    if as_json:
+        data = json.loads(out)
+        assert data["stopped"] == "time limit of 2 s reached" and data["time_left"] is None
+        assert data["finish_time"] >= 2.0
+        return
+    finish = re.search(r"finish time +([\d.,]+) s  \(wall; stopped: time limit of 2 s reached\)", out)
+    assert finish is not None and float(finish.group(1).replace(",", "")) >= 2.0, out
+    assert "stopped early: time limit of 2 s reached" in out
+    assert "not measured: the crawl was stopped (time limit of 2 s reached)" in out
+    assert "recorded no events" not in out
 
 
 # --------------------------------------------------------------------------- robots.txt and redirects

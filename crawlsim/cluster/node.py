@@ -92,6 +92,7 @@ class Node:
         self.wasted = 0.0
         self.host_busy: dict[str, float] = {}
         self.host_fetches: dict[str, int] = {}
+        self.host_robots_fetches: dict[str, int] = {}
         self.sent = self.received = self.bytes_sent = self.bytes_received = 0
         self.outbox: dict[int, list[Item]] = {}
         self.pending = 0
@@ -140,6 +141,8 @@ class Node:
         self.busy += took
         self.host_busy[fetch.host] = self.host_busy.get(fetch.host, 0.0) + took
         self.host_fetches[fetch.host] = self.host_fetches.get(fetch.host, 0) + 1
+        if fetch.kind == "robots":
+            self.host_robots_fetches[fetch.host] = self.host_robots_fetches.get(fetch.host, 0) + 1
         if cl.watch is not None:
             cl.watch.finished(fetch)
         if fetch.kind == "robots":

@@ -61,6 +61,11 @@ class ClusterRun:
     wasted_time: float
     host_busy: dict[str, float]
     host_fetches: dict[str, int]
+    """Fetches per host (robots.txt included)."""
+    host_page_fetches: dict[str, int]
+    """Page fetches per host (robots.txt not): the kind ``stats.fetches`` counts."""
+    host_robots_fetches: dict[str, int]
+    """robots.txt fetches per host, every attempt (hosts that had one)."""
     node_host_busy: list[dict[str, float]]
     politeness_violations: int
     violations_by_host: Counter[str]
@@ -308,15 +313,24 @@ class _Cluster:
         """The per-host figures, failures and URLs found, over all nodes."""
         host_busy: Counter[str] = Counter()
         host_fetches: Counter[str] = Counter()
+        host_robots: Counter[str] = Counter()
         failures: dict[str, str] = {}
         for n in self.nodes:
             host_busy.update(n.host_busy)
             host_fetches.update(n.host_fetches)
+            host_robots.update(n.host_robots_fetches)
             failures.update(n.sched.failures)
         found = None
         if self.opts.seen == "exact" and self.tracing:
             found = sorted({u for n in self.nodes for u in n.sched.found()})
-        return {"host_busy": dict(host_busy), "host_fetches": dict(host_fetches), "failures": failures, "found": found}
+        return {
+            "host_busy": dict(host_busy),
+            "host_fetches": dict(host_fetches),
+            "host_page_fetches": {h: n - host_robots[h] for h, n in host_fetches.items()},
+            "host_robots_fetches": dict(host_robots),
+            "failures": failures,
+            "found": found,
+        }
 
 
 def _summed(all_stats: list[CrawlStats]) -> CrawlStats:

@@ -233,7 +233,9 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _busiest_host(busiest: dict[str, Any]) -> str:
     """``b.com, 6 fetches`` as ``run`` writes it beside the bound, ``-`` when no host fetched."""
-    return busiest_host_note(busiest["host"], busiest.get("fetches")) if busiest.get("host") else "-"
+    if not busiest.get("host"):
+        return "-"
+    return busiest_host_note(busiest["host"], busiest.get("fetches"), busiest.get("robots_fetches", 0))
 
 
 def _cluster_rows(data: dict[str, Any]) -> list[tuple[str, str]]:

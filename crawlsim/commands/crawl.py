@@ -443,7 +443,7 @@ def _crawl_web(plan: CrawlPlan, args: argparse.Namespace, writer: TraceWriter | 
         _print_result(result, url, out)
         from crawlsim.views.time_left import section
 
-        print("\n".join(section(report, result.stats.pages_fetched)), file=out)
+        print("\n".join(section(report, result.stats.pages_fetched, result.stopped)), file=out)
     if result.stats.pages_fetched == 0 and not result.stopped:
         print("crawlsim crawl: no page could be fetched (see the reasons above)", file=sys.stderr)
         return 1

@@ -270,7 +270,8 @@ class CrawlFigure:
             if value <= 0:
                 continue
             name = plots.bound_name(key, bounds.busiest_host_name,  # type: ignore[union-attr]
-                                    bounds.busiest_host_pages)  # type: ignore[union-attr]
+                                    bounds.busiest_host_pages,  # type: ignore[union-attr]
+                                    bounds.busiest_host_robots)  # type: ignore[union-attr]
             binds = key == bounds.binding  # type: ignore[union-attr]
             line = self.ax_lanes.axvline(value, color=plots.BOUND_COLOURS[key], linewidth=2.2 if binds else 1.6,
                                          linestyle=plots.BOUND_STYLES[key], zorder=4,

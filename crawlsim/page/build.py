@@ -111,8 +111,9 @@ def figures(result: Result, strings: Strings) -> dict[str, Any]:
         out["bounds"] = {
             "depth": bounds.depth, "busiest_host": bounds.busiest_host, "work": bounds.work,
             "binding": bounds.binding, "efficiency": bounds.efficiency,
-            "busiestHostNote": busiest_host_note(bounds.busiest_host_name, bounds.busiest_host_pages)
-            if bounds.busiest_host_name else "",
+            "busiestHostNote": busiest_host_note(
+                bounds.busiest_host_name, bounds.busiest_host_pages, bounds.busiest_host_robots
+            ) if bounds.busiest_host_name else "",
         }
         out["explanation"] = strings(bounds.explanation)
     return out

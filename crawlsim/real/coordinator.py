@@ -114,10 +114,12 @@ class _Coordinator:
         self.sched.add_seeds(list(self.seeds), self.now())
         try:
             stopped = await self._loop(max_time)
+            stopped_at = self.now()
         finally:
             in_flight = {fetch.url for fetch in self.pending.values() if fetch.kind == "page"}
             await self._cancel_pending()
-        finish = self.events[-1].t if self.events else self.last
+        # a crawl the time limit stopped ends when it stopped, not at its last response
+        finish = stopped_at if stopped is not None else self.events[-1].t if self.events else self.last
         found = self.sched.found() if self.options.seen == "exact" else []
         unfinished = self._unfinished(found, in_flight, stopped) if stopped is not None else {}
         return CrawlResult(

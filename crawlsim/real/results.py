@@ -75,7 +75,8 @@ class CrawlResult:
     options: CrawlOptions
     stats: CrawlStats
     finish_time: float
-    """Seconds from the start to the last fetch's end (the Done event)."""
+    """Seconds from the start to the last fetch's end (the Done event); for a crawl
+    the time limit stopped, to when it stopped (at or after the limit)."""
     found: list[str]
     statuses: dict[str, int]
     """Final HTTP status by page URL (pages that got a response)."""

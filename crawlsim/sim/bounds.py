@@ -133,7 +133,9 @@ class Bounds:
     busiest_host: float
     busiest_host_name: str | None
     busiest_host_pages: int
-    """Fetches the busiest host answered (robots.txt included)."""
+    """Page fetches on the busiest host (robots.txt apart: the summary's kind of fetch)."""
+    busiest_host_robots: int
+    """robots.txt fetches on the busiest host (every attempt); its bound counts their time."""
     work: float
     binding: str
     """``depth``, ``busiest_host`` or ``work``: the largest (ties: see the module docstring)."""
@@ -342,7 +344,8 @@ def compute_bounds(sim: SimInput | None, run: SimRun) -> Bounds:
         depth=depth,
         busiest_host=host_time,
         busiest_host_name=busiest,
-        busiest_host_pages=run.host_fetches.get(busiest, 0) if busiest else 0,
+        busiest_host_pages=run.host_page_fetches.get(busiest, 0) if busiest else 0,
+        busiest_host_robots=run.host_robots_fetches.get(busiest, 0) if busiest else 0,
         work=work,
         binding=binding,
         efficiency=efficiency,

@@ -83,7 +83,11 @@ class SimRun:
     found: list[str] | None = None
     failures: dict[str, str] = field(default_factory=dict)
     host_page_fetches: dict[str, int] = field(default_factory=dict)
-    """Page fetches per host (retries and duplicate fetches included; robots.txt not)."""
+    """Page fetches per host (retries and duplicate fetches included; robots.txt not):
+    the kind of fetch ``stats.fetches`` counts, so the hosts' sum to it."""
+    host_robots_fetches: dict[str, int] = field(default_factory=dict)
+    """robots.txt fetches per host, every attempt (hosts that had one): ``host_fetches``
+    is these and ``host_page_fetches``."""
     host_page_min_latency: dict[str, float] = field(default_factory=dict)
     """Fastest page fetch per host (hosts with at least one page fetch)."""
     host_robots_busy: dict[str, float] = field(default_factory=dict)
@@ -397,6 +401,7 @@ class _Crawl:
             "host_fetches": fetches,
             "host_latency": {h: busy[h] / n for h, n in fetches.items() if n and h in busy},
             "host_page_fetches": {h: t.fetches - t.robots_fetches for h, t in tallies.items()},
+            "host_robots_fetches": {h: t.robots_fetches for h, t in tallies.items() if t.robots_fetches},
             "host_crawl_delay": {h: st.crawl_delay for h, st in self.sched.host_states().items() if st.crawl_delay > 0},
             **self._fastest(),
         }

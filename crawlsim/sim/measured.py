@@ -85,6 +85,16 @@ class _Tally:
         elif kind is HostDeferred and event.reason != "retry-after":  # type: ignore[attr-defined]
             self._host(event.host).hold = (event.t, event.until)  # type: ignore[attr-defined]
 
+    def counts(self) -> dict[str, dict[str, int]]:
+        """SimRun's fetch counts per host, every host that started one: all its
+        fetches, its page fetches and its robots.txt fetches (hosts that had one)."""
+        hosts = self.hosts
+        return {
+            "host_fetches": {name: h.fetches for name, h in hosts.items()},
+            "host_page_fetches": {name: h.fetches - h.robots_fetches for name, h in hosts.items()},
+            "host_robots_fetches": {name: h.robots_fetches for name, h in hosts.items() if h.robots_fetches},
+        }
+
     def _host(self, name: str) -> _Host:
         host = self.hosts.get(name)
         if host is None:
@@ -105,7 +115,6 @@ def measured_run(
         tally.read(event)
     done = {name: h for name, h in tally.hosts.items() if h.fastest != _INF}
     busy = {name: h.busy for name, h in done.items()}
-    fetches = {name: h.fetches for name, h in tally.hosts.items()}
     return SimRun(
         options=options,
         stats=stats,
@@ -114,14 +123,13 @@ def measured_run(
         busy_time=sum(busy.values()),
         wasted_time=tally.wasted,
         host_busy=busy,
-        host_fetches=fetches,
-        host_latency={name: busy[name] / fetches[name] for name in done},
+        host_latency={name: busy[name] / h.fetches for name, h in done.items()},
         host_min_latency={name: h.fastest for name, h in done.items()},
         host_gap={name: h.smallest_gap if h.smallest_gap != _INF else 0.0 for name, h in done.items()},
-        host_page_fetches={name: h.fetches - h.robots_fetches for name, h in tally.hosts.items()},
         host_page_min_latency={name: h.fastest_page for name, h in done.items() if h.fastest_page != _INF},
         host_robots_busy={name: h.robots_busy for name, h in done.items() if h.robots_busy},
         deepest_fetch=tally.deepest,
+        **tally.counts(),
         **extra,  # type: ignore[arg-type]
     )
 

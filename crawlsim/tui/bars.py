@@ -175,7 +175,8 @@ class BoundsView(Panel):
             "depth": (f"depth {seconds(bounds.depth)}{'…' if view.result.replay_pending else ''}", bounds.depth),
             "busiest_host": (
                 (f"{host} {seconds(bounds.busiest_host)}" if narrow else f"busiest host {seconds(bounds.busiest_host)}")
-                + ("" if narrow or not host else f" ({busiest_host_note(host, bounds.busiest_host_pages)})"),
+                + ("" if narrow or not host
+                   else f" ({busiest_host_note(host, bounds.busiest_host_pages, bounds.busiest_host_robots)})"),
                 bounds.busiest_host,
             ),
             "work": (f"work {seconds(bounds.work)}", bounds.work),

@@ -82,12 +82,12 @@ def seconds(value: float) -> str:
     return f"{value:.1f} s" if value >= 0.05 or value == 0 else f"{value:.2g} s"
 
 
-def bound_name(key: str, host: str | None = None, fetches: int | None = None) -> str:
+def bound_name(key: str, host: str | None = None, fetches: int | None = None, robots: int = 0) -> str:
     """``depth bound``, ``busiest host bound (b.com, 6 fetches)`` (the host and its fetches
     as ``run`` writes them beside the bound; the host alone where ``fetches`` is not one
     count), ``work bound``."""
     if key == "busiest_host":
-        return "busiest host bound" + (f" ({busiest_host_note(host, fetches)})" if host else "")
+        return "busiest host bound" + (f" ({busiest_host_note(host, fetches, robots)})" if host else "")
     return f"{key} bound"
 
 

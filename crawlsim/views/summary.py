@@ -13,10 +13,10 @@ What :func:`summary_dict` reads (missing optional attributes are skipped):
     ``options`` (:class:`~crawlsim.core.options.CrawlOptions`), ``stats``
     (:class:`~crawlsim.core.scheduler.CrawlStats`), ``finish_time``; optionally
     ``busy_time``, ``wasted_time``, ``utilisation``, ``host_busy``,
-    ``host_fetches``, ``failures``, ``found``, ``stopped``.
+    ``host_page_fetches``, ``host_robots_fetches``, ``failures``, ``found``, ``stopped``.
 ``bounds``
     optional; ``depth``, ``busiest_host``, ``busiest_host_name``,
-    ``busiest_host_pages``, ``work``, ``binding``, ``efficiency``,
+    ``busiest_host_pages``, ``busiest_host_robots``, ``work``, ``binding``, ``efficiency``,
     ``explanation``, optionally ``advice`` (as :class:`crawlsim.sim.bounds.Bounds`
     has them).
 ``scenario``
@@ -234,7 +234,11 @@ def _bounds_fields(bounds: Any, note: str) -> dict[str, Any]:
     advice = getattr(bounds, "advice", None)
     return {
         "bounds": {key: _round(getattr(bounds, key)) for key in BOUND_LABELS},
-        "busiest_host": {"host": bounds.busiest_host_name, "fetches": bounds.busiest_host_pages},
+        "busiest_host": {
+            "host": bounds.busiest_host_name,
+            "fetches": bounds.busiest_host_pages,
+            "robots_fetches": bounds.busiest_host_robots,
+        },
         "binding_bound": bounds.binding,
         "efficiency": _round(bounds.efficiency),
         "explanation": bounds.explanation,
@@ -246,25 +250,30 @@ def _top_hosts_fields(run: Any, top: int, bounds: Any = None) -> dict[str, Any]:
     """The ``top`` hosts, when the driver kept per-host busy times: ranked by
     each host's own busiest-host bound when the bounds were computed (the
     measure the bound names its host by, so that host comes first), else by
-    busy time; ties by name.  ``bound`` is None without bounds."""
+    busy time; ties by name.  ``bound`` is None without bounds.
+
+    ``fetches`` counts page fetches, as the crawl's ``fetches`` does, with
+    ``robots_fetches`` apart; ``busy`` and ``mean_latency`` are over both,
+    since a robots.txt fetch held its host as long as it took."""
     host_busy: Mapping[str, float] | None = getattr(run, "host_busy", None)
-    host_fetches: Mapping[str, int] = getattr(run, "host_fetches", None) or {}
+    pages: Mapping[str, int] = getattr(run, "host_page_fetches", None) or {}
+    robots: Mapping[str, int] = getattr(run, "host_robots_fetches", None) or {}
     if not host_busy:
         return {}
     host_bound: Mapping[str, float] = getattr(bounds, "host_bounds", None) or {}
     ranked = sorted(host_busy, key=lambda h: (-host_bound.get(h, 0.0), -host_busy[h], h))[: max(0, top)]
-    return {
-        "top_hosts": [
-            {
-                "host": host,
-                "bound": _round(host_bound[host]) if host in host_bound else None,
-                "busy": _round(host_busy[host]),
-                "fetches": host_fetches.get(host, 0),
-                "mean_latency": _round(host_busy[host] / host_fetches[host]) if host_fetches.get(host) else None,
-            }
-            for host in ranked
-        ]
-    }
+    rows = []
+    for host in ranked:
+        answered = pages.get(host, 0) + robots.get(host, 0)
+        rows.append({
+            "host": host,
+            "bound": _round(host_bound[host]) if host in host_bound else None,
+            "busy": _round(host_busy[host]),
+            "fetches": pages.get(host, 0),
+            "robots_fetches": robots.get(host, 0),
+            "mean_latency": _round(host_busy[host] / answered) if answered else None,
+        })
+    return {"top_hosts": rows}
 
 
 def _ending_fields(run: Any) -> dict[str, Any]:
@@ -369,8 +378,10 @@ def _figures(data: Mapping[str, Any]) -> Table:
 
 
 def _finish_rows(data: Mapping[str, Any]) -> list[Row]:
+    """The finish time on its clock; a crawl cut short says so (it finished when it stopped)."""
     clock = data.get("clock", "simulated")
-    return [("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({clock})", style="dim"))]
+    note = f"{clock}; stopped: {data['stopped']}" if data.get("stopped") else clock
+    return [("finish time", Text(seconds(data["finish_time"]), style="bold").append(f"  ({note})", style="dim"))]
 
 
 def _pages_rows(data: Mapping[str, Any]) -> list[Row]:
@@ -508,7 +519,7 @@ def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Tex
     note = ""
     if key == "busiest_host" and data.get("busiest_host", {}).get("host"):
         busiest = data["busiest_host"]
-        note = busiest_host_note(busiest["host"], busiest["fetches"])
+        note = busiest_host_note(busiest["host"], busiest["fetches"], busiest["robots_fetches"])
     style = "bold green" if binding else ""
     row_note = Text(note, style="dim")
     if binding:
@@ -519,18 +530,23 @@ def _bound_row(data: Mapping[str, Any], key: str, label: str) -> tuple[Text, Tex
 
 def _busiest_hosts(hosts: Sequence[Mapping[str, Any]]) -> list[RenderableType]:
     """The busiest hosts, ranked by their own busiest-host bound (when the
-    bounds were computed), with their busy time, fetches and mean latency."""
+    bounds were computed), with their busy time, fetches (robots.txt apart,
+    in its own column when any host had one) and mean latency."""
     bounded = any(row.get("bound") is not None for row in hosts)
+    robots = any(row["robots_fetches"] for row in hosts)
     table = Table(title=None, box=None, padding=(0, 2), show_edge=False, header_style="bold")
     table.add_column("busiest hosts", no_wrap=True)
     if bounded:
         table.add_column("host bound", justify="right")
     table.add_column("busy", justify="right")
     table.add_column("fetches", justify="right")
+    if robots:
+        table.add_column("robots.txt", justify="right")
     table.add_column("mean latency", justify="right")
     for row in hosts:
-        cells = [row["host"], *([seconds(row.get("bound"))] if bounded else [])]
-        table.add_row(*cells, seconds(row["busy"]), f"{row['fetches']:,}", seconds(row["mean_latency"]))
+        cells = [row["host"], *([seconds(row.get("bound"))] if bounded else []), seconds(row["busy"])]
+        cells += [f"{row['fetches']:,}", *([f"{row['robots_fetches']:,}"] if robots else [])]
+        table.add_row(*cells, seconds(row["mean_latency"]))
     return [Text(""), table]
 
 

@@ -135,13 +135,16 @@ def picture(report: TimeLeftReport, width: int = 60, height: int = 10) -> list[s
     return rows
 
 
-def section(report: TimeLeftReport | None, pages: int) -> list[str]:
+def section(report: TimeLeftReport | None, pages: int, stopped: str | None = None) -> list[str]:
     """The report's section after a crawl of ``pages`` pages fetched (``run`` and
     ``crawl`` alike): a heading, the picture, what it shows; one line for a crawl
-    smaller than :data:`PICTURE_PAGES`, whose estimate means nothing yet."""
+    smaller than :data:`PICTURE_PAGES`, whose estimate means nothing yet.  Without
+    a report, why: the crawl was ``stopped`` (the reason it was), so the real time
+    left, which the figures are measured against, is unknown; or it recorded nothing."""
     heading = "time left, as the crawl went (lower bound: known pages only; estimate: from the discovery rate):"
     if report is None:
-        return [heading, "  not measured: the crawl recorded no events (or fetched nothing)"]
+        why = f"the crawl was stopped ({stopped})" if stopped else "the crawl recorded no events (or fetched nothing)"
+        return [heading, f"  not measured: {why}"]
     if pages < PICTURE_PAGES:
         return [
             f"time left, as the crawl went: {report.bound_line()}; {counted(pages, 'page')} fetched, too few "
