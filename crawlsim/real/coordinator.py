@@ -33,7 +33,7 @@ from crawlsim.core.options import CrawlOptions
 from crawlsim.core.robots import RobotsPolicy
 from crawlsim.core.fetch import Fetch
 from crawlsim.core.scheduler import Scheduler
-from crawlsim.real.accounting import LOST_SKIPS
+from crawlsim.sim.found import LOST_SKIPS
 from crawlsim.real.defaults import ADMIT_FIRST, ADMIT_MOST, ADMIT_SECONDS
 from crawlsim.real.redirect_scope import RedirectScope
 from crawlsim.real.results import CrawlResult, Failure, FetchContext, Fetcher, Outcome

@@ -99,9 +99,16 @@ class SimRun:
 
     @property
     def utilisation(self) -> float:
-        """Busy worker-seconds over available worker-seconds."""
-        capacity = self.options.workers * self.finish_time
-        return self.busy_time / capacity if capacity > 0 else 0.0
+        """Busy worker-seconds over available worker-seconds (:func:`utilisation`)."""
+        return utilisation(self.busy_time, self.options.workers, self.finish_time)
+
+
+def utilisation(busy_time: float, workers: int, elapsed: float) -> float:
+    """Busy worker-seconds over the worker-seconds ``workers`` lanes had in
+    ``elapsed`` seconds: the one computation behind ``run``'s and ``crawl``'s
+    figure and a replay's running one, so a trace says what its crawl said."""
+    capacity = workers * elapsed
+    return busy_time / capacity if capacity > 0 else 0.0
 
 
 def simulate(

@@ -29,7 +29,7 @@ from typing import IO, Any
 from crawlsim.errors import UsageError
 from crawlsim.outfile import cannot_write, written
 from crawlsim.trace.cluster import NODE_KEY
-from crawlsim.trace.node_tags import WORKERS_KEY, check_node_tags
+from crawlsim.trace.node_tags import WORKERS_KEY, check_node_tags, checked_workers
 from crawlsim.trace.events import EVENT_TYPES, Done, Event, TraceError, event_from_dict, event_to_dict
 
 
@@ -43,7 +43,8 @@ class RecordedTrace:
     nodes: list[int] | None = None
     """The node of each event; None: one crawler process (no node keys)."""
     workers: int = 0
-    """Worker lanes per node (a cluster's trace)."""
+    """Worker lanes per node: a cluster's trace's, or the workers one
+    process's recording ran with (its options); 0 when the trace does not say."""
     node_count: int = 1
     options: Mapping[str, Any] | None = None
     """The crawler options the recording ran with (the Done line's
@@ -91,12 +92,23 @@ def read_trace(path: str | Path) -> RecordedTrace:
     if not events:
         raise TraceError(f"{path}: no events in the trace")
     if all(tag is None for tag in tags):
-        return RecordedTrace(events, options=options if isinstance(options, dict) else None)
+        recorded = options if isinstance(options, dict) else None
+        return RecordedTrace(events, workers=_recorded_workers(path, recorded), options=recorded)
     try:
         nodes, lanes, count = check_node_tags(events, tags, lines, workers)
     except ValueError as err:
         raise TraceError(f"{path}: {err}") from None
     return RecordedTrace(events, nodes, lanes, count)
+
+
+def _recorded_workers(path: str | Path, options: Mapping[str, Any] | None) -> int:
+    """The workers the Done line's options say the crawl ran with, checked (0: not said)."""
+    if options is None or "workers" not in options:
+        return 0
+    try:
+        return checked_workers(options["workers"], f"{OPTIONS_KEY}.workers")
+    except ValueError as err:
+        raise TraceError(f"{path}: {err}") from None
 
 
 def _trace_event(path: str | Path, number: int, data: dict[str, Any]) -> Event:

@@ -36,9 +36,8 @@ def check_node_tags(
     group is a tampered trace, as is a message whose sender or receiver is
     not the node it is tagged with."""
     nodes: list[int] = []
-    if workers is not None and (workers.__class__ is not int or not 1 <= workers <= MAX_TRACE_LANES):  # type: ignore[operator]
-        raise ValueError(f'"workers" is {workers!r}; expected a whole number 1-{MAX_TRACE_LANES:,}')
-    lanes = _Lanes(1, None) if workers is None else _Lanes(workers, workers)  # type: ignore[arg-type]
+    fixed = None if workers is None else checked_workers(workers)
+    lanes = _Lanes(fixed or 1, fixed)
     count = 1
     for e, tag, line in zip(events, tags, lines):
         node = _node_of(tag, line)
@@ -49,6 +48,14 @@ def check_node_tags(
     if lanes.low * count > MAX_TRACE_LANES:
         raise ValueError(f"{count} nodes of {lanes.low} worker lanes each: more than {MAX_TRACE_LANES:,} lanes to draw")
     return nodes, lanes.low, count
+
+
+def checked_workers(workers: object, key: str = f'"{WORKERS_KEY}"') -> int:
+    """A trace's worker lanes (per node), as its Done line says them under ``key``:
+    a whole number a view can draw, else a ``ValueError`` naming the key."""
+    if workers.__class__ is not int or not 1 <= workers <= MAX_TRACE_LANES:  # type: ignore[operator]
+        raise ValueError(f"{key} is {workers!r}; expected a whole number 1-{MAX_TRACE_LANES:,}")
+    return int(workers)  # type: ignore[call-overload]
 
 
 def _node_of(tag: object, line: int) -> int:

@@ -28,7 +28,8 @@ from crawlsim.views.replay import Counters, PageState, Replay, describe_event, d
 from crawlsim.palette import STATES
 from crawlsim.words import bounds_heading, busiest_host_note
 from crawlsim.views.session import REPLAY_PENDING
-from crawlsim.views.summary import margin_line, model_margin
+from crawlsim.views.summary import margin_line, model_margin, percent
+from crawlsim.sim.driver import utilisation
 from crawlsim.tui.base import (
     DUPLICATE_NOW,
     STATE_STYLE,
@@ -108,7 +109,7 @@ class CountersBar(Panel):
         runs.add(f"/{c.end:.1f} s", "dim")
         gap = " " if narrow else "  "
         used = sum(len(text) for text, _ in runs.parts)
-        for label, value, style in counter_items(c, narrow, max(1, len(view.replay.lanes))):
+        for label, value, style in counter_items(c, narrow):
             used += len(gap + label + " " + value)
             if used > width:
                 break  # whole items only: a number cut in half would misread
@@ -117,7 +118,7 @@ class CountersBar(Panel):
         return [runs.text()]
 
 
-def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str, str]]:
+def counter_items(c: Counters, narrow: bool) -> list[tuple[str, str, str]]:
     """(label, value, style) of each counter, most important first; some only
     when they are not zero, some only when there is room (not ``narrow``)."""
     wasted_unit = "w·s" if narrow else "worker-seconds"  # w·s: the lanes' title spells it out
@@ -137,7 +138,7 @@ def counter_items(c: Counters, narrow: bool, lanes: int) -> list[tuple[str, str,
     if c.capped:
         items.insert(4, ("over cap", str(c.capped), STATE_STYLE[PageState.SKIPPED]))
     if not narrow:
-        items.append(("workers busy", f"{c.busy / lanes / c.t:.0%}" if c.t > 0 else "–", ""))
+        items.append(("workers busy", percent(utilisation(c.busy, c.workers, c.t)) if c.t > 0 else "–", ""))
     return items
 
 

@@ -28,7 +28,7 @@ def pages_title(replay: Replay) -> str:
     """The pages panel's title.  Each cell is a URL (a spelling): with
     normalization off, ``variants`` draws 831 URLs of 400 pages, so the title
     says both when they differ, and "URLs" when the pages are not known (a
-    trace has no web to count them from)."""
+    cluster's trace; one process's counts the pages it found, as ``crawl`` does)."""
     urls = len(replay.page_list)
     pages = replay.coverage.reachable if replay.coverage is not None else None
     if pages is None:

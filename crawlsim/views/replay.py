@@ -167,6 +167,8 @@ class Counters:
     """Links not queued because ``max_pages`` (or the per-host cap) was reached."""
     frontier: int
     in_flight: int
+    workers: int
+    """The crawl's worker lanes: as many as it ran with when the trace says, for its utilisation."""
     busy: float
     """Worker-seconds spent fetching so far."""
     wasted: float
@@ -698,6 +700,7 @@ class Replay:
             capped=self._capped,
             frontier=c[PageState.FRONTIER],
             in_flight=self._in_flight,
+            workers=len(self.lanes),
             busy=busy,
             wasted=wasted,
             done=self._done,

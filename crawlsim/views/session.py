@@ -25,6 +25,7 @@ from crawlsim.core.urls import mode_name
 from crawlsim.views.replay import Replay
 from crawlsim.trace.events import Event
 from crawlsim.trace.jsonl import RecordedTrace
+from crawlsim.sim.found import Found, found_coverage
 
 if TYPE_CHECKING:
     from crawlsim.cluster.config import ClusterConfig
@@ -312,7 +313,8 @@ class Result:
     bounds: Bounds | None = None
     note: str = ""
     coverage: Coverage | None = None
-    """Pages reachable and lost (None for a trace: no web to compare with)."""
+    """Pages reachable and lost (a trace's: the pages it found, :mod:`crawlsim.sim.found`;
+    None for a cluster's trace)."""
     cluster: ClusterRun | None = None
     """The cluster's own run when the knobs ask for more than one node
     (``run`` is None then: bounds and advice are for one process)."""
@@ -489,13 +491,15 @@ def _run_cluster(scen: Scenario, knobs: Knobs, note: str) -> Result:
 
 def trace_result(events: list[Event] | RecordedTrace) -> Result:
     """A trace replayed as recorded: no knobs, no bounds (no scenario to
-    rerun); a cluster's trace replays with its nodes."""
-    if isinstance(events, RecordedTrace):
-        trace = events
-        replay = Replay(trace.events, workers=trace.workers, nodes=trace.nodes, node_count=trace.node_count)
-    else:
-        replay = Replay(events)
-    return Result(replay, replay.end, None, None)
+    rerun); a cluster's trace replays with its nodes.  One process's pages
+    reachable and lost are what it found, as ``crawlsim crawl`` counts them
+    (:mod:`crawlsim.sim.found`): a trace has no web to say more."""
+    trace = events if isinstance(events, RecordedTrace) else RecordedTrace(events)
+    coverage = found_coverage(Found.of_events(trace.events)) if trace.nodes is None else None
+    replay = Replay(
+        trace.events, workers=trace.workers, coverage=coverage, nodes=trace.nodes, node_count=trace.node_count
+    )
+    return Result(replay, replay.end, None, None, coverage=coverage)
 
 
 

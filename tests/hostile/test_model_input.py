@@ -128,7 +128,7 @@ def test_a_url_outside_the_basic_plane_is_written_as_itself(tmp_path: Path) -> N
     ("options", "expected"),
     [
         ({"wrkers": 4}, "options.wrkers: unknown crawler option; did you mean 'workers'?"),
-        ({"workers": 0}, "options.workers: expected a whole number >= 1"),
+        ({"workers": 0}, "options.workers is 0; expected a whole number 1-100,000"),
         ({"a b": 1}, 'options."a b": unknown crawler option'),
         ({'x = 1\n[hosts."evil.com"]\nlatency': 1}, 'options."x = 1\\n[hosts.'),
         ({"retry_statuses": [None]}, "options.retry_statuses[0]: expected an HTTP status code"),
