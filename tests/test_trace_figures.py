@@ -5,6 +5,7 @@ for the same crawl (the summary is measured from the same events, as
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from crawlsim.cli import main
+from crawlsim.commands.common import stdout_console
 from crawlsim.real.flags import scenario_flags
 from crawlsim.real.server import ServerProcess
 from crawlsim.real.timescale import scale_scenario
@@ -24,7 +26,7 @@ from crawlsim.trace.jsonl import TraceWriter, read_trace
 from crawlsim.tui.bars import counter_items
 from crawlsim.views.replay import Counters, fetched_text
 from crawlsim.views.session import trace_result
-from crawlsim.views.summary import options_dict, summary_dict, summary_text
+from crawlsim.views.summary import options_dict, render_summary, summary_dict
 
 
 def recorded(tmp_path: Path, scenario: str) -> tuple[SimRun, Path]:
@@ -42,7 +44,9 @@ def recorded(tmp_path: Path, scenario: str) -> tuple[SimRun, Path]:
 def crawl_summary(run: SimRun) -> str:
     """The summary ``crawl`` prints: its figures measured from the crawl's events."""
     measured = measured_run(run.options, run.stats, run.finish_time, run.trace)
-    return summary_text(summary_dict(measured, clock="wall"), width=120)
+    out = io.StringIO()
+    stdout_console(out).print(render_summary(summary_dict(measured, clock="wall")))
+    return out.getvalue()
 
 
 def app_counters(path: Path) -> Counters:
