@@ -219,3 +219,16 @@ def test_asking_for_the_skipped_base_case_is_one_line_and_exit_2(capsys: pytest.
     assert main(["check", example("reference_politeness"), "--follow-up", "politeness", "--only", "host-scope"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "case host-scope does not run under round politeness" in err, err
+
+
+def test_a_stop_of_the_machine_after_the_last_fetch_is_not_the_crawls_wait() -> None:
+    """The time from the last fetch to the return (prompt-return's evidence) leaves out
+    spans in which the machine stopped the process: a loaded machine's seconds, not a
+    crawl waiting for a timeout; a wait the crawl made itself still counts."""
+    c = case("polite-cap")
+    run = recorded(c, {})
+    last = max(r.end or 0.0 for r in run.records)
+    run.wall = last + 0.3
+    assert run.tail == pytest.approx(0.3)
+    run.stops.append((last + 0.05, last + 0.29))
+    assert run.tail == pytest.approx(0.06)

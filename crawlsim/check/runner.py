@@ -171,11 +171,14 @@ class CaseRun:
     def tail(self) -> float | None:
         """Seconds between the last fetch finishing and the crawl returning:
         near zero for in-flight tracking, about the timeout for a crawl that
-        waits on an empty queue to decide it is done."""
+        waits on an empty queue to decide it is done.  The machine's stops in
+        that span (:attr:`stops`) are not counted: they are the machine's
+        seconds, not the crawl's."""
         ends = [r.end for r in self.records if r.end is not None and r.end <= self.wall]
         if self.timed_out or self.error or not ends:
             return None
-        return max(0.0, self.wall - max(ends))
+        last = max(ends)
+        return max(0.0, self.wall - last - self.stopped_within(last, self.wall))
 
     # ------------------------------------------------------------ across the pipe
 
