@@ -197,6 +197,16 @@ def test_a_models_page_heads_its_bounds_with_the_margin_line(chromium: Any, tmp_
     assert not any("proven for the model" in text for text in shown["isro"])
 
 
+def polite_page(tmp_path: Path) -> Path:
+    """polite's offline page, simulated on a small budget (quick to build)."""
+    from crawlsim.cli import main
+
+    path = tmp_path / "polite.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
+    return path
+
+
 def _apps_seen_box(name: str) -> str:
     """The terminal app's seen-set panel at the end of scenario ``name``'s crawl (its own
     event loop, in a thread: Playwright's runs in this one)."""
@@ -221,14 +231,10 @@ def _apps_seen_box(name: str) -> str:
 def test_the_page_and_the_app_name_the_rest_of_the_seen_set_alike(chromium: Any, tmp_path: Path) -> None:
     """At the end of polite's crawl (robots.txt refuses some links: seen, skipped) both
     boxes say what the seen set holds beyond the frontier and in flight in one wording."""
-    from crawlsim.cli import main
     from crawlsim.words import SEEN_REST
 
-    path = tmp_path / "polite.html"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
     with browser_page(chromium) as page:
-        page.goto(path.as_uri())
+        page.goto(polite_page(tmp_path).as_uri())
         page.wait_for_selector("#seen .rest")
         page.eval_on_selector("#scrub", "s => { s.value = 1000; s.dispatchEvent(new Event('input')); }")
         page.wait_for_function("() => document.querySelector('#seen .set.frontier').innerText.trim() === 'frontier 0'")
@@ -241,13 +247,8 @@ def test_the_page_and_the_app_name_the_rest_of_the_seen_set_alike(chromium: Any,
 def test_the_pages_busiest_host_counts_its_fetches_as_run_does(chromium: Any, tmp_path: Path) -> None:
     """polite's a.com: its page fetches, and its robots.txt apart (the page said `8 fetches`,
     its robots.txt among them, beside a summary that counts robots.txt apart)."""
-    from crawlsim.cli import main
-
-    path = tmp_path / "polite.html"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["html", "polite", "-o", str(path), "--budget", "0.01"]) == 0
     with browser_page(chromium) as page:
-        page.goto(path.as_uri())
+        page.goto(polite_page(tmp_path).as_uri())
         page.wait_for_selector("#bounds .bound")
         bounds = page.evaluate("[...document.querySelectorAll('#bounds .bound')].map(e => e.innerText)")
     assert "busiest host 13.0 s (a.com, 7 fetches + 1 robots.txt)" in bounds
