@@ -230,12 +230,14 @@ def test_crawl_takes_allow_and_deny() -> None:
          "robots given twice, as --no-robots and --set robots=true: give it once"),
         (["compare", "see-it", "--a", "workers=1", "--b", "workers=2", "--workers", "8"],
          "workers=8 for both sides is overridden by --a workers=1 and --b workers=2: drop one of them"),
+        (["compare", "see-it", "--a", "workers=1", "--a", "workers=2"],
+         "workers given twice, as --a workers=1 and --a workers=2: give it once"),
         (["run", "see-it", "--top", "-1"],
          "argument --top: expected a whole number from 0; got '-1' (see `crawlsim run --help`)"),
         (["sweep", "see-it", "--workers", "1,,2"],
          "--workers: expected one or more comma-separated values, none empty; got '1,,2'"),
     ],
-    ids=["flag-and-set", "set-twice", "robots", "compare-both-sides", "top-negative", "sweep-empty-value"],
+    ids=["flag-and-set", "set-twice", "robots", "compare-both-sides", "side-twice", "top-negative", "sweep-empty-value"],
 )
 def test_a_setting_that_would_be_dropped_unsaid_is_refused(
     argv: list[str], said: str, capsys: pytest.CaptureFixture[str]

@@ -91,13 +91,16 @@ def parse_side(side: str, items: list[str]) -> dict[str, Any]:
     """``["workers=4", "per_host=2"]`` given as ``--b`` -> ``{"workers": 4, "per_host": 2}``
     (``nodes=4`` and ``partition=url-hash`` stay text for the cluster)."""
     out: dict[str, Any] = {}
+    given: dict[str, str] = {}
     for item in items:
         name, _, raw = item.partition("=")
         if name.strip().replace("-", "_") in CLUSTER_KEYS and "," not in raw:
-            out[name.strip()] = raw.strip()
+            key, value = name.strip(), raw.strip()
         else:
             key, value = parse_assignment(item, flag=f"--{side}")
-            out[key] = value
+        if key in out and out[key] != value:  # as --set refuses it: never one of them dropped unsaid
+            raise UsageError(f"{key} given twice, as --{side} {given[key]} and --{side} {item.strip()}: give it once")
+        out[key], given[key] = value, item.strip()
     return out
 
 
